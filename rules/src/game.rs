@@ -1,0 +1,1077 @@
+//! The game as a value: deal, decisions, legal choices, checking and applying moves, observations.
+
+use crate::card::{ranks_text, Card, CardSet, Rank, Suit};
+use crate::deck::Deck;
+use crate::types::*;
+use arrayvec::ArrayVec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Attack,
+    Defend,
+    Add(Seat),
+    Over,
+}
+
+/// One game of Durak. Built from a [`Setup`] and a [`Deck`]; advanced only by legal moves.
+#[derive(Clone, Debug)]
+pub struct Game {
+    setup: Setup,
+    deck: Deck,
+    hands: [CardSet; 6],
+    known: [CardSet; 6],
+    /// Stock in drawing order, `stock[pos..end]`; the trump card is `stock[end - 1]` (C-5).
+    stock: [Card; 36],
+    stock_pos: u8,
+    stock_end: u8,
+    trump_card: Card,
+    trump: Suit,
+    discard: CardSet,
+    active: [bool; 6],
+    attacks: ArrayVec<Card, 6>,
+    defences: [Option<Card>; 6],
+    attacker: Seat,
+    defender: Seat,
+    /// Podkidnoy: the defender's other neighbour, the second adder (K-5); equal to `attacker` when
+    /// only two players are active.
+    other: Seat,
+    limit: usize,
+    taking: bool,
+    phase: Phase,
+    outcome: Option<Outcome>,
+    first_attacker: Seat,
+    shown_trump: Option<Card>,
+    exits: ArrayVec<Seat, 6>,
+    moves: u32,
+}
+
+fn none_text(s: CardSet) -> String {
+    if s.is_empty() {
+        "none".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+impl Game {
+    /// Deal a game from a seed (C-5, R-3).
+    pub fn new(setup: Setup, seed: u64) -> Result<Game, SetupError> {
+        Game::with_deck(setup, Deck::shuffled(seed))
+    }
+
+    /// Deal a game from a given deck order (R-3).
+    pub fn with_deck(setup: Setup, deck: Deck) -> Result<Game, SetupError> {
+        setup.check()?;
+        let n = setup.players;
+        let h = setup.variant.hand_size();
+        let cards = deck.cards();
+        let mut hands = [CardSet::EMPTY; 6];
+        let mut known = [CardSet::EMPTY; 6];
+        let mut stock = [cards[0]; 36];
+        let (trump_card, stock_end) = if n * h >= 36 {
+            // K-1: six players get every card; card 35 is the dealer's last card and the trump.
+            for (i, &c) in cards.iter().enumerate() {
+                hands[(setup.dealer + 1 + i) % n].insert(c);
+            }
+            known[setup.dealer].insert(cards[35]);
+            (cards[35], 0)
+        } else {
+            for (i, &c) in cards[..n * h].iter().enumerate() {
+                hands[(setup.dealer + 1 + i) % n].insert(c);
+            }
+            let rest = &cards[n * h + 1..];
+            stock[..rest.len()].copy_from_slice(rest);
+            stock[rest.len()] = cards[n * h];
+            (cards[n * h], rest.len() + 1)
+        };
+        let trump = trump_card.suit();
+        let left = (setup.dealer + 1) % n;
+        let (first_attacker, shown_trump) =
+            if setup.variant == Variant::Podkidnoy && setup.first_game {
+                // K-2: the lowest trump in any hand attacks first and is shown.
+                let lowest = Rank::ALL.iter().find_map(|&r| {
+                    let c = Card::new(r, trump);
+                    (0..n).find(|&s| hands[s].contains(c)).map(|s| (s, c))
+                });
+                match lowest {
+                    Some((s, c)) => (s, Some(c)),
+                    None => (left, None),
+                }
+            } else {
+                (left, None) // P-2, K-2 later games, and the K-2 ruling after a draw.
+            };
+        if let Some(c) = shown_trump {
+            known[first_attacker].insert(c);
+        }
+        let mut active = [false; 6];
+        active[..n].iter_mut().for_each(|a| *a = true);
+        let mut g = Game {
+            setup,
+            deck,
+            hands,
+            known,
+            stock,
+            stock_pos: 0,
+            stock_end: stock_end as u8,
+            trump_card,
+            trump,
+            discard: CardSet::EMPTY,
+            active,
+            attacks: ArrayVec::new(),
+            defences: [None; 6],
+            attacker: first_attacker,
+            defender: first_attacker,
+            other: first_attacker,
+            limit: 0,
+            taking: false,
+            phase: Phase::Attack,
+            outcome: None,
+            first_attacker,
+            shown_trump,
+            exits: ArrayVec::new(),
+            moves: 0,
+        };
+        g.start_turn(first_attacker);
+        Ok(g)
+    }
+
+    /// The events of the deal, in order: what each seat learns before the first decision.
+    pub fn start_events(&self) -> Vec<Event> {
+        let n = self.setup.players;
+        let h = self.setup.variant.hand_size();
+        let cards = self.deck.cards();
+        let mut dealt = [CardSet::EMPTY; 6];
+        for (i, &c) in cards[..(n * h).min(36)].iter().enumerate() {
+            dealt[(self.setup.dealer + 1 + i) % n].insert(c);
+        }
+        let mut out = vec![Event {
+            to: Audience::All,
+            kind: EventKind::Dealt {
+                dealer: self.setup.dealer,
+                trump_card: self.deck.cards()[(n * h).min(35)],
+                hand_size: h,
+                stock: if n * h >= 36 { 0 } else { 36 - n * h },
+            },
+        }];
+        for (seat, &cards) in dealt.iter().enumerate().take(n) {
+            out.push(Event {
+                to: Audience::Seat(seat),
+                kind: EventKind::DealtHand { seat, cards },
+            });
+        }
+        out.push(Event {
+            to: Audience::All,
+            kind: EventKind::FirstAttacker {
+                seat: self.first_attacker,
+                shown_trump: self.shown_trump,
+            },
+        });
+        let defender = self.next_active_from(self.first_attacker, &[true; 6]);
+        out.push(Event {
+            to: Audience::All,
+            kind: EventKind::TurnStarted {
+                attacker: self.first_attacker,
+                defender,
+                limit: (self.setup.variant == Variant::Podkidnoy)
+                    .then(|| dealt[defender].len().min(6)),
+            },
+        });
+        out
+    }
+
+    // ----- accessors -------------------------------------------------------------------------
+
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+    pub fn variant(&self) -> Variant {
+        self.setup.variant
+    }
+    pub fn players(&self) -> usize {
+        self.setup.players
+    }
+    /// The deck order: hidden from every player (I-3); for the referee and replays only.
+    pub fn deck(&self) -> &Deck {
+        &self.deck
+    }
+    pub fn hand(&self, seat: Seat) -> CardSet {
+        self.hands[seat]
+    }
+    pub fn trump(&self) -> Suit {
+        self.trump
+    }
+    pub fn trump_card(&self) -> Card {
+        self.trump_card
+    }
+    pub fn stock_len(&self) -> usize {
+        (self.stock_end - self.stock_pos) as usize
+    }
+    /// The cards still in the stock, in drawing order (hidden from players, I-3).
+    pub fn stock_cards(&self) -> &[Card] {
+        &self.stock[self.stock_pos as usize..self.stock_end as usize]
+    }
+    pub fn discard(&self) -> CardSet {
+        self.discard
+    }
+    pub fn is_active(&self, seat: Seat) -> bool {
+        self.active[seat]
+    }
+    pub fn table(&self) -> Vec<(Card, Option<Card>)> {
+        self.attacks
+            .iter()
+            .zip(self.defences.iter())
+            .map(|(&a, &d)| (a, d))
+            .collect()
+    }
+    pub fn table_cards(&self) -> CardSet {
+        let mut s: CardSet = self.attacks.iter().copied().collect();
+        for d in self.defences[..self.attacks.len()].iter().flatten() {
+            s.insert(*d);
+        }
+        s
+    }
+    pub fn attacker(&self) -> Seat {
+        self.attacker
+    }
+    pub fn defender(&self) -> Seat {
+        self.defender
+    }
+    /// Podkidnoy: the round's K-3 limit.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+    /// Seats in the order they exited (C-8).
+    pub fn exits(&self) -> &[Seat] {
+        &self.exits
+    }
+    /// Moves applied so far (chosen and forced).
+    pub fn move_count(&self) -> u32 {
+        self.moves
+    }
+
+    /// Whose decision it is and of what kind; `None` once the game is over (R-2).
+    pub fn decision(&self) -> Option<Decision> {
+        let (seat, kind) = match self.phase {
+            Phase::Attack => (self.attacker, DecisionKind::Attack),
+            Phase::Defend => (self.defender, DecisionKind::Defend),
+            Phase::Add(s) => (s, DecisionKind::Add),
+            Phase::Over => return None,
+        };
+        Some(Decision {
+            seat,
+            kind,
+            after_take: self.taking,
+        })
+    }
+
+    /// OpenSpiel's name for the seat to act.
+    pub fn current_player(&self) -> Option<Seat> {
+        self.decision().map(|d| d.seat)
+    }
+
+    // ----- helpers ---------------------------------------------------------------------------
+
+    fn next_active_from(&self, s: Seat, active: &[bool; 6]) -> Seat {
+        let n = self.setup.players;
+        (1..=n)
+            .map(|i| (s + i) % n)
+            .find(|&t| active[t] && t != s)
+            .unwrap_or(s)
+    }
+
+    /// C-3: the first active seat after `s`, never `s` itself.
+    pub fn next_active(&self, s: Seat) -> Seat {
+        self.next_active_from(s, &self.active)
+    }
+
+    fn unbeaten(&self) -> impl Iterator<Item = Card> + '_ {
+        self.attacks
+            .iter()
+            .zip(self.defences.iter())
+            .filter(|(_, d)| d.is_none())
+            .map(|(&a, _)| a)
+    }
+
+    fn table_ranks(&self) -> u16 {
+        self.table_cards().rank_mask()
+    }
+
+    /// P-4: the exchange open to `seat` now, if any.
+    pub fn exchange_open(&self, seat: Seat) -> Option<Exchange> {
+        if self.setup.variant != Variant::Prostoy || self.stock_pos >= self.stock_end {
+            return None;
+        }
+        let six = Card::new(Rank::Six, self.trump);
+        (self.trump_card != six && self.hands[seat].contains(six)).then_some(Exchange {
+            six,
+            trump_card: self.trump_card,
+        })
+    }
+
+    fn exchange_error(&self, seat: Seat) -> Illegal {
+        if self.setup.variant == Variant::Podkidnoy {
+            return Illegal::new("K-14", "podkidnoy has no exchange of the trump six");
+        }
+        let six = Card::new(Rank::Six, self.trump);
+        let why = if self.stock_pos >= self.stock_end {
+            format!(
+                "the trump card {} has already been drawn, so nothing lies under the stock to exchange",
+                self.trump_card
+            )
+        } else if self.trump_card == six {
+            format!("the trump card is {six} itself")
+        } else if !self.hands[seat].contains(six) {
+            format!("you do not hold {six}, the six of trumps")
+        } else {
+            "it is not open".to_string()
+        };
+        Illegal::new("P-4", format!("you cannot exchange the trump six: {why}"))
+    }
+
+    fn to_beat(&self, hand: CardSet) -> ArrayVec<ToBeat, 6> {
+        self.unbeaten()
+            .map(|a| ToBeat {
+                attack: a,
+                beaters: a.beaten_by(self.trump).intersect(hand),
+            })
+            .collect()
+    }
+
+    /// K-7: whether every card of `to_beat` can be beaten by a different card (Hall's condition
+    /// over all subsets, at most 2^6).
+    fn can_cover_all(to_beat: &[ToBeat]) -> bool {
+        let k = to_beat.len();
+        let mut unions = [0u64; 64];
+        for s in 1usize..(1 << k) {
+            let low = s.trailing_zeros() as usize;
+            unions[s] = unions[s & (s - 1)] | to_beat[low].beaters.bits();
+            if (unions[s].count_ones() as usize) < s.count_ones() as usize {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The legal choices of the current decision, or `None` when the game is over.
+    pub fn legal(&self) -> Option<Legal> {
+        let decision = self.decision()?;
+        let seat = decision.seat;
+        let hand = self.hands[seat];
+        let mut legal = Legal {
+            decision,
+            hand,
+            attack_sizes: 0,
+            same_rank: false,
+            exchange: self.exchange_open(seat),
+            to_beat: ArrayVec::new(),
+            to_beat_after_exchange: ArrayVec::new(),
+            must_cover_all: false,
+            can_cover: false,
+            can_take: false,
+            addable: CardSet::EMPTY,
+            room: 0,
+        };
+        match (self.setup.variant, decision.kind) {
+            (Variant::Prostoy, DecisionKind::Attack) => {
+                let def = self.hands[self.defender].len();
+                let mut hands = vec![hand];
+                if let Some(x) = legal.exchange {
+                    let mut h = hand;
+                    h.remove(x.six);
+                    h.insert(x.trump_card);
+                    hands.push(h);
+                }
+                for h in hands {
+                    let pairs = h.pair_count();
+                    if !h.is_empty() {
+                        legal.attack_sizes |= 1 << 1;
+                    }
+                    if def >= 3 && pairs >= 1 && h.len() >= 3 {
+                        legal.attack_sizes |= 1 << 3;
+                    }
+                    if def >= 5 && pairs >= 2 && h.len() >= 5 {
+                        legal.attack_sizes |= 1 << 5;
+                    }
+                }
+            }
+            (Variant::Podkidnoy, DecisionKind::Attack) => {
+                legal.same_rank = true;
+                let most = Rank::ALL
+                    .iter()
+                    .map(|&r| hand.of_rank(r).len())
+                    .max()
+                    .unwrap_or(0);
+                for k in 1..=most.min(self.limit) {
+                    legal.attack_sizes |= 1 << k;
+                }
+            }
+            (Variant::Prostoy, DecisionKind::Defend) => {
+                legal.to_beat = self.to_beat(hand);
+                if let Some(x) = legal.exchange {
+                    let mut h = hand;
+                    h.remove(x.six);
+                    h.insert(x.trump_card);
+                    legal.to_beat_after_exchange = self.to_beat(h);
+                }
+            }
+            (Variant::Podkidnoy, DecisionKind::Defend) => {
+                legal.to_beat = self.to_beat(hand);
+                legal.must_cover_all = true;
+                legal.can_take = true;
+                legal.can_cover = Self::can_cover_all(&legal.to_beat);
+            }
+            (_, DecisionKind::Add) => {
+                legal.room = self.limit - self.attacks.len();
+                legal.addable = hand.with_ranks(self.table_ranks());
+            }
+        }
+        Some(legal)
+    }
+
+    /// R-1: the move the referee plays in the player's name when the decision has exactly one legal
+    /// answer; `None` when the player has a real choice (or the game is over).
+    pub fn forced_move(&self) -> Option<Move> {
+        let d = self.decision()?;
+        let hand = self.hands[d.seat];
+        match (self.setup.variant, d.kind) {
+            (Variant::Prostoy, DecisionKind::Attack) => {
+                (self.exchange_open(d.seat).is_none() && hand.len() == 1).then_some(Move::Attack {
+                    cards: hand,
+                    exchange: false,
+                })
+            }
+            (Variant::Prostoy, DecisionKind::Defend) => (self.exchange_open(d.seat).is_none()
+                && self
+                    .unbeaten()
+                    .all(|a| a.beaten_by(self.trump).intersect(hand).is_empty()))
+            .then_some(Move::Defend {
+                pairs: Pairs::EMPTY,
+                exchange: false,
+            }),
+            (Variant::Podkidnoy, DecisionKind::Attack) => {
+                (hand.len() == 1).then_some(Move::Attack {
+                    cards: hand,
+                    exchange: false,
+                })
+            }
+            (Variant::Podkidnoy, DecisionKind::Defend) => {
+                (!Self::can_cover_all(&self.to_beat(hand))).then_some(Move::Take)
+            }
+            (_, DecisionKind::Add) => (self.attacks.len() >= self.limit
+                || hand.with_ranks(self.table_ranks()).is_empty())
+            .then_some(Move::Pass),
+        }
+    }
+
+    // ----- checking ----------------------------------------------------------------------------
+
+    /// Check `mv` by `seat` without applying it: `Err` names the rule it breaks.
+    pub fn check(&self, seat: Seat, mv: &Move) -> Result<(), Illegal> {
+        let Some(d) = self.decision() else {
+            return Err(Illegal::new("C-9", "the game is over; no more moves"));
+        };
+        if seat != d.seat {
+            return Err(Illegal::new(
+                "R-2",
+                format!(
+                    "it is seat {}'s turn to {}, not seat {seat}'s",
+                    d.seat,
+                    d.kind.name()
+                ),
+            ));
+        }
+        let v = self.setup.variant;
+        match (v, d.kind, mv) {
+            (_, DecisionKind::Attack, Move::Attack { cards, exchange }) => {
+                self.check_attack(seat, *cards, *exchange)
+            }
+            (_, DecisionKind::Defend, Move::Defend { pairs, exchange }) => {
+                self.check_defend(seat, pairs, *exchange)
+            }
+            (Variant::Podkidnoy, DecisionKind::Defend, Move::Take) => Ok(()),
+            (Variant::Podkidnoy, DecisionKind::Add, Move::Add { cards }) => {
+                self.check_add(seat, *cards)
+            }
+            (Variant::Podkidnoy, DecisionKind::Add, Move::Pass) => Ok(()),
+            (Variant::Prostoy, DecisionKind::Attack, Move::Pass) => Err(Illegal::new(
+                "P-5",
+                "the attacker may not pass: attack with 1, 3 or 5 cards",
+            )),
+            (Variant::Podkidnoy, DecisionKind::Attack, Move::Pass) => Err(Illegal::new(
+                "K-4",
+                "the initial attacker may not pass: attack with one card or several of one rank",
+            )),
+            (Variant::Prostoy, DecisionKind::Defend, Move::Take) => Err(Illegal::new(
+                "P-8",
+                "prostoy has no 'take': beat all, some or none of the attack cards \
+                 (an empty defence takes them all)",
+            )),
+            (Variant::Prostoy, _, Move::Add { .. } | Move::Take | Move::Pass) => Err(Illegal::new(
+                "P-7",
+                "nothing is ever added to a prostoy attack, and nobody passes or takes",
+            )),
+            (Variant::Podkidnoy, DecisionKind::Defend, _) => Err(Illegal::new(
+                "K-7",
+                format!(
+                    "the defender covers every unbeaten card or takes; '{}' is not a defender's move",
+                    mv.name()
+                ),
+            )),
+            (Variant::Podkidnoy, DecisionKind::Add, _) => Err(Illegal::new(
+                if d.after_take { "K-9" } else { "K-8" },
+                format!(
+                    "seat {seat} is asked to add cards or pass; '{}' is not one of those",
+                    mv.name()
+                ),
+            )),
+            (_, kind, _) => Err(Illegal::new(
+                "R-2",
+                format!(
+                    "seat {seat} is asked to {}; '{}' is not that kind of move",
+                    kind.name(),
+                    mv.name()
+                ),
+            )),
+        }
+    }
+
+    fn hand_after_exchange(&self, seat: Seat, exchange: bool) -> Result<CardSet, Illegal> {
+        let mut hand = self.hands[seat];
+        if exchange {
+            let x = self
+                .exchange_open(seat)
+                .ok_or_else(|| self.exchange_error(seat))?;
+            hand.remove(x.six);
+            hand.insert(x.trump_card);
+        }
+        Ok(hand)
+    }
+
+    fn check_attack(&self, seat: Seat, cards: CardSet, exchange: bool) -> Result<(), Illegal> {
+        let hand = self.hand_after_exchange(seat, exchange)?;
+        let prostoy = self.setup.variant == Variant::Prostoy;
+        let rule = if prostoy { "P-5" } else { "K-4" };
+        if cards.is_empty() {
+            return Err(Illegal::new(
+                rule,
+                "an attack needs at least one card; the attacker may not pass",
+            ));
+        }
+        let missing = cards.minus(hand);
+        if !missing.is_empty() {
+            return Err(Illegal::new(
+                rule,
+                format!(
+                    "{missing} not in your hand (your hand{}: {hand})",
+                    if exchange { " after the exchange" } else { "" }
+                ),
+            ));
+        }
+        let k = cards.len();
+        if prostoy {
+            if k != 1 && k != 3 && k != 5 {
+                return Err(Illegal::new(
+                    "P-5",
+                    format!("an attack has 1, 3 or 5 cards, not {k} ({cards})"),
+                ));
+            }
+            let def = self.hands[self.defender].len();
+            if k > def {
+                return Err(Illegal::new(
+                    "P-6",
+                    format!(
+                        "{k} attack cards, but the defender (seat {}) holds only {def}",
+                        self.defender
+                    ),
+                ));
+            }
+            let pairs = cards.pair_count();
+            if k == 3 && pairs < 1 {
+                return Err(Illegal::new(
+                    "P-5",
+                    format!(
+                        "a 3-card attack needs a pair (two cards of one rank): {cards} has none"
+                    ),
+                ));
+            }
+            if k == 5 && pairs < 2 {
+                return Err(Illegal::new(
+                    "P-5",
+                    format!(
+                        "a 5-card attack needs two separate pairs (or four of a kind): {cards} has {pairs}"
+                    ),
+                ));
+            }
+        } else {
+            if cards.rank_mask().count_ones() > 1 {
+                return Err(Illegal::new(
+                    "K-4",
+                    format!("an opening attack is one card or several of one rank, not {cards}"),
+                ));
+            }
+            if k > self.limit {
+                return Err(Illegal::new(
+                    "K-3",
+                    format!(
+                        "{k} attack cards exceed this round's limit of {} (min of 6 and the defender's {} cards)",
+                        self.limit,
+                        self.hands[self.defender].len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_defend(&self, seat: Seat, pairs: &Pairs, exchange: bool) -> Result<(), Illegal> {
+        let hand = self.hand_after_exchange(seat, exchange)?;
+        let prostoy = self.setup.variant == Variant::Prostoy;
+        let rule = if prostoy { "P-8" } else { "K-7" };
+        let unbeaten: CardSet = self.unbeaten().collect();
+        let mut attacked = CardSet::EMPTY;
+        let mut used = CardSet::EMPTY;
+        for (a, d) in pairs.iter() {
+            if !unbeaten.contains(a) {
+                let why = if self.attacks.contains(&a) {
+                    "is already beaten"
+                } else {
+                    "is not an attack card on the table"
+                };
+                return Err(Illegal::new(
+                    rule,
+                    format!("{a} {why} (unbeaten: {})", none_text(unbeaten)),
+                ));
+            }
+            if attacked.contains(a) {
+                return Err(Illegal::new(
+                    rule,
+                    format!("{a} is beaten twice; beat each attack card once"),
+                ));
+            }
+            attacked.insert(a);
+            if !hand.contains(d) {
+                return Err(Illegal::new(
+                    rule,
+                    format!("{d} is not in your hand (your hand: {hand})"),
+                ));
+            }
+            if used.contains(d) {
+                return Err(Illegal::new(
+                    rule,
+                    format!("{d} is used twice; each attack card needs a different card"),
+                ));
+            }
+            used.insert(d);
+            if !d.beats(a, self.trump) {
+                let why = if d.suit() == a.suit() {
+                    format!("it is lower in the same suit")
+                } else if a.suit() == self.trump {
+                    format!("{a} is a trump and only a higher trump beats it")
+                } else {
+                    format!(
+                        "it is neither a higher {} nor a trump ({})",
+                        a.suit().name(),
+                        self.trump.name()
+                    )
+                };
+                return Err(Illegal::new("C-4", format!("{d} does not beat {a}: {why}")));
+            }
+        }
+        if !prostoy && attacked != unbeaten {
+            return Err(Illegal::new(
+                "K-7",
+                format!(
+                    "one answer covers every unbeaten card or takes: {} left uncovered",
+                    unbeaten.minus(attacked)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_add(&self, seat: Seat, cards: CardSet) -> Result<(), Illegal> {
+        let hand = self.hands[seat];
+        if cards.is_empty() {
+            return Err(Illegal::new(
+                "K-6",
+                "an addition needs at least one card; to add nothing, pass",
+            ));
+        }
+        let missing = cards.minus(hand);
+        if !missing.is_empty() {
+            return Err(Illegal::new(
+                "K-6",
+                format!("{missing} not in your hand (your hand: {hand})"),
+            ));
+        }
+        let ranks = self.table_ranks();
+        let bad = cards.minus(cards.with_ranks(ranks));
+        if let Some(c) = bad.first() {
+            return Err(Illegal::new(
+                "K-6",
+                format!(
+                    "{c} cannot be added: no {} is on the table (ranks on the table: {})",
+                    rank_word(c.rank()),
+                    ranks_text(ranks)
+                ),
+            ));
+        }
+        let room = self.limit - self.attacks.len();
+        if cards.len() > room {
+            return Err(Illegal::new(
+                "K-3",
+                format!(
+                    "{} cards cannot be added: the limit is {} attack cards and {} are on the table, \
+                     so {room} more at most{}",
+                    cards.len(),
+                    self.limit,
+                    self.attacks.len(),
+                    if self.taking { " (even after a take)" } else { "" }
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    // ----- applying --------------------------------------------------------------------------
+
+    /// Check and apply a move; on success returns its events (each public or private to a seat).
+    pub fn apply(&mut self, seat: Seat, mv: &Move) -> Result<Vec<Event>, Illegal> {
+        let mut out = Vec::new();
+        self.apply_into(seat, mv, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Game::apply`] appending the events to `out` (no allocation when `out` has room).
+    pub fn apply_into(
+        &mut self,
+        seat: Seat,
+        mv: &Move,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Illegal> {
+        self.check(seat, mv)?;
+        self.moves += 1;
+        match (self.setup.variant, *mv) {
+            (_, Move::Attack { cards, exchange }) => {
+                if exchange {
+                    self.do_exchange(seat, out);
+                }
+                self.hands[seat] = self.hands[seat].minus(cards);
+                self.known[seat] = self.known[seat].minus(cards);
+                self.attacks.extend(cards.iter());
+                out.push(public(EventKind::Attacked { seat, cards }));
+                if self.setup.variant == Variant::Prostoy {
+                    self.draw(seat, out); // P-7
+                }
+                self.phase = Phase::Defend;
+            }
+            (Variant::Prostoy, Move::Defend { pairs, exchange }) => {
+                if exchange {
+                    self.do_exchange(seat, out);
+                }
+                self.place_defence(seat, &pairs, out);
+                self.resolve_prostoy(out);
+            }
+            (Variant::Podkidnoy, Move::Defend { pairs, .. }) => {
+                self.place_defence(seat, &pairs, out);
+                if self.attacks.len() >= self.limit {
+                    self.close_round(out);
+                } else {
+                    self.phase = Phase::Add(self.attacker);
+                }
+            }
+            (_, Move::Take) => {
+                self.taking = true;
+                out.push(public(EventKind::Takes { seat }));
+                if self.attacks.len() >= self.limit {
+                    self.close_round(out);
+                } else {
+                    self.phase = Phase::Add(self.attacker);
+                }
+            }
+            (_, Move::Add { cards }) => {
+                self.hands[seat] = self.hands[seat].minus(cards);
+                self.known[seat] = self.known[seat].minus(cards);
+                self.attacks.extend(cards.iter());
+                out.push(public(EventKind::Added { seat, cards }));
+                if !self.taking {
+                    self.phase = Phase::Defend;
+                } else if self.attacks.len() < self.limit
+                    && seat == self.attacker
+                    && self.other != self.attacker
+                {
+                    self.phase = Phase::Add(self.other);
+                } else {
+                    self.close_round(out);
+                }
+            }
+            (_, Move::Pass) => {
+                out.push(public(EventKind::Passed { seat }));
+                if seat == self.attacker && self.other != self.attacker {
+                    self.phase = Phase::Add(self.other);
+                } else {
+                    self.close_round(out);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Apply [`Game::forced_move`] if there is one (R-1); returns whether a move was played.
+    pub fn play_forced(&mut self, out: &mut Vec<Event>) -> bool {
+        match (self.forced_move(), self.current_player()) {
+            (Some(mv), Some(seat)) => {
+                self.apply_into(seat, &mv, out)
+                    .expect("a forced move is legal");
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn do_exchange(&mut self, seat: Seat, out: &mut Vec<Event>) {
+        let x = self.exchange_open(seat).expect("checked");
+        let hand = &mut self.hands[seat];
+        hand.remove(x.six);
+        hand.insert(x.trump_card);
+        self.known[seat].remove(x.six);
+        self.known[seat].insert(x.trump_card);
+        self.stock[self.stock_end as usize - 1] = x.six;
+        self.trump_card = x.six;
+        out.push(public(EventKind::Exchanged {
+            seat,
+            six: x.six,
+            trump_card: x.trump_card,
+        }));
+    }
+
+    fn place_defence(&mut self, seat: Seat, pairs: &Pairs, out: &mut Vec<Event>) {
+        for (a, d) in pairs.iter() {
+            let i = self.attacks.iter().position(|&x| x == a).expect("checked");
+            self.defences[i] = Some(d);
+            self.hands[seat].remove(d);
+            self.known[seat].remove(d);
+        }
+        out.push(public(EventKind::Defended {
+            seat,
+            pairs: *pairs,
+        }));
+    }
+
+    /// C-6: draw up to the hand size.
+    fn draw(&mut self, seat: Seat, out: &mut Vec<Event>) {
+        let h = self.setup.variant.hand_size();
+        let have = self.hands[seat].len();
+        let k = h.saturating_sub(have).min(self.stock_len());
+        if k == 0 {
+            return;
+        }
+        let from = self.stock_pos as usize;
+        let cards: CardSet = self.stock[from..from + k].iter().copied().collect();
+        self.stock_pos += k as u8;
+        let trump_card = (self.stock_pos == self.stock_end).then_some(self.trump_card);
+        if let Some(t) = trump_card {
+            self.known[seat].insert(t); // I-2: everyone saw the trump card.
+        }
+        self.hands[seat] = self.hands[seat].union(cards);
+        out.push(public(EventKind::Drew {
+            seat,
+            count: k,
+            trump_card,
+        }));
+        out.push(Event {
+            to: Audience::Seat(seat),
+            kind: EventKind::DrewCards { seat, cards },
+        });
+    }
+
+    fn clear_table(&mut self) {
+        self.attacks.clear();
+        self.defences = [None; 6];
+        self.taking = false;
+    }
+
+    /// P-9 to P-11.
+    fn resolve_prostoy(&mut self, out: &mut Vec<Event>) {
+        let (a, d) = (self.attacker, self.defender);
+        let mut beaten = CardSet::EMPTY;
+        let mut unbeaten = CardSet::EMPTY;
+        for (i, &c) in self.attacks.iter().enumerate() {
+            match self.defences[i] {
+                Some(x) => {
+                    beaten.insert(c);
+                    beaten.insert(x);
+                }
+                None => unbeaten.insert(c),
+            }
+        }
+        if !beaten.is_empty() {
+            self.discard = self.discard.union(beaten);
+            out.push(public(EventKind::Discarded { cards: beaten }));
+        }
+        if !unbeaten.is_empty() {
+            self.hands[d] = self.hands[d].union(unbeaten);
+            self.known[d] = self.known[d].union(unbeaten);
+            out.push(public(EventKind::PickedUp {
+                seat: d,
+                cards: unbeaten,
+            }));
+        }
+        self.clear_table();
+        self.draw(d, out); // P-9
+        self.apply_exits(a, out); // P-10
+        if self.finish_if_over(out) {
+            return;
+        }
+        // P-11
+        let next = if unbeaten.is_empty() && self.active[d] {
+            d
+        } else {
+            self.next_active(d)
+        };
+        self.start_turn_announced(next, out);
+    }
+
+    /// K-10 to K-13.
+    fn close_round(&mut self, out: &mut Vec<Event>) {
+        let (a, d) = (self.attacker, self.defender);
+        let cards = self.table_cards();
+        let taken = self.taking;
+        if taken {
+            self.hands[d] = self.hands[d].union(cards);
+            self.known[d] = self.known[d].union(cards);
+            out.push(public(EventKind::PickedUp { seat: d, cards }));
+        } else {
+            self.discard = self.discard.union(cards);
+            out.push(public(EventKind::Discarded { cards }));
+        }
+        self.clear_table();
+        // K-12: the initial attacker, the others clockwise from them, the defender last.
+        let n = self.setup.players;
+        for i in 0..n {
+            let s = (a + i) % n;
+            if s != d && self.active[s] {
+                self.draw(s, out);
+            }
+        }
+        self.draw(d, out);
+        self.apply_exits(a, out); // K-13
+        if self.finish_if_over(out) {
+            return;
+        }
+        let next = if !taken && self.active[d] {
+            d // K-10
+        } else {
+            self.next_active(d) // K-10 after an exit, K-11
+        };
+        self.start_turn_announced(next, out);
+    }
+
+    /// C-8: once the stock is empty, active players without cards exit (clockwise from `from`).
+    fn apply_exits(&mut self, from: Seat, out: &mut Vec<Event>) {
+        if self.stock_len() > 0 {
+            return;
+        }
+        let n = self.setup.players;
+        for i in 0..n {
+            let s = (from + i) % n;
+            if self.active[s] && self.hands[s].is_empty() {
+                self.active[s] = false;
+                self.exits.push(s);
+                out.push(public(EventKind::Exited { seat: s }));
+            }
+        }
+    }
+
+    /// C-9.
+    fn finish_if_over(&mut self, out: &mut Vec<Event>) -> bool {
+        let n = self.setup.players;
+        let mut remaining = (0..n).filter(|&s| self.active[s]);
+        let first = remaining.next();
+        if remaining.next().is_some() {
+            return false;
+        }
+        self.outcome = Some(Outcome { loser: first });
+        self.phase = Phase::Over;
+        out.push(public(EventKind::GameOver { loser: first }));
+        true
+    }
+
+    fn start_turn(&mut self, attacker: Seat) {
+        self.attacker = attacker;
+        self.defender = self.next_active(attacker);
+        self.other = self.next_active(self.defender);
+        self.limit = self.hands[self.defender].len().min(6);
+        self.phase = Phase::Attack;
+        self.clear_table();
+    }
+
+    fn start_turn_announced(&mut self, attacker: Seat, out: &mut Vec<Event>) {
+        self.start_turn(attacker);
+        out.push(public(EventKind::TurnStarted {
+            attacker,
+            defender: self.defender,
+            limit: (self.setup.variant == Variant::Podkidnoy).then_some(self.limit),
+        }));
+    }
+
+    // ----- observation -----------------------------------------------------------------------
+
+    /// What `seat` may know now (I-1, I-2); nothing of the stock order or other hands (I-3).
+    pub fn observation(&self, seat: Seat) -> Observation {
+        let n = self.setup.players;
+        Observation {
+            seat,
+            variant: self.setup.variant,
+            players: n,
+            dealer: self.setup.dealer,
+            hand: self.hands[seat],
+            hand_counts: (0..n).map(|s| self.hands[s].len()).collect(),
+            known: (0..n).map(|s| self.known[s]).collect(),
+            active: self.active[..n].to_vec(),
+            trump_suit: self.trump,
+            trump_card: self.trump_card,
+            trump_card_in_stock: self.stock_len() > 0,
+            stock: self.stock_len(),
+            discard: self.discard,
+            table: self.table(),
+            attacker: self.attacker,
+            defender: self.defender,
+            limit: (self.setup.variant == Variant::Podkidnoy).then_some(self.limit),
+            taking: self.taking,
+            decision: self.decision(),
+            outcome: self.outcome,
+        }
+    }
+
+    /// Where every card is: for invariant checks. Hands, stock, table, discard.
+    pub fn card_locations(&self) -> Vec<(Card, &'static str, Option<Seat>)> {
+        let mut v = Vec::with_capacity(36);
+        for s in 0..self.setup.players {
+            v.extend(self.hands[s].iter().map(|c| (c, "hand", Some(s))));
+        }
+        v.extend(self.stock_cards().iter().map(|&c| (c, "stock", None)));
+        v.extend(self.table_cards().iter().map(|c| (c, "table", None)));
+        v.extend(self.discard.iter().map(|c| (c, "discard", None)));
+        v
+    }
+}
+
+fn public(kind: EventKind) -> Event {
+    Event {
+        to: Audience::All,
+        kind,
+    }
+}
+
+fn rank_word(r: Rank) -> &'static str {
+    [
+        "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace",
+    ][r as usize]
+}
