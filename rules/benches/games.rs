@@ -15,6 +15,7 @@ const BATCH: u64 = 64;
 fn play_batch(variant: Variant, players: usize, seeds: std::ops::Range<u64>) -> u64 {
     let mut moves = 0;
     let mut events = Vec::with_capacity(64);
+    let mut legal_buf = durak_rules::Legal::empty();
     for seed in seeds {
         let setup = Setup {
             variant,
@@ -26,9 +27,10 @@ fn play_batch(variant: Variant, players: usize, seeds: std::ops::Range<u64>) -> 
         let mut rng = SmallRng::new(seed);
         while !game.is_over() {
             events.clear();
-            if !game.play_forced(&mut events) {
-                let legal = game.legal().expect("not over");
-                let mv = random_move(&legal, &mut rng);
+            let legal = &mut legal_buf;
+            game.legal_into(legal);
+            if !game.play_forced_with(legal, &mut events) {
+                let mv = random_move(legal, &mut rng);
                 game.apply_into(legal.decision.seat, &mv, &mut events)
                     .expect("a random legal move is accepted");
             }

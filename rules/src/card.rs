@@ -310,6 +310,30 @@ impl CardSet {
         self.intersect(suit.cards())
     }
 
+    /// The largest number of cards of one rank.
+    pub fn max_rank_count(self) -> usize {
+        let b = self.0;
+        let (c, d, h, s) = (b & 0x1FF, b >> 9 & 0x1FF, b >> 18 & 0x1FF, b >> 27 & 0x1FF);
+        if c & d & h & s != 0 {
+            4
+        } else if (c & d & h) | (c & d & s) | (c & h & s) | (d & h & s) != 0 {
+            3
+        } else if (c & d) | (c & h) | (c & s) | (d & h) | (d & s) | (h & s) != 0 {
+            2
+        } else if b != 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Ranks held at least twice, as a 9-bit mask.
+    pub fn paired_ranks(self) -> u16 {
+        let b = self.0;
+        let (c, d, h, s) = (b & 0x1FF, b >> 9 & 0x1FF, b >> 18 & 0x1FF, b >> 27 & 0x1FF);
+        ((c & d) | (c & h) | (c & s) | (d & h) | (d & s) | (h & s)) as u16
+    }
+
     /// P-5: the number of disjoint pairs (sum over ranks of floor(count / 2)).
     pub fn pair_count(self) -> usize {
         Rank::ALL.iter().map(|&r| self.of_rank(r).len() / 2).sum()

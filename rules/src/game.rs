@@ -334,58 +334,72 @@ impl Game {
         Illegal::new("P-4", format!("you cannot exchange the trump six: {why}"))
     }
 
-    fn to_beat(&self, hand: CardSet) -> ArrayVec<ToBeat, 6> {
-        self.unbeaten()
-            .map(|a| ToBeat {
-                attack: a,
-                beaters: a.beaten_by(self.trump).intersect(hand),
-            })
-            .collect()
+    fn to_beat_into(&self, hand: CardSet, out: &mut ArrayVec<ToBeat, 6>) {
+        for (i, &a) in self.attacks.iter().enumerate() {
+            if self.defences[i].is_none() {
+                out.push(ToBeat {
+                    attack: a,
+                    beaters: a.beaten_by(self.trump).intersect(hand),
+                });
+            }
+        }
     }
 
     /// K-7: whether every card of `to_beat` can be beaten by a different card (Hall's condition
     /// over all subsets, at most 2^6).
     fn can_cover_all(to_beat: &[ToBeat]) -> bool {
         let k = to_beat.len();
-        let mut unions = [0u64; 64];
-        for s in 1usize..(1 << k) {
-            let low = s.trailing_zeros() as usize;
-            unions[s] = unions[s & (s - 1)] | to_beat[low].beaters.bits();
-            if (unions[s].count_ones() as usize) < s.count_ones() as usize {
-                return false;
-            }
+        // Fast paths: a card nobody can beat; then a greedy assignment, most constrained first.
+        if to_beat.iter().any(|t| t.beaters.is_empty()) {
+            return false;
         }
-        true
+        let mut order: [(u32, u64); 6] = [(0, 0); 6];
+        for (o, t) in order.iter_mut().zip(to_beat) {
+            *o = (t.beaters.len() as u32, t.beaters.bits());
+        }
+        order[..k].sort_unstable();
+        let mut used = 0u64;
+        let greedy = order[..k].iter().all(|&(_, b)| {
+            let free = b & !used;
+            used |= free & free.wrapping_neg();
+            free != 0
+        });
+        if greedy {
+            return true;
+        }
+        (1usize..(1 << k)).all(|s| {
+            let mut union = 0u64;
+            let mut rest = s;
+            while rest != 0 {
+                union |= to_beat[rest.trailing_zeros() as usize].beaters.bits();
+                rest &= rest - 1;
+            }
+            union.count_ones() >= s.count_ones()
+        })
     }
 
     /// The legal choices of the current decision, or `None` when the game is over.
     pub fn legal(&self) -> Option<Legal> {
-        let decision = self.decision()?;
+        let mut legal = Legal::empty();
+        self.legal_into(&mut legal).then_some(legal)
+    }
+
+    /// [`Game::legal`] into a reusable value (no copy of the choices); `false` once the game is
+    /// over.
+    pub fn legal_into(&self, legal: &mut Legal) -> bool {
+        let Some(decision) = self.decision() else {
+            return false;
+        };
         let seat = decision.seat;
         let hand = self.hands[seat];
-        let mut legal = Legal {
-            decision,
-            hand,
-            attack_sizes: 0,
-            same_rank: false,
-            exchange: self.exchange_open(seat),
-            to_beat: ArrayVec::new(),
-            to_beat_after_exchange: ArrayVec::new(),
-            must_cover_all: false,
-            can_cover: false,
-            can_take: false,
-            addable: CardSet::EMPTY,
-            room: 0,
-        };
+        legal.reset(decision, hand, self.exchange_open(seat));
         match (self.setup.variant, decision.kind) {
             (Variant::Prostoy, DecisionKind::Attack) => {
                 let def = self.hands[self.defender].len();
-                let mut hands = vec![hand];
+                let mut hands = [hand, hand];
                 if let Some(x) = legal.exchange {
-                    let mut h = hand;
-                    h.remove(x.six);
-                    h.insert(x.trump_card);
-                    hands.push(h);
+                    hands[1].remove(x.six);
+                    hands[1].insert(x.trump_card);
                 }
                 for h in hands {
                     let pairs = h.pair_count();
@@ -402,26 +416,22 @@ impl Game {
             }
             (Variant::Podkidnoy, DecisionKind::Attack) => {
                 legal.same_rank = true;
-                let most = Rank::ALL
-                    .iter()
-                    .map(|&r| hand.of_rank(r).len())
-                    .max()
-                    .unwrap_or(0);
+                let most = hand.max_rank_count();
                 for k in 1..=most.min(self.limit) {
                     legal.attack_sizes |= 1 << k;
                 }
             }
             (Variant::Prostoy, DecisionKind::Defend) => {
-                legal.to_beat = self.to_beat(hand);
+                self.to_beat_into(hand, &mut legal.to_beat);
                 if let Some(x) = legal.exchange {
                     let mut h = hand;
                     h.remove(x.six);
                     h.insert(x.trump_card);
-                    legal.to_beat_after_exchange = self.to_beat(h);
+                    self.to_beat_into(h, &mut legal.to_beat_after_exchange);
                 }
             }
             (Variant::Podkidnoy, DecisionKind::Defend) => {
-                legal.to_beat = self.to_beat(hand);
+                self.to_beat_into(hand, &mut legal.to_beat);
                 legal.must_cover_all = true;
                 legal.can_take = true;
                 legal.can_cover = Self::can_cover_all(&legal.to_beat);
@@ -431,42 +441,13 @@ impl Game {
                 legal.addable = hand.with_ranks(self.table_ranks());
             }
         }
-        Some(legal)
+        true
     }
 
     /// the move the referee plays in the player's name when the decision has exactly one legal
     /// answer; `None` when the player has a real choice (or the game is over).
     pub fn forced_move(&self) -> Option<Move> {
-        let d = self.decision()?;
-        let hand = self.hands[d.seat];
-        match (self.setup.variant, d.kind) {
-            (Variant::Prostoy, DecisionKind::Attack) => {
-                (self.exchange_open(d.seat).is_none() && hand.len() == 1).then_some(Move::Attack {
-                    cards: hand,
-                    exchange: false,
-                })
-            }
-            (Variant::Prostoy, DecisionKind::Defend) => (self.exchange_open(d.seat).is_none()
-                && self
-                    .unbeaten()
-                    .all(|a| a.beaten_by(self.trump).intersect(hand).is_empty()))
-            .then_some(Move::Defend {
-                pairs: Pairs::EMPTY,
-                exchange: false,
-            }),
-            (Variant::Podkidnoy, DecisionKind::Attack) => {
-                (hand.len() == 1).then_some(Move::Attack {
-                    cards: hand,
-                    exchange: false,
-                })
-            }
-            (Variant::Podkidnoy, DecisionKind::Defend) => {
-                (!Self::can_cover_all(&self.to_beat(hand))).then_some(Move::Take)
-            }
-            (_, DecisionKind::Add) => (self.attacks.len() >= self.limit
-                || hand.with_ranks(self.table_ranks()).is_empty())
-            .then_some(Move::Pass),
-        }
+        self.legal()?.forced_move(self.setup.variant)
     }
 
     // ----- checking ----------------------------------------------------------------------------
@@ -825,13 +806,21 @@ impl Game {
 
     /// Apply [`Game::forced_move`] if there is one; returns whether a move was played.
     pub fn play_forced(&mut self, out: &mut Vec<Event>) -> bool {
-        match (self.forced_move(), self.current_player()) {
-            (Some(mv), Some(seat)) => {
-                self.apply_into(seat, &mv, out)
+        match self.legal() {
+            Some(legal) => self.play_forced_with(&legal, out),
+            None => false,
+        }
+    }
+
+    /// [`Game::play_forced`] with the legal choices already computed by [`Game::legal`].
+    pub fn play_forced_with(&mut self, legal: &Legal, out: &mut Vec<Event>) -> bool {
+        match legal.forced_move(self.setup.variant) {
+            Some(mv) => {
+                self.apply_into(legal.decision.seat, &mv, out)
                     .expect("a forced move is legal");
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 

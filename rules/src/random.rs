@@ -52,16 +52,21 @@ fn random_subset(rng: &mut SmallRng, set: CardSet, max: usize) -> CardSet {
     out
 }
 
-fn take_pair(rng: &mut SmallRng, hand: CardSet) -> Option<CardSet> {
-    let ranks: Vec<Rank> = Rank::ALL
-        .iter()
-        .copied()
-        .filter(|&r| hand.of_rank(r).len() >= 2)
-        .collect();
-    if ranks.is_empty() {
+/// A random rank among the bits of a 9-bit mask.
+fn pick_rank(rng: &mut SmallRng, mask: u16) -> Option<Rank> {
+    let n = mask.count_ones() as usize;
+    if n == 0 {
         return None;
     }
-    let r = ranks[rng.below(ranks.len())];
+    let mut m = mask;
+    for _ in 0..rng.below(n) {
+        m &= m - 1;
+    }
+    Some(Rank::ALL[m.trailing_zeros() as usize])
+}
+
+fn take_pair(rng: &mut SmallRng, hand: CardSet) -> Option<CardSet> {
+    let r = pick_rank(rng, hand.paired_ranks())?;
     let mut of = hand.of_rank(r);
     let a = rng.pick(of)?;
     of.remove(a);
@@ -70,53 +75,41 @@ fn take_pair(rng: &mut SmallRng, hand: CardSet) -> Option<CardSet> {
 }
 
 /// Find an assignment covering every card of `to_beat` with distinct cards (K-7), trying beaters
-/// in the order `order` gives (lowest first by default). `None` if impossible.
+/// in ascending `order`, most constrained attack card first. `None` if impossible.
 pub fn find_cover(to_beat: &[ToBeat], order: impl Fn(Card) -> u32) -> Option<Pairs> {
     fn rec(
         i: usize,
-        list: &[(Card, Vec<Card>)],
+        list: &[ToBeat],
         used: CardSet,
-        acc: &mut Vec<(Card, Card)>,
+        acc: &mut Pairs,
+        order: &dyn Fn(Card) -> u32,
     ) -> bool {
-        if i == list.len() {
+        let Some(t) = list.get(i) else {
             return true;
-        }
-        for &d in &list[i].1 {
-            if !used.contains(d) {
-                acc.push((list[i].0, d));
-                if rec(i + 1, list, used.union(CardSet::single(d)), acc) {
-                    return true;
-                }
-                acc.pop();
+        };
+        let mut candidates = t.beaters.minus(used);
+        while let Some(d) = candidates.iter().min_by_key(|&c| order(c)) {
+            candidates.remove(d);
+            acc.push(t.attack, d);
+            if rec(i + 1, list, used.union(CardSet::single(d)), acc, order) {
+                return true;
             }
+            acc.pop();
         }
         false
     }
-    let mut list: Vec<(Card, Vec<Card>)> = to_beat
-        .iter()
-        .map(|t| {
-            let mut v: Vec<Card> = t.beaters.iter().collect();
-            v.sort_by_key(|&c| order(c));
-            (t.attack, v)
-        })
-        .collect();
-    // Most constrained first keeps the search tiny.
-    list.sort_by_key(|(_, v)| v.len());
-    let mut acc = Vec::new();
-    rec(0, &list, CardSet::EMPTY, &mut acc).then(|| Pairs::from_slice(&acc).expect("<= 6"))
+    let mut list: arrayvec::ArrayVec<ToBeat, 6> = to_beat.iter().copied().collect();
+    list.sort_unstable_by_key(|t| t.beaters.len());
+    let mut acc = Pairs::EMPTY;
+    rec(0, &list, CardSet::EMPTY, &mut acc, &order).then_some(acc)
 }
 
 /// A random legal move for `legal` (each kind of answer reachable).
 pub fn random_move(legal: &Legal, rng: &mut SmallRng) -> Move {
     match legal.decision.kind {
         DecisionKind::Attack if legal.same_rank => {
-            let ranks: Vec<Rank> = Rank::ALL
-                .iter()
-                .copied()
-                .filter(|&r| !legal.hand.of_rank(r).is_empty())
-                .collect();
-            let r = ranks[rng.below(ranks.len())];
-            let max = legal.attack_size_list().last().copied().unwrap_or(1);
+            let r = pick_rank(rng, legal.hand.rank_mask()).expect("attacker has cards");
+            let max = legal.max_attack_size().max(1);
             Move::Attack {
                 cards: random_subset(rng, legal.hand.of_rank(r), max),
                 exchange: false,
@@ -205,7 +198,7 @@ pub fn greedy_move(legal: &Legal, trump: Suit) -> Move {
     match legal.decision.kind {
         DecisionKind::Attack if legal.same_rank => {
             let low = weakest(legal.hand).expect("attacker has cards");
-            let max = legal.attack_size_list().last().copied().unwrap_or(1);
+            let max = legal.max_attack_size().max(1);
             let same: CardSet = legal
                 .hand
                 .of_rank(low.rank())

@@ -173,6 +173,10 @@ impl Pairs {
         true
     }
 
+    pub fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
     pub fn len(&self) -> usize {
         self.len as usize
     }
@@ -311,8 +315,78 @@ pub struct Legal {
 }
 
 impl Legal {
+    /// A blank value for [`crate::Game::legal_into`] to fill.
+    pub fn empty() -> Legal {
+        Legal {
+            decision: Decision {
+                seat: 0,
+                kind: DecisionKind::Attack,
+                after_take: false,
+            },
+            hand: CardSet::EMPTY,
+            attack_sizes: 0,
+            same_rank: false,
+            exchange: None,
+            to_beat: ArrayVec::new(),
+            to_beat_after_exchange: ArrayVec::new(),
+            must_cover_all: false,
+            can_cover: false,
+            can_take: false,
+            addable: CardSet::EMPTY,
+            room: 0,
+        }
+    }
+
+    pub(crate) fn reset(&mut self, decision: Decision, hand: CardSet, exchange: Option<Exchange>) {
+        self.decision = decision;
+        self.hand = hand;
+        self.attack_sizes = 0;
+        self.same_rank = false;
+        self.exchange = exchange;
+        self.to_beat.clear();
+        self.to_beat_after_exchange.clear();
+        self.must_cover_all = false;
+        self.can_cover = false;
+        self.can_take = false;
+        self.addable = CardSet::EMPTY;
+        self.room = 0;
+    }
+
+    /// The legal attack sizes, ascending.
     pub fn attack_size_list(&self) -> Vec<usize> {
         (1..8).filter(|k| self.attack_sizes >> k & 1 == 1).collect()
+    }
+
+    /// The largest legal attack size (0 when this is not an attack).
+    pub fn max_attack_size(&self) -> usize {
+        (8 - self.attack_sizes.leading_zeros() as usize).saturating_sub(1)
+    }
+
+    /// the only legal answer, when the decision has exactly one.
+    pub fn forced_move(&self, variant: Variant) -> Option<Move> {
+        let hand = self.hand;
+        match (variant, self.decision.kind) {
+            (Variant::Prostoy, DecisionKind::Attack) => (self.exchange.is_none()
+                && hand.len() == 1)
+                .then_some(Move::Attack {
+                    cards: hand,
+                    exchange: false,
+                }),
+            (Variant::Prostoy, DecisionKind::Defend) => (self.exchange.is_none()
+                && self.to_beat.iter().all(|t| t.beaters.is_empty()))
+            .then_some(Move::Defend {
+                pairs: Pairs::EMPTY,
+                exchange: false,
+            }),
+            (Variant::Podkidnoy, DecisionKind::Attack) => (hand.len() == 1).then_some(Move::Attack {
+                cards: hand,
+                exchange: false,
+            }),
+            (Variant::Podkidnoy, DecisionKind::Defend) => (!self.can_cover).then_some(Move::Take),
+            (_, DecisionKind::Add) => {
+                (self.room == 0 || self.addable.is_empty()).then_some(Move::Pass)
+            }
+        }
     }
 }
 
