@@ -1,1 +1,12 @@
+//! # durak-protocol
+//!
+//! Protocol v1 between the referee and bot processes: JSON lines both ways (see
+//! `docs/PROTOCOL.md`). This crate builds every referee message from the rules engine's types,
+//! validates every bot message against the JSON Schemas in `schemas/` ([`schema`]), and turns a
+//! valid answer into an engine [`durak_rules::Move`]. It also decodes requests back into engine
+//! types, for bots written in Rust (the built-in bots and the Rust sample bot).
 
+pub mod messages;
+pub mod schema;
+
+pub use messages::*;

@@ -1,1 +1,14 @@
+//! # durak-referee
+//!
+//! The one async driver around the pure rules engine: it starts bot processes, talks protocol v1
+//! to them under time limits, turns any misbehaviour into a named fault, and writes a replay of
+//! every game. The tournament layer schedules matches on top of [`play_match`]; it never touches
+//! pipes.
 
+pub mod builtin;
+pub mod driver;
+pub mod process;
+pub mod replay;
+
+pub use driver::{play_match, GameRecord, MatchConfig, MatchResult, SeatInfo, SeatSpec};
+pub use process::{BotCommand, BotProcess, IoFault};

@@ -1,0 +1,587 @@
+//! The match driver: plays a series (C-10) between bot processes, enforcing every rule through
+//! the engine, timing every decision, turning any misbehaviour into a named fault, and recording
+//! a replay per game.
+
+use crate::process::{describe_exit, BotCommand, BotProcess, IoFault};
+use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
+use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
+use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Variant};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// One seat of a match.
+#[derive(Clone, Debug)]
+pub struct SeatSpec {
+    /// The name shown in results (defaults to the command).
+    pub name: String,
+    pub command: BotCommand,
+    pub limits: Limits,
+}
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub variant: Variant,
+    pub seats: Vec<SeatSpec>,
+    pub games: u32,
+    /// The series seed (C-10): first dealer and every deck derive from it.
+    pub seed: u64,
+    pub replay_dir: Option<PathBuf>,
+    /// Replay file names: `{prefix}{game:04}.jsonl`.
+    pub replay_prefix: String,
+    /// Bytes of stderr kept per bot per game.
+    pub stderr_cap: usize,
+    /// Seats that forfeit every game without being started (a disqualified bot).
+    pub forfeit: Vec<bool>,
+}
+
+impl MatchConfig {
+    pub fn new(variant: Variant, seats: Vec<SeatSpec>, games: u32, seed: u64) -> MatchConfig {
+        let n = seats.len();
+        MatchConfig {
+            variant,
+            seats,
+            games,
+            seed,
+            replay_dir: None,
+            replay_prefix: "game-".into(),
+            stderr_cap: 64 * 1024,
+            forfeit: vec![false; n],
+        }
+    }
+}
+
+/// What happened in one game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub game: u32,
+    /// The deck seed.
+    pub seed: u64,
+    pub dealer: Seat,
+    pub loser: Option<Seat>,
+    pub draw: bool,
+    pub faults: Vec<Fault>,
+    pub moves: u32,
+    pub replay: Option<PathBuf>,
+    pub duration_ms: u64,
+}
+
+/// A seat as it played: its command and what the bot said in its hello.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    pub name: String,
+    pub command: String,
+    pub bot_name: Option<String>,
+    pub bot_version: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub variant: String,
+    pub seed: u64,
+    pub seats: Vec<SeatInfo>,
+    pub games: Vec<GameRecord>,
+}
+
+struct Live {
+    proc: BotProcess,
+}
+
+struct SeatState {
+    live: Option<Live>,
+    info: SeatInfo,
+}
+
+fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_ms: u64) -> Fault {
+    let (kind, detail) = match f {
+        IoFault::Timeout => (
+            FaultKind::Timeout,
+            format!("no {what} within {limit_ms} ms + {bank_ms} ms bank"),
+        ),
+        IoFault::Crash(how) => (FaultKind::Crash, format!("the bot {how} ({what})")),
+        IoFault::Closed => (
+            FaultKind::Closed,
+            format!("the bot closed its stdout while alive ({what})"),
+        ),
+        IoFault::LineTooLong => (
+            FaultKind::LineTooLong,
+            format!("the bot sent a line longer than the limit ({what})"),
+        ),
+    };
+    Fault {
+        seat,
+        kind,
+        detail,
+        rule: None,
+    }
+}
+
+fn refusal_fault(seat: Seat, r: &Refusal) -> Fault {
+    Fault {
+        seat,
+        kind: r.kind,
+        detail: r.message.clone(),
+        rule: r.rule.map(str::to_string),
+    }
+}
+
+/// Short text of a raw line for logs.
+fn shown(line: &[u8]) -> String {
+    let s = String::from_utf8_lossy(&line[..line.len().min(4096)]).into_owned();
+    if line.len() > 4096 {
+        format!("{s}... ({} bytes)", line.len())
+    } else {
+        s
+    }
+}
+
+/// Start a bot and do the handshake.
+async fn start_bot(
+    spec: &SeatSpec,
+    variant: Variant,
+    players: usize,
+    seat: Seat,
+    games: u32,
+    stderr_cap: usize,
+) -> Result<(BotProcess, proto::BotHello), (Fault, Option<BotProcess>)> {
+    let limits = spec.limits;
+    let mut proc = match BotProcess::spawn(&spec.command, limits.max_line_bytes, stderr_cap) {
+        Ok(p) => p,
+        Err(e) => {
+            return Err((
+                Fault {
+                    seat,
+                    kind: FaultKind::StartFailed,
+                    detail: format!("cannot start {:?}: {e}", spec.command.spec),
+                    rule: None,
+                },
+                None,
+            ))
+        }
+    };
+    let startup = Duration::from_millis(limits.startup_ms);
+    let hello = proto::hello(variant, players, seat, games, &limits);
+    if let Err(f) = proc.send(&hello, startup).await {
+        return Err((io_fault(seat, f, "hello", limits.startup_ms, 0), Some(proc)));
+    }
+    let line = match proc.recv(startup).await {
+        Ok((line, _)) => line,
+        Err(f) => {
+            return Err((
+                io_fault(seat, f, "hello at start-up", limits.startup_ms, 0),
+                Some(proc),
+            ))
+        }
+    };
+    let v = match proto::parse_line(&line) {
+        Ok(v) => v,
+        Err(r) => return Err((refusal_fault(seat, &r), Some(proc))),
+    };
+    match proto::parse_bot_hello(&v) {
+        Ok(h) => Ok((proc, h)),
+        Err(r) => {
+            let mut f = refusal_fault(seat, &r);
+            f.detail = format!("bad hello: {}", f.detail);
+            if r.pointer.as_deref() == Some("/protocol") {
+                f.kind = FaultKind::StartFailed;
+            }
+            let _ = proc
+                .send(
+                    &proto::error(None, f.kind, None, r.pointer.as_deref(), &f.detail),
+                    Duration::from_millis(200),
+                )
+                .await;
+            Err((f, Some(proc)))
+        }
+    }
+}
+
+/// Play a whole match. `on_game` is called after each game (its replay is on disk by then).
+pub async fn play_match(
+    cfg: &MatchConfig,
+    mut on_game: impl FnMut(&GameRecord),
+) -> std::io::Result<MatchResult> {
+    let n = cfg.seats.len();
+    let mut series = Series::new(cfg.variant, n, cfg.seed)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let mut seats: Vec<SeatState> = cfg
+        .seats
+        .iter()
+        .map(|s| SeatState {
+            live: None,
+            info: SeatInfo {
+                name: s.name.clone(),
+                command: s.command.spec.clone(),
+                bot_name: None,
+                bot_version: None,
+            },
+        })
+        .collect();
+    let mut games = Vec::new();
+    for index in 0..cfg.games {
+        let record = play_game(cfg, &mut series, &mut seats, index).await?;
+        on_game(&record);
+        games.push(record);
+    }
+    let losses = series.losses().to_vec();
+    for s in seats.iter_mut() {
+        if let Some(mut live) = s.live.take() {
+            let _ = live
+                .proc
+                .send(
+                    &proto::match_end(cfg.games, &losses, series.draws()),
+                    Duration::from_millis(200),
+                )
+                .await;
+            // Give a well-behaved bot a moment to exit on its own, then kill the group.
+            let _ = tokio::time::timeout(Duration::from_millis(100), async {
+                while live.proc.try_exit().is_none() {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            })
+            .await;
+            live.proc.kill().await;
+        }
+    }
+    Ok(MatchResult {
+        variant: cfg.variant.name().to_string(),
+        seed: cfg.seed,
+        seats: seats.into_iter().map(|s| s.info).collect(),
+        games,
+    })
+}
+
+struct GameRun<'a> {
+    cfg: &'a MatchConfig,
+    index: u32,
+    log: ReplayLog,
+    faults: Vec<Fault>,
+}
+
+impl GameRun<'_> {
+    /// Send events to the live bots that may see them, and log them.
+    async fn broadcast(&mut self, seats: &mut [SeatState], events: &[Event]) {
+        for e in events {
+            let to = match e.to {
+                Audience::All => Value::Null,
+                Audience::Seat(s) => json!(s),
+            };
+            self.log.push(
+                json!({"type": "event", "to": to, "event": proto::event_json(&e.kind)}),
+            );
+            let msg = proto::event(self.index, &e.kind);
+            for (seat, s) in seats.iter_mut().enumerate() {
+                if !e.to.sees(seat) {
+                    continue;
+                }
+                if let Some(live) = s.live.as_mut() {
+                    let limit = Duration::from_millis(self.cfg.seats[seat].limits.move_ms.max(100));
+                    if let Err(f) = live.proc.send(&msg, limit).await {
+                        let limits = self.cfg.seats[seat].limits;
+                        let f = io_fault(seat, f, "reading its input (events)", limits.move_ms, 0);
+                        self.fault(seats, f).await;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn fault(&mut self, seats: &mut [SeatState], f: Fault) {
+        let seat = f.seat;
+        self.log.push(json!({"type": "fault", "seat": seat, "kind": f.kind, "detail": f.detail,
+                             "rule": f.rule}));
+        if let Some(live) = seats[seat].live.as_mut() {
+            if !matches!(f.kind, FaultKind::Crash | FaultKind::Closed) {
+                let _ = live
+                    .proc
+                    .send(
+                        &proto::error(None, f.kind, f.rule.as_deref(), None, &f.detail),
+                        Duration::from_millis(100),
+                    )
+                    .await;
+            }
+        }
+        self.faults.push(f);
+    }
+}
+
+async fn play_game(
+    cfg: &MatchConfig,
+    series: &mut Series,
+    seats: &mut [SeatState],
+    index: u32,
+) -> std::io::Result<GameRecord> {
+    let started = Instant::now();
+    let n = cfg.seats.len();
+    let setup = series.next_setup();
+    let seed = series.next_seed();
+    let mut game = Game::new(setup, seed)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let mut run = GameRun {
+        cfg,
+        index,
+        log: ReplayLog::default(),
+        faults: Vec::new(),
+    };
+
+    // Start (or restart) every bot that is not running; a bot that cannot start loses.
+    for seat in 0..n {
+        if cfg.forfeit.get(seat).copied().unwrap_or(false) {
+            run.faults.push(Fault {
+                seat,
+                kind: FaultKind::Forfeit,
+                detail: "disqualified earlier in the tournament; not started".into(),
+                rule: None,
+            });
+            continue;
+        }
+        if seats[seat].live.is_none() {
+            match start_bot(&cfg.seats[seat], cfg.variant, n, seat, cfg.games, cfg.stderr_cap).await
+            {
+                Ok((proc, hello)) => {
+                    seats[seat].info.bot_name = Some(hello.name);
+                    seats[seat].info.bot_version = Some(hello.version);
+                    seats[seat].live = Some(Live { proc });
+                }
+                Err((f, proc)) => {
+                    if let Some(mut p) = proc {
+                        run.log.push(stderr_line(seat, &p));
+                        p.kill().await;
+                    }
+                    run.faults.push(f);
+                }
+            }
+        }
+    }
+
+    let header = json!({
+        "type": "header",
+        "format": REPLAY_FORMAT,
+        "referee": concat!("durak-referee ", env!("CARGO_PKG_VERSION")),
+        "variant": cfg.variant.name(),
+        "players": n,
+        "series_seed": cfg.seed,
+        "game": index,
+        "seed": seed,
+        "dealer": setup.dealer,
+        "first_game": setup.first_game,
+        "deck": game.deck().cards().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+        "seats": seats.iter().enumerate().map(|(i, s)| json!({
+            "seat": i, "name": s.info.name, "command": s.info.command,
+            "bot_name": s.info.bot_name, "bot_version": s.info.bot_version,
+            "limits": cfg.seats[i].limits,
+        })).collect::<Vec<_>>(),
+    });
+    run.log.push(header);
+    for f in run.faults.clone() {
+        run.log.push(json!({"type": "fault", "seat": f.seat, "kind": f.kind,
+                            "detail": f.detail, "rule": f.rule}));
+    }
+
+    let mut outcome: Option<Outcome> = None;
+    if let Some(f) = run.faults.first() {
+        outcome = Some(Outcome {
+            loser: Some(f.seat),
+        });
+    } else {
+        for (seat, s) in seats.iter_mut().enumerate() {
+            let msg = proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
+            if let Some(live) = s.live.as_mut() {
+                let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
+                if let Err(f) = live.proc.send(&msg, limit).await {
+                    let limits = cfg.seats[seat].limits;
+                    let f = io_fault(seat, f, "reading game_start", limits.move_ms, 0);
+                    run.fault(seats, f).await;
+                    break;
+                }
+            }
+        }
+        if run.faults.is_empty() {
+            let start = game.start_events();
+            run.broadcast(seats, &start).await;
+        }
+        if let Some(f) = run.faults.first() {
+            outcome = Some(Outcome {
+                loser: Some(f.seat),
+            });
+        }
+    }
+
+    let mut bank: Vec<u64> = cfg.seats.iter().map(|s| s.limits.bank_ms).collect();
+    let mut request_id: u64 = 0;
+    let mut legal = Legal::empty();
+    let mut events = Vec::new();
+    while outcome.is_none() {
+        if !game.legal_into(&mut legal) {
+            outcome = game.outcome();
+            break;
+        }
+        let seat = legal.decision.seat;
+        events.clear();
+        if let Some(mv) = legal.forced_move(cfg.variant) {
+            game.apply_into(seat, &mv, &mut events)
+                .expect("R-1 forced moves are legal");
+            run.log.push(json!({"type": "move", "seat": seat, "forced": true, "id": null,
+                                "elapsed_ms": null, "move": proto::move_json(&mv)}));
+        } else {
+            request_id += 1;
+            match ask(cfg, seats, &mut run, &game, &legal, seat, request_id, &mut bank).await {
+                Ok((mv, elapsed_ms)) => {
+                    game.apply_into(seat, &mv, &mut events).expect("checked");
+                    run.log.push(json!({"type": "move", "seat": seat, "forced": false,
+                                        "id": request_id, "elapsed_ms": elapsed_ms,
+                                        "move": proto::move_json(&mv)}));
+                }
+                Err(f) => {
+                    run.fault(seats, f).await;
+                }
+            }
+        }
+        if run.faults.is_empty() {
+            run.broadcast(seats, &events).await;
+        }
+        if let Some(f) = run.faults.first() {
+            outcome = Some(Outcome {
+                loser: Some(f.seat),
+            });
+        }
+    }
+    let outcome = outcome.expect("the loop ends with an outcome");
+
+    // Game end: tell every live bot; faulting bots are killed and restarted next game.
+    let faulted: Vec<Seat> = run.faults.iter().map(|f| f.seat).collect();
+    for (seat, s) in seats.iter_mut().enumerate() {
+        if let Some(live) = s.live.as_mut() {
+            let end = proto::game_end(index, outcome, &run.faults);
+            let ok = live.proc.send(&end, Duration::from_millis(200)).await.is_ok();
+            let exited = live.proc.try_exit();
+            if !ok || faulted.contains(&seat) || exited.is_some() {
+                let mut live = s.live.take().expect("live");
+                live.proc.kill().await;
+                run.log.push(stderr_line(seat, &live.proc));
+                if let (Some(st), false) = (exited, faulted.contains(&seat)) {
+                    tracing::warn!(seat, "bot ended after game {index}: {}", describe_exit(st));
+                }
+            } else {
+                run.log.push(stderr_line(seat, &live.proc));
+            }
+        }
+    }
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let faults_json: Vec<Value> = run
+        .faults
+        .iter()
+        .map(|f| json!({"seat": f.seat, "kind": f.kind, "detail": f.detail, "rule": f.rule}))
+        .collect();
+    run.log.push(json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
+                        "faults": faults_json, "moves": game.move_count(),
+                        "duration_ms": duration_ms}));
+    let replay = match &cfg.replay_dir {
+        Some(dir) => {
+            let path = replay_path(dir, &cfg.replay_prefix, index);
+            run.log.write_atomic(&path)?;
+            Some(path)
+        }
+        None => None,
+    };
+    series.record(outcome);
+    Ok(GameRecord {
+        game: index,
+        seed,
+        dealer: setup.dealer,
+        loser: outcome.loser,
+        draw: outcome.is_draw(),
+        faults: run.faults,
+        moves: game.move_count(),
+        replay,
+        duration_ms,
+    })
+}
+
+fn stderr_line(seat: Seat, p: &BotProcess) -> Value {
+    let (text, dropped) = p.stderr_text();
+    json!({"type": "stderr", "seat": seat, "text": text, "dropped": dropped})
+}
+
+/// Ask `seat` for a decision: request, timed answer, schema, id and rule checks.
+#[allow(clippy::too_many_arguments)]
+async fn ask(
+    cfg: &MatchConfig,
+    seats: &mut [SeatState],
+    run: &mut GameRun<'_>,
+    game: &Game,
+    legal: &Legal,
+    seat: Seat,
+    id: u64,
+    bank: &mut [u64],
+) -> Result<(Move, f64), Fault> {
+    let limits = cfg.seats[seat].limits;
+    let obs = game.observation(seat);
+    let req = proto::request(id, run.index, legal, &obs, limits.move_ms, bank[seat]);
+    run.log.push(json!({"type": "request", "id": id, "seat": seat,
+                        "decision": legal.decision.kind.name(),
+                        "time": {"move_ms": limits.move_ms, "bank_ms": bank[seat]},
+                        "legal": proto::legal_json(legal)}));
+    let Some(live) = seats[seat].live.as_mut() else {
+        return Err(Fault {
+            seat,
+            kind: FaultKind::Crash,
+            detail: "the bot is not running".into(),
+            rule: None,
+        });
+    };
+    let total = Duration::from_millis(limits.move_ms + bank[seat]);
+    live.proc
+        .send(&req, total)
+        .await
+        .map_err(|f| io_fault(seat, f, "reading its request", limits.move_ms, bank[seat]))?;
+    // The clock starts once the request is written: the referee's own work is not charged.
+    let sent = Instant::now();
+    let (line, arrived) = live
+        .proc
+        .recv(total)
+        .await
+        .map_err(|f| io_fault(seat, f, "answer", limits.move_ms, bank[seat]))?;
+    let elapsed = arrived.saturating_duration_since(sent);
+    let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
+    let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);
+    bank[seat] = bank[seat].saturating_sub(over);
+    let refused = |run: &mut GameRun<'_>, r: Refusal| {
+        run.log.push(json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
+                            "line": shown(&line), "refused": r.message}));
+        let mut f = refusal_fault(seat, &r);
+        f.detail = format!("request {id}: {}", f.detail);
+        f
+    };
+    let v = proto::parse_line(&line).map_err(|r| refused(run, r))?;
+    let (answer_id, mv) = proto::parse_answer(&v).map_err(|r| refused(run, r))?;
+    if answer_id != id {
+        return Err(refused(
+            run,
+            Refusal {
+                kind: FaultKind::Schema,
+                rule: None,
+                pointer: Some("/id".into()),
+                message: format!(
+                    "/id: the answer is for request {answer_id}, but the open request is {id} \
+                     (answer each request once, echoing its id)"
+                ),
+            },
+        ));
+    }
+    if let Err(e) = game.check(seat, &mv) {
+        return Err(refused(
+            run,
+            Refusal {
+                kind: FaultKind::Illegal,
+                rule: Some(e.rule),
+                pointer: None,
+                message: e.to_string(),
+            },
+        ));
+    }
+    Ok((mv, (elapsed_ms * 1000.0).round() / 1000.0))
+}

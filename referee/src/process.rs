@@ -1,0 +1,340 @@
+//! One bot process: spawned in its own process group, spoken to in lines, killed as a group.
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
+
+/// How to start a bot: a command line split like a shell would, or `builtin:NAME`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotCommand {
+    /// What the user wrote.
+    pub spec: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// Working directory, if configured.
+    pub cwd: Option<PathBuf>,
+}
+
+/// The built-in bots (`builtin:NAME`).
+pub const BUILTINS: [&str; 2] = ["random", "greedy"];
+
+impl BotCommand {
+    /// Parse a bot spec. `builtin:NAME` runs this very executable as `durak bot NAME` (override the
+    /// executable with the `DURAK_EXE` environment variable, as tests do).
+    pub fn parse(spec: &str) -> Result<BotCommand, String> {
+        if let Some(name) = spec.strip_prefix("builtin:") {
+            if !BUILTINS.contains(&name) {
+                return Err(format!(
+                    "unknown built-in bot {name:?}: the built-in bots are {}",
+                    BUILTINS.map(|b| format!("builtin:{b}")).join(", ")
+                ));
+            }
+            let exe = match std::env::var_os("DURAK_EXE") {
+                Some(p) => PathBuf::from(p),
+                None => std::env::current_exe()
+                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
+            };
+            return Ok(BotCommand {
+                spec: spec.to_string(),
+                program: exe,
+                args: vec!["bot".into(), name.into()],
+                cwd: None,
+            });
+        }
+        let words = shell_words::split(spec)
+            .map_err(|e| format!("cannot split the bot command {spec:?}: {e}"))?;
+        let Some((program, args)) = words.split_first() else {
+            return Err("the bot command is empty".to_string());
+        };
+        Ok(BotCommand {
+            spec: spec.to_string(),
+            program: PathBuf::from(program),
+            args: args.to_vec(),
+            cwd: None,
+        })
+    }
+
+    /// Check before anything starts that the program exists (a path) or is on PATH (a name).
+    pub fn check_exists(&self) -> Result<(), String> {
+        let p = &self.program;
+        let base = self.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        if p.components().count() > 1 || p.is_absolute() {
+            let full = if p.is_absolute() { p.clone() } else { base.join(p) };
+            if !full.exists() {
+                return Err(format!(
+                    "bot {:?}: {} does not exist",
+                    self.spec,
+                    full.display()
+                ));
+            }
+        } else if which(p).is_none() {
+            return Err(format!(
+                "bot {:?}: {} is not a file here and not a program on PATH",
+                self.spec,
+                p.display()
+            ));
+        }
+        // Arguments that look like script paths must exist too (python3 bot.py).
+        for a in &self.args {
+            let looks_like_script = [".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar"]
+                .iter()
+                .any(|ext| a.ends_with(ext));
+            if looks_like_script && !a.starts_with('-') && !base.join(a).exists() {
+                return Err(format!("bot {:?}: the file {a} does not exist", self.spec));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn which(name: &std::path::Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|f| f.is_file())
+}
+
+/// stderr kept for the log: the first `cap` bytes, and a count of what was dropped.
+#[derive(Debug, Default)]
+pub struct StderrLog {
+    pub text: Vec<u8>,
+    pub dropped: u64,
+}
+
+/// Why reading from or writing to a bot failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IoFault {
+    Timeout,
+    /// Exited or killed by a signal: the description.
+    Crash(String),
+    /// stdout (or stdin) closed while the process lives.
+    Closed,
+    LineTooLong,
+}
+
+/// A running bot.
+pub struct BotProcess {
+    child: Child,
+    pgid: Option<i32>,
+    stdin: Option<ChildStdin>,
+    lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
+    stderr: Arc<Mutex<StderrLog>>,
+    exit: Option<ExitStatus>,
+    max_line: usize,
+}
+
+/// Describe an exit status in words, with the code or signal.
+pub fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}{}", signal_name(sig)),
+        _ => "ended".to_string(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        6 => " (SIGABRT)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        15 => " (SIGTERM)",
+        24 => " (SIGXCPU)",
+        25 => " (SIGXFSZ)",
+        _ => "",
+    }
+}
+
+impl BotProcess {
+    /// Start a bot with piped stdin, stdout and stderr, in its own process group.
+    pub fn spawn(cmd: &BotCommand, max_line: usize, stderr_cap: usize) -> io::Result<BotProcess> {
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &cmd.cwd {
+            c.current_dir(dir);
+        }
+        let mut child = c.spawn()?;
+        let pgid = child.id().map(|p| p as i32);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped");
+        let mut err = child.stderr.take().expect("piped");
+        let stderr = Arc::new(Mutex::new(StderrLog::default()));
+        let log = stderr.clone();
+        // Drain stderr all the time so the bot never blocks on it; keep the first `cap` bytes.
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 8192];
+            loop {
+                match err.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut l = log.lock().expect("stderr log");
+                        let room = stderr_cap.saturating_sub(l.text.len());
+                        let keep = room.min(n);
+                        l.text.extend_from_slice(&buf[..keep]);
+                        l.dropped += (n - keep) as u64;
+                    }
+                }
+            }
+        });
+        // One more byte than the limit so that a line of exactly the limit (plus newline) passes.
+        let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), vec![], max_line + 1);
+        Ok(BotProcess {
+            child,
+            pgid,
+            stdin,
+            lines: FramedRead::new(stdout, codec),
+            stderr,
+            exit: None,
+            max_line,
+        })
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pgid.map(|p| p as u32)
+    }
+
+    /// Write one JSON line within `limit`. A bot that does not read its stdin times out here; the
+    /// referee never blocks on it.
+    pub async fn send(&mut self, v: &Value, limit: Duration) -> Result<(), IoFault> {
+        let mut line = serde_json::to_vec(v).expect("json");
+        line.push(b'\n');
+        self.send_raw(&line, limit).await
+    }
+
+    pub async fn send_raw(&mut self, line: &[u8], limit: Duration) -> Result<(), IoFault> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(self.closed_or_crashed().await);
+        };
+        let write = async {
+            stdin.write_all(line).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout(limit, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => {
+                self.stdin = None;
+                Err(self.closed_or_crashed().await)
+            }
+            Err(_) => Err(IoFault::Timeout),
+        }
+    }
+
+    /// After a broken pipe or EOF: did the process end (crash) or only close the stream?
+    async fn closed_or_crashed(&mut self) -> IoFault {
+        if let Some(s) = self.exit {
+            return IoFault::Crash(describe_exit(s));
+        }
+        match tokio::time::timeout(Duration::from_millis(250), self.child.wait()).await {
+            Ok(Ok(s)) => {
+                self.exit = Some(s);
+                IoFault::Crash(describe_exit(s))
+            }
+            _ => IoFault::Closed,
+        }
+    }
+
+    /// Read one line within `limit`; returns it with the instant it arrived.
+    pub async fn recv(&mut self, limit: Duration) -> Result<(Bytes, Instant), IoFault> {
+        if let Some(s) = self.exit {
+            // The process is gone: only a line it left in the pipe can still come.
+            return match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
+                Ok(Some(Ok(b))) => Ok((b, Instant::now())),
+                _ => Err(IoFault::Crash(describe_exit(s))),
+            };
+        }
+        let deadline = tokio::time::sleep(limit);
+        tokio::pin!(deadline);
+        tokio::select! {
+            biased;
+            r = self.lines.next() => self.line_result(r).await,
+            s = self.child.wait() => {
+                if let Ok(s) = s {
+                    self.exit = Some(s);
+                }
+                // A line written just before exiting is still an answer.
+                match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
+                    Ok(r @ Some(Ok(_))) => self.line_result(r).await,
+                    _ => Err(match self.exit {
+                        Some(s) => IoFault::Crash(describe_exit(s)),
+                        None => IoFault::Crash("ended".into()),
+                    }),
+                }
+            }
+            _ = &mut deadline => Err(IoFault::Timeout),
+        }
+    }
+
+    async fn line_result(
+        &mut self,
+        r: Option<Result<Bytes, AnyDelimiterCodecError>>,
+    ) -> Result<(Bytes, Instant), IoFault> {
+        let now = Instant::now();
+        match r {
+            Some(Ok(b)) => {
+                let mut b = b;
+                if b.last() == Some(&b'\r') {
+                    b.truncate(b.len() - 1);
+                }
+                if b.len() > self.max_line {
+                    return Err(IoFault::LineTooLong);
+                }
+                Ok((b, now))
+            }
+            Some(Err(AnyDelimiterCodecError::MaxChunkLengthExceeded)) => Err(IoFault::LineTooLong),
+            Some(Err(AnyDelimiterCodecError::Io(_))) | None => Err(self.closed_or_crashed().await),
+        }
+    }
+
+    /// The stderr captured so far, as text.
+    pub fn stderr_text(&self) -> (String, u64) {
+        let l = self.stderr.lock().expect("stderr log");
+        (String::from_utf8_lossy(&l.text).into_owned(), l.dropped)
+    }
+
+    /// Kill the whole process group, then reap the process. Never blocks on the bot.
+    pub async fn kill(&mut self) {
+        self.kill_group();
+        let _ = self.child.start_kill();
+        if self.exit.is_none() {
+            if let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+                self.exit = Some(s);
+            }
+        }
+    }
+
+    fn kill_group(&self) {
+        if let Some(pg) = self.pgid.and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(pg, rustix::process::Signal::KILL);
+        }
+    }
+
+    /// Whether the process has ended (without waiting).
+    pub fn try_exit(&mut self) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                self.exit = Some(s);
+            }
+        }
+        self.exit
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        // Whatever happens to the driver, no process of the bot outlives it.
+        self.kill_group();
+    }
+}

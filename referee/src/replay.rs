@@ -1,0 +1,57 @@
+//! Replay files: one JSON-lines file per game, complete enough to re-simulate and verify the game.
+//! Written atomically (a temporary file in the same directory, fsync, rename): a replay is
+//! complete or absent, even if the referee is killed.
+//!
+//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay_line.json`):
+//! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
+//! `event` (with `to`: null for public or the seat), `request`, `answer` (raw line of a refused
+//! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,
+//! `stderr` (per seat, capped) and last `result`.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The replay format version this build writes and reads.
+pub const REPLAY_FORMAT: u64 = 1;
+
+/// A replay being recorded in memory.
+#[derive(Debug, Default)]
+pub struct ReplayLog {
+    pub lines: Vec<Value>,
+}
+
+impl ReplayLog {
+    pub fn push(&mut self, v: Value) {
+        self.lines.push(v);
+    }
+
+    /// Write atomically to `path` (directories are created).
+    pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or_else(|| Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".replay-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        {
+            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+            for line in &self.lines {
+                serde_json::to_writer(&mut w, line)?;
+                w.write_all(b"\n")?;
+            }
+            w.flush()?;
+        }
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// The file name of game `index` in a replay directory.
+pub fn replay_path(dir: &Path, prefix: &str, index: u32) -> PathBuf {
+    dir.join(format!("{prefix}{index:04}.jsonl"))
+}
