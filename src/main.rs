@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "durak", version, about = "Referee and tournament runner for the card game Durak")]
+#[command(
+    name = "durak",
+    version,
+    about = "Referee and tournament runner for the card game Durak"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -204,7 +208,10 @@ fn print_summary(r: &MatchResult) {
         r.seed,
         draws
     );
-    println!("{:<5} {:<40} {:>7} {:>7}", "seat", "bot", "losses", "faults");
+    println!(
+        "{:<5} {:<40} {:>7} {:>7}",
+        "seat", "bot", "losses", "faults"
+    );
     for (i, s) in r.seats.iter().enumerate() {
         let name = match &s.bot_name {
             Some(b) if b != &s.name => format!("{} ({b})", s.name),
@@ -212,7 +219,12 @@ fn print_summary(r: &MatchResult) {
         };
         println!("{i:<5} {name:<40} {:>7} {:>7}", losses[i], faults[i]);
     }
-    if let Some(dir) = r.games.first().and_then(|g| g.replay.as_ref()).and_then(|p| p.parent()) {
+    if let Some(dir) = r
+        .games
+        .first()
+        .and_then(|g| g.replay.as_ref())
+        .and_then(|p| p.parent())
+    {
         println!("replays: {}", dir.display());
     }
 }

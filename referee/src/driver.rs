@@ -268,9 +268,8 @@ impl GameRun<'_> {
                 Audience::All => Value::Null,
                 Audience::Seat(s) => json!(s),
             };
-            self.log.push(
-                json!({"type": "event", "to": to, "event": proto::event_json(&e.kind)}),
-            );
+            self.log
+                .push(json!({"type": "event", "to": to, "event": proto::event_json(&e.kind)}));
             let msg = proto::event(self.index, &e.kind);
             for (seat, s) in seats.iter_mut().enumerate() {
                 if !e.to.sees(seat) {
@@ -291,8 +290,10 @@ impl GameRun<'_> {
 
     async fn fault(&mut self, seats: &mut [SeatState], f: Fault) {
         let seat = f.seat;
-        self.log.push(json!({"type": "fault", "seat": seat, "kind": f.kind, "detail": f.detail,
-                             "rule": f.rule}));
+        self.log.push(
+            json!({"type": "fault", "seat": seat, "kind": f.kind, "detail": f.detail,
+                             "rule": f.rule}),
+        );
         if let Some(live) = seats[seat].live.as_mut() {
             if !matches!(f.kind, FaultKind::Crash | FaultKind::Closed) {
                 let _ = live
@@ -328,6 +329,7 @@ async fn play_game(
     };
 
     // Start (or restart) every bot that is not running; a bot that cannot start loses.
+    let mut start_stderr = Vec::new();
     for seat in 0..n {
         if cfg.forfeit.get(seat).copied().unwrap_or(false) {
             run.faults.push(Fault {
@@ -339,7 +341,15 @@ async fn play_game(
             continue;
         }
         if seats[seat].live.is_none() {
-            match start_bot(&cfg.seats[seat], cfg.variant, n, seat, cfg.games, cfg.stderr_cap).await
+            match start_bot(
+                &cfg.seats[seat],
+                cfg.variant,
+                n,
+                seat,
+                cfg.games,
+                cfg.stderr_cap,
+            )
+            .await
             {
                 Ok((proc, hello)) => {
                     seats[seat].info.bot_name = Some(hello.name);
@@ -348,8 +358,8 @@ async fn play_game(
                 }
                 Err((f, proc)) => {
                     if let Some(mut p) = proc {
-                        run.log.push(stderr_line(seat, &p));
                         p.kill().await;
+                        start_stderr.push(stderr_line(seat, &p));
                     }
                     run.faults.push(f);
                 }
@@ -377,9 +387,11 @@ async fn play_game(
     });
     run.log.push(header);
     for f in run.faults.clone() {
-        run.log.push(json!({"type": "fault", "seat": f.seat, "kind": f.kind,
+        run.log
+            .push(json!({"type": "fault", "seat": f.seat, "kind": f.kind,
                             "detail": f.detail, "rule": f.rule}));
     }
+    run.log.lines.extend(start_stderr);
 
     let mut outcome: Option<Outcome> = None;
     if let Some(f) = run.faults.first() {
@@ -388,7 +400,8 @@ async fn play_game(
         });
     } else {
         for (seat, s) in seats.iter_mut().enumerate() {
-            let msg = proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
+            let msg =
+                proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
             if let Some(live) = s.live.as_mut() {
                 let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
                 if let Err(f) = live.proc.send(&msg, limit).await {
@@ -424,14 +437,21 @@ async fn play_game(
         if let Some(mv) = legal.forced_move(cfg.variant) {
             game.apply_into(seat, &mv, &mut events)
                 .expect("R-1 forced moves are legal");
-            run.log.push(json!({"type": "move", "seat": seat, "forced": true, "id": null,
-                                "elapsed_ms": null, "move": proto::move_json(&mv)}));
+            run.log.push(
+                json!({"type": "move", "seat": seat, "forced": true, "id": null,
+                                "elapsed_ms": null, "move": proto::move_json(&mv)}),
+            );
         } else {
             request_id += 1;
-            match ask(cfg, seats, &mut run, &game, &legal, seat, request_id, &mut bank).await {
+            match ask(
+                cfg, seats, &mut run, &game, &legal, seat, request_id, &mut bank,
+            )
+            .await
+            {
                 Ok((mv, elapsed_ms)) => {
                     game.apply_into(seat, &mv, &mut events).expect("checked");
-                    run.log.push(json!({"type": "move", "seat": seat, "forced": false,
+                    run.log
+                        .push(json!({"type": "move", "seat": seat, "forced": false,
                                         "id": request_id, "elapsed_ms": elapsed_ms,
                                         "move": proto::move_json(&mv)}));
                 }
@@ -456,10 +476,23 @@ async fn play_game(
     for (seat, s) in seats.iter_mut().enumerate() {
         if let Some(live) = s.live.as_mut() {
             let end = proto::game_end(index, outcome, &run.faults);
-            let ok = live.proc.send(&end, Duration::from_millis(200)).await.is_ok();
+            let ok = live
+                .proc
+                .send(&end, Duration::from_millis(200))
+                .await
+                .is_ok();
             let exited = live.proc.try_exit();
             if !ok || faulted.contains(&seat) || exited.is_some() {
                 let mut live = s.live.take().expect("live");
+                if ok && exited.is_none() {
+                    // Let a faulted bot read its error and game_end (and exit) before the kill.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+                        while live.proc.try_exit().is_none() {
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                    })
+                    .await;
+                }
                 live.proc.kill().await;
                 run.log.push(stderr_line(seat, &live.proc));
                 if let (Some(st), false) = (exited, faulted.contains(&seat)) {
@@ -476,9 +509,11 @@ async fn play_game(
         .iter()
         .map(|f| json!({"seat": f.seat, "kind": f.kind, "detail": f.detail, "rule": f.rule}))
         .collect();
-    run.log.push(json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
+    run.log.push(
+        json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
                         "faults": faults_json, "moves": game.move_count(),
-                        "duration_ms": duration_ms}));
+                        "duration_ms": duration_ms}),
+    );
     let replay = match &cfg.replay_dir {
         Some(dir) => {
             let path = replay_path(dir, &cfg.replay_prefix, index);
@@ -521,7 +556,8 @@ async fn ask(
     let limits = cfg.seats[seat].limits;
     let obs = game.observation(seat);
     let req = proto::request(id, run.index, legal, &obs, limits.move_ms, bank[seat]);
-    run.log.push(json!({"type": "request", "id": id, "seat": seat,
+    run.log
+        .push(json!({"type": "request", "id": id, "seat": seat,
                         "decision": legal.decision.kind.name(),
                         "time": {"move_ms": limits.move_ms, "bank_ms": bank[seat]},
                         "legal": proto::legal_json(legal)}));
@@ -550,8 +586,10 @@ async fn ask(
     let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);
     bank[seat] = bank[seat].saturating_sub(over);
     let refused = |run: &mut GameRun<'_>, r: Refusal| {
-        run.log.push(json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
-                            "line": shown(&line), "refused": r.message}));
+        run.log.push(
+            json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
+                            "line": shown(&line), "refused": r.message}),
+        );
         let mut f = refusal_fault(seat, &r);
         f.detail = format!("request {id}: {}", f.detail);
         f

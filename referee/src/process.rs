@@ -67,7 +67,11 @@ impl BotCommand {
         let p = &self.program;
         let base = self.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         if p.components().count() > 1 || p.is_absolute() {
-            let full = if p.is_absolute() { p.clone() } else { base.join(p) };
+            let full = if p.is_absolute() {
+                p.clone()
+            } else {
+                base.join(p)
+            };
             if !full.exists() {
                 return Err(format!(
                     "bot {:?}: {} does not exist",
@@ -309,7 +313,8 @@ impl BotProcess {
         self.kill_group();
         let _ = self.child.start_kill();
         if self.exit.is_none() {
-            if let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+            if let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await
+            {
                 self.exit = Some(s);
             }
         }

@@ -1,0 +1,356 @@
+//! Issue 3: real misbehaving bot processes, each with its expected named outcome, and no process
+//! of the bot left afterwards. Each hostile bot is a `sh` script that records its PIDs (and its
+//! children's) in a file, so the test can check that the referee killed all of them.
+
+use durak_protocol::{FaultKind, Limits};
+use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
+use durak_rules::Variant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const PREAMBLE: &str = r#"PIDS="$1"; LOG="$2"; echo $$ >> "$PIDS"
+request_id() { printf '%s' "$1" | sed -n 's/.*"type":"request","id":\([0-9]*\).*/\1/p'; }
+"#;
+
+const HELLO: &str = r#"read line; echo "$line" >> "$LOG"
+echo '{"type":"hello","protocol":1,"name":"hostile","version":"1"}'
+"#;
+
+struct Hostile {
+    dir: tempfile::TempDir,
+}
+
+impl Hostile {
+    fn new() -> Hostile {
+        Hostile {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn pids_file(&self) -> PathBuf {
+        self.dir.path().join("pids")
+    }
+    fn log_file(&self) -> PathBuf {
+        self.dir.path().join("stdin.log")
+    }
+    /// A seat running `body` (sh) after the preamble.
+    fn seat(&self, body: &str, limits: Limits) -> SeatSpec {
+        let script = self.dir.path().join("bot.sh");
+        std::fs::write(&script, format!("{PREAMBLE}{body}")).unwrap();
+        let spec = format!(
+            "sh {} {} {}",
+            script.display(),
+            self.pids_file().display(),
+            self.log_file().display()
+        );
+        SeatSpec {
+            name: "hostile".into(),
+            command: BotCommand::parse(&spec).unwrap(),
+            limits,
+        }
+    }
+    fn pids(&self) -> Vec<u32> {
+        std::fs::read_to_string(self.pids_file())
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+    fn received(&self) -> String {
+        std::fs::read_to_string(self.log_file()).unwrap_or_default()
+    }
+}
+
+/// Alive means: exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
+
+fn assert_no_process_left(h: &Hostile) {
+    let pids = h.pids();
+    assert!(!pids.is_empty(), "the hostile bot never recorded its PID");
+    // SIGKILL is delivered asynchronously; allow the kernel a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
+    assert!(left.is_empty(), "processes of the bot left alive: {left:?}");
+}
+
+fn builtin(name: &str) -> SeatSpec {
+    SeatSpec {
+        name: format!("builtin:{name}"),
+        command: BotCommand {
+            spec: format!("builtin:{name}"),
+            program: PathBuf::from(env!("CARGO_BIN_EXE_durak")),
+            args: vec!["bot".into(), name.into()],
+            cwd: None,
+        },
+        limits: Limits {
+            move_ms: 10_000,
+            ..Limits::default()
+        },
+    }
+}
+
+fn hostile_limits() -> Limits {
+    Limits {
+        startup_ms: 3_000,
+        move_ms: 300,
+        bank_ms: 0,
+        max_line_bytes: 1 << 20,
+    }
+}
+
+fn run(seats: Vec<SeatSpec>, games: u32, dir: &Path) -> MatchResult {
+    let mut cfg = MatchConfig::new(Variant::Podkidnoy, seats, games, 11);
+    cfg.replay_dir = Some(dir.join("replays"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(play_match(&cfg, |_| {}))
+        .expect("the match is played")
+}
+
+/// Play one game of the hostile bot (seat 0) against builtin:random; expect the named fault.
+fn expect_fault(body: &str, kind: FaultKind) -> (Hostile, MatchResult) {
+    let h = Hostile::new();
+    let start = Instant::now();
+    let r = run(
+        vec![h.seat(body, hostile_limits()), builtin("random")],
+        1,
+        h.dir.path(),
+    );
+    let g = &r.games[0];
+    assert_eq!(g.loser, Some(0), "the faulting seat loses: {g:?}");
+    assert!(!g.draw);
+    assert_eq!(g.faults.len(), 1, "{g:?}");
+    assert_eq!(g.faults[0].seat, 0);
+    assert_eq!(g.faults[0].kind, kind, "{g:?}");
+    // The replay exists, is complete and records the fault.
+    let replay = std::fs::read_to_string(g.replay.as_ref().unwrap()).unwrap();
+    assert!(replay
+        .lines()
+        .next()
+        .unwrap()
+        .contains(r#""type":"header""#));
+    assert!(replay.contains(&format!(r#""type":"fault","seat":0,"kind":"{kind}""#)));
+    assert!(replay
+        .lines()
+        .last()
+        .unwrap()
+        .contains(r#""type":"result""#));
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "the referee must not hang"
+    );
+    assert_no_process_left(&h);
+    (h, r)
+}
+
+#[test]
+fn silent_bot_times_out_at_startup() {
+    let (_, r) = expect_fault("sleep 300\n", FaultKind::Timeout);
+    assert!(r.games[0].faults[0].detail.contains("hello"));
+}
+
+#[test]
+fn garbage_output_is_malformed() {
+    expect_fault(
+        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) echo 'hello there, referee';; esac; done\n"),
+        FaultKind::Malformed,
+    );
+}
+
+#[test]
+fn invalid_utf8_is_malformed() {
+    expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) printf '\\377\\376{{}}\\n';; esac; done\n"),
+        FaultKind::Malformed,
+    );
+}
+
+#[test]
+fn wrong_json_shape_is_a_schema_fault_and_the_bot_is_told() {
+    let (h, r) = expect_fault(
+        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"fly\\\"}}\";; esac; done\n"),
+        FaultKind::Schema,
+    );
+    let detail = &r.games[0].faults[0].detail;
+    assert!(detail.contains("action"), "{detail}");
+    let got = h.received();
+    assert!(
+        got.contains(r#""type":"error""#),
+        "error sent before game end: {got}"
+    );
+    let err_at = got.find(r#""type":"error""#).unwrap();
+    let end_at = got.find(r#""type":"game_end""#).unwrap();
+    assert!(err_at < end_at);
+}
+
+#[test]
+fn illegal_move_names_the_rule_and_the_bot_is_told() {
+    // Always passes: the attacker may not pass (K-4), the defender must cover or take (K-7).
+    let (h, r) = expect_fault(
+        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"pass\\\"}}\";; esac; done\n"),
+        FaultKind::Illegal,
+    );
+    let f = &r.games[0].faults[0];
+    let rule = f.rule.clone().unwrap();
+    assert!(rule == "K-4" || rule == "K-7", "{f:?}");
+    assert!(f.detail.contains(&rule), "{f:?}");
+    assert!(h.received().contains(&format!(r#""rule":"{rule}""#)));
+}
+
+#[test]
+fn crash_at_start_is_a_crash_with_the_code() {
+    let (_, r) = expect_fault("exit 3\n", FaultKind::Crash);
+    assert!(
+        r.games[0].faults[0].detail.contains("code 3"),
+        "{:?}",
+        r.games[0]
+    );
+}
+
+#[test]
+fn crash_mid_game_is_a_crash_with_the_code() {
+    let (_, r) = expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) exit 7;; esac; done\n"),
+        FaultKind::Crash,
+    );
+    assert!(r.games[0].faults[0].detail.contains("code 7"));
+}
+
+#[test]
+fn killed_by_a_signal_is_a_crash_with_the_signal() {
+    let (_, r) = expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) kill -SEGV $$;; esac; done\n"),
+        FaultKind::Crash,
+    );
+    assert!(
+        r.games[0].faults[0].detail.contains("signal 11"),
+        "{:?}",
+        r.games[0]
+    );
+}
+
+#[test]
+fn closing_stdout_is_closed() {
+    expect_fault(
+        &format!("{HELLO}exec 1>&-\nwhile read line; do :; done\n"),
+        FaultKind::Closed,
+    );
+}
+
+#[test]
+fn sleeping_past_the_limit_is_a_timeout() {
+    let (_, r) = expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
+        FaultKind::Timeout,
+    );
+    assert!(r.games[0].faults[0].detail.contains("300 ms"));
+}
+
+#[test]
+fn a_100_mb_line_without_newline_is_line_too_long() {
+    expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) head -c 100000000 /dev/zero | tr '\\0' 'a'; sleep 30;; esac; done\n"),
+        FaultKind::LineTooLong,
+    );
+}
+
+#[test]
+fn ignoring_sigterm_does_not_save_a_bot() {
+    expect_fault(
+        &format!("trap '' TERM\n{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
+        FaultKind::Timeout,
+    );
+}
+
+#[test]
+fn a_grandchild_holding_stdout_open_is_killed_too() {
+    // The bot starts a grandchild that inherits stdout, then exits: no EOF ever comes on stdout,
+    // but the exit is seen, and the grandchild dies with the process group.
+    expect_fault(
+        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 300 & echo $! >> \"$PIDS\"; exit 0;; esac; done\n"),
+        FaultKind::Crash,
+    );
+}
+
+#[test]
+fn a_bot_that_never_reads_stdin_times_out_and_never_blocks_the_referee() {
+    // Says hello without reading anything, then never reads: the referee's writes are bounded.
+    expect_fault(
+        "echo '{\"type\":\"hello\",\"protocol\":1,\"name\":\"deaf\",\"version\":\"1\"}'\nsleep 300\n",
+        FaultKind::Timeout,
+    );
+}
+
+#[test]
+fn a_stderr_flood_costs_nothing_and_is_capped() {
+    let h = Hostile::new();
+    let body = format!(
+        "yes 'flooding stderr' >&2 &\necho $! >> \"$PIDS\"\nexec {} bot random\n",
+        env!("CARGO_BIN_EXE_durak")
+    );
+    let mut seat = h.seat(&body, hostile_limits());
+    seat.limits.move_ms = 10_000;
+    let r = run(vec![seat, builtin("greedy")], 2, h.dir.path());
+    for g in &r.games {
+        assert!(g.faults.is_empty(), "no fault from a stderr flood: {g:?}");
+        let replay = std::fs::read_to_string(g.replay.as_ref().unwrap()).unwrap();
+        let line = replay
+            .lines()
+            .find(|l| l.contains(r#""type":"stderr","seat":0"#))
+            .expect("stderr recorded");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["text"].as_str().unwrap().len() <= 64 * 1024);
+        assert!(v["text"].as_str().unwrap().contains("flooding stderr"));
+    }
+    assert_no_process_left(&h);
+}
+
+#[test]
+fn a_faulting_bot_is_restarted_for_the_next_game() {
+    // Crashes on its first request in every game: each game is lost with a crash, and a fresh
+    // process is started for each game (a new hello each time).
+    let h = Hostile::new();
+    let body = format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) exit 9;; esac; done\n");
+    let r = run(
+        vec![h.seat(&body, hostile_limits()), builtin("random")],
+        3,
+        h.dir.path(),
+    );
+    for g in &r.games {
+        assert_eq!(g.loser, Some(0));
+        assert_eq!(g.faults[0].kind, FaultKind::Crash);
+    }
+    assert_eq!(h.pids().len(), 3, "one process per game");
+    assert_eq!(h.received().matches(r#""type":"hello""#).count(), 3);
+    assert_no_process_left(&h);
+}
+
+#[test]
+fn well_behaved_builtins_play_a_whole_series_without_faults() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(vec![builtin("random"), builtin("greedy")], 5, dir.path());
+    assert_eq!(r.games.len(), 5);
+    for g in &r.games {
+        assert!(g.faults.is_empty(), "{g:?}");
+        assert!(g.moves > 0);
+    }
+    // C-10: the loser deals the next game; the dealer stays after a draw.
+    for w in r.games.windows(2) {
+        let expected = w[0].loser.unwrap_or(w[0].dealer);
+        assert_eq!(w[1].dealer, expected);
+    }
+    assert_eq!(r.seats[1].bot_name.as_deref(), Some("builtin:greedy"));
+}
