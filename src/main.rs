@@ -1,10 +1,11 @@
-//! `durak`: the referee and tournament runner's command line.
+//! `durak`: the referee and tournament runner's command line. Each subcommand lives in its own
+//! module; this file only parses and dispatches.
 
-use clap::{Args, Parser, Subcommand};
-use durak_protocol::Limits;
-use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
-use durak_rules::Variant;
-use std::path::PathBuf;
+mod play;
+mod replay_cmd;
+mod tournament_cmd;
+
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -21,64 +22,18 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Play a match (a series of games, C-10) between 2 to 6 bots, seated in the order given.
-    Play(PlayArgs),
+    Play(play::PlayArgs),
+    /// Run a tournament (with no arguments: a demo over the built-in and sample bots).
+    Tournament(tournament_cmd::TournamentArgs),
+    /// Print the standings of a tournament directory again.
+    Standings(tournament_cmd::StandingsArgs),
+    /// Step through, verify or export a replay file.
+    Replay(replay_cmd::ReplayArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
         name: String,
     },
-}
-
-#[derive(Args, Clone, Debug)]
-pub struct LimitArgs {
-    /// Time limit per decision, in milliseconds.
-    #[arg(long, default_value_t = Limits::default().move_ms)]
-    move_time_ms: u64,
-    /// Time bank per game (an overage reserve), in milliseconds.
-    #[arg(long, default_value_t = Limits::default().bank_ms)]
-    bank_ms: u64,
-    /// Time limit for a bot to start and say hello, in milliseconds.
-    #[arg(long, default_value_t = Limits::default().startup_ms)]
-    startup_ms: u64,
-    /// Longest line a bot may send, in bytes.
-    #[arg(long, default_value_t = Limits::default().max_line_bytes)]
-    max_line_bytes: usize,
-}
-
-impl LimitArgs {
-    fn limits(&self) -> Limits {
-        Limits {
-            startup_ms: self.startup_ms,
-            move_ms: self.move_time_ms,
-            bank_ms: self.bank_ms,
-            max_line_bytes: self.max_line_bytes,
-        }
-    }
-}
-
-#[derive(Args)]
-struct PlayArgs {
-    /// prostoy or podkidnoy
-    #[arg(long, default_value = "podkidnoy")]
-    variant: String,
-    /// Series seed: the first dealer and every deck derive from it (default: from the clock,
-    /// printed so the match can be replayed).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Number of games in the series.
-    #[arg(long, default_value_t = 1)]
-    games: u32,
-    #[command(flatten)]
-    limits: LimitArgs,
-    /// Where replays are written (default: replays/play-SEED).
-    #[arg(long)]
-    replay_dir: Option<PathBuf>,
-    /// Print one JSON document instead of the summary.
-    #[arg(long)]
-    json: bool,
-    /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy.
-    #[arg(required = true, num_args = 1..)]
-    bots: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -91,11 +46,14 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let result = match cli.command {
-        Command::Play(args) => play(args),
+        Command::Play(args) => play::run(args),
+        Command::Tournament(args) => tournament_cmd::run(args),
+        Command::Standings(args) => tournament_cmd::standings(args),
+        Command::Replay(args) => replay_cmd::run(args),
         Command::Bot { name } => bot(&name),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -103,128 +61,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn bot(name: &str) -> Result<(), String> {
+/// The error type of every subcommand: a message for the user (exit status 2).
+pub type CmdResult = Result<ExitCode, String>;
+
+fn bot(name: &str) -> CmdResult {
     if !durak_referee::process::BUILTINS.contains(&name) {
         return Err(format!(
             "unknown built-in bot {name:?}: choose one of {}",
             durak_referee::process::BUILTINS.join(", ")
         ));
     }
-    durak_referee::builtin::run_builtin(name).map_err(|e| e.to_string())
+    durak_referee::builtin::run_builtin(name).map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn parse_variant(s: &str) -> Result<Variant, String> {
-    s.parse::<Variant>()
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+/// A multi-threaded tokio runtime for the subcommands that drive bots.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))
-}
-
-fn play(args: PlayArgs) -> Result<(), String> {
-    let variant = parse_variant(&args.variant)?;
-    variant
-        .check_players(args.bots.len())
-        .map_err(|e| format!("{e} (you gave {} bots)", args.bots.len()))?;
-    let limits = args.limits.limits();
-    let mut seats = Vec::new();
-    for spec in &args.bots {
-        let command = BotCommand::parse(spec)?;
-        command.check_exists()?;
-        seats.push(SeatSpec {
-            name: spec.clone(),
-            command,
-            limits,
-        });
-    }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
-    });
-    let mut cfg = MatchConfig::new(variant, seats, args.games, seed);
-    cfg.replay_dir = Some(
-        args.replay_dir
-            .unwrap_or_else(|| PathBuf::from(format!("replays/play-{seed}"))),
-    );
-    let json = args.json;
-    let result = runtime()?
-        .block_on(play_match(&cfg, |g| {
-            if !json {
-                let loser = match g.loser {
-                    Some(l) => format!("seat {l} is the durak"),
-                    None => "draw".to_string(),
-                };
-                let faults: Vec<String> = g
-                    .faults
-                    .iter()
-                    .map(|f| format!("seat {} {}: {}", f.seat, f.kind, f.detail))
-                    .collect();
-                println!(
-                    "game {:>3}  {loser:<20} {:>4} moves {:>6} ms{}",
-                    g.game,
-                    g.moves,
-                    g.duration_ms,
-                    if faults.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  FAULT {}", faults.join("; "))
-                    }
-                );
-            }
-        }))
-        .map_err(|e| format!("the match could not be played: {e}"))?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&result).expect("json"));
-    } else {
-        print_summary(&result);
-    }
-    Ok(())
-}
-
-fn print_summary(r: &MatchResult) {
-    let n = r.seats.len();
-    let mut losses = vec![0u32; n];
-    let mut faults = vec![0u32; n];
-    let mut draws = 0;
-    for g in &r.games {
-        match g.loser {
-            Some(l) => losses[l] += 1,
-            None => draws += 1,
-        }
-        for f in &g.faults {
-            faults[f.seat] += 1;
-        }
-    }
-    println!();
-    println!(
-        "{} games of {} (seed {}), {} draws",
-        r.games.len(),
-        r.variant,
-        r.seed,
-        draws
-    );
-    println!(
-        "{:<5} {:<40} {:>7} {:>7}",
-        "seat", "bot", "losses", "faults"
-    );
-    for (i, s) in r.seats.iter().enumerate() {
-        let name = match &s.bot_name {
-            Some(b) if b != &s.name => format!("{} ({b})", s.name),
-            _ => s.name.clone(),
-        };
-        println!("{i:<5} {name:<40} {:>7} {:>7}", losses[i], faults[i]);
-    }
-    if let Some(dir) = r
-        .games
-        .first()
-        .and_then(|g| g.replay.as_ref())
-        .and_then(|p| p.parent())
-    {
-        println!("replays: {}", dir.display());
-    }
 }

@@ -1,0 +1,170 @@
+//! `durak play`: one match (a series, C-10) between 2 to 6 bots.
+
+use crate::CmdResult;
+use clap::Args;
+use durak_protocol::Limits;
+use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
+use durak_rules::Variant;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Clone, Debug)]
+pub struct LimitArgs {
+    /// Time limit per decision, in milliseconds.
+    #[arg(long, default_value_t = Limits::default().move_ms)]
+    move_time_ms: u64,
+    /// Time bank per game (an overage reserve), in milliseconds.
+    #[arg(long, default_value_t = Limits::default().bank_ms)]
+    bank_ms: u64,
+    /// Time limit for a bot to start and say hello, in milliseconds.
+    #[arg(long, default_value_t = Limits::default().startup_ms)]
+    startup_ms: u64,
+    /// Longest line a bot may send, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_line_bytes)]
+    max_line_bytes: usize,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            startup_ms: self.startup_ms,
+            move_ms: self.move_time_ms,
+            bank_ms: self.bank_ms,
+            max_line_bytes: self.max_line_bytes,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// prostoy or podkidnoy
+    #[arg(long, default_value = "podkidnoy")]
+    variant: String,
+    /// Series seed: the first dealer and every deck derive from it (default: from the clock,
+    /// printed so the match can be replayed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Number of games in the series.
+    #[arg(long, default_value_t = 1)]
+    games: u32,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Where replays are written (default: replays/play-SEED).
+    #[arg(long)]
+    replay_dir: Option<PathBuf>,
+    /// Print one JSON document instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy.
+    #[arg(required = true, num_args = 1..)]
+    bots: Vec<String>,
+}
+
+pub fn parse_variant(s: &str) -> Result<Variant, String> {
+    s.parse::<Variant>()
+}
+
+pub fn run(args: PlayArgs) -> CmdResult {
+    let variant = parse_variant(&args.variant)?;
+    variant
+        .check_players(args.bots.len())
+        .map_err(|e| format!("{e} (you gave {} bots)", args.bots.len()))?;
+    let limits = args.limits.limits();
+    let mut seats = Vec::new();
+    for spec in &args.bots {
+        let command = BotCommand::parse(spec)?;
+        command.check_exists()?;
+        seats.push(SeatSpec {
+            name: spec.clone(),
+            command,
+            limits,
+        });
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    });
+    let mut cfg = MatchConfig::new(variant, seats, args.games, seed);
+    cfg.replay_dir = Some(
+        args.replay_dir
+            .unwrap_or_else(|| PathBuf::from(format!("replays/play-{seed}"))),
+    );
+    let json = args.json;
+    let result = crate::runtime()?
+        .block_on(play_match(&cfg, |g| {
+            if !json {
+                let loser = match g.loser {
+                    Some(l) => format!("seat {l} is the durak"),
+                    None => "draw".to_string(),
+                };
+                let faults: Vec<String> = g
+                    .faults
+                    .iter()
+                    .map(|f| format!("seat {} {}: {}", f.seat, f.kind, f.detail))
+                    .collect();
+                println!(
+                    "game {:>3}  {loser:<20} {:>4} moves {:>6} ms{}",
+                    g.game,
+                    g.moves,
+                    g.duration_ms,
+                    if faults.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  FAULT {}", faults.join("; "))
+                    }
+                );
+            }
+        }))
+        .map_err(|e| format!("the match could not be played: {e}"))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&result).expect("json"));
+    } else {
+        print_summary(&result);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(r: &MatchResult) {
+    let n = r.seats.len();
+    let mut losses = vec![0u32; n];
+    let mut faults = vec![0u32; n];
+    let mut draws = 0;
+    for g in &r.games {
+        match g.loser {
+            Some(l) => losses[l] += 1,
+            None => draws += 1,
+        }
+        for f in &g.faults {
+            faults[f.seat] += 1;
+        }
+    }
+    println!();
+    println!(
+        "{} games of {} (seed {}), {} draws",
+        r.games.len(),
+        r.variant,
+        r.seed,
+        draws
+    );
+    println!(
+        "{:<5} {:<40} {:>7} {:>7}",
+        "seat", "bot", "losses", "faults"
+    );
+    for (i, s) in r.seats.iter().enumerate() {
+        let name = match &s.bot_name {
+            Some(b) if b != &s.name => format!("{} ({b})", s.name),
+            _ => s.name.clone(),
+        };
+        println!("{i:<5} {name:<40} {:>7} {:>7}", losses[i], faults[i]);
+    }
+    if let Some(dir) = r
+        .games
+        .first()
+        .and_then(|g| g.replay.as_ref())
+        .and_then(|p| p.parent())
+    {
+        println!("replays: {}", dir.display());
+    }
+}
