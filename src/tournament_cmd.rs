@@ -1,18 +1,476 @@
-//! `durak tournament` and `durak standings` (issue 4).
+//! `durak tournament` and `durak standings` (issue 4): the command line around
+//! `durak_tournaments` (configuration, demo, progress bar, output formats).
 
 use crate::CmdResult;
 use clap::Args;
+use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
+use durak_tournaments::results::ResultLine;
+use durak_tournaments::runner::{Observer, RunOptions};
+use durak_tournaments::{run_tournament, Standings, Tournament, TournamentDir};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Deals per table in the demo: about a minute on 2 cores (release build) with the six demo bots.
+const DEMO_GAMES: u32 = 120;
 
 #[derive(Args)]
-pub struct TournamentArgs {}
-
-#[derive(Args)]
-pub struct StandingsArgs {}
-
-pub fn run(_args: TournamentArgs) -> CmdResult {
-    Err("durak tournament is not built yet".into())
+pub struct TournamentArgs {
+    /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy; added after
+    /// the configuration file's bots. With no bots and no --config: a demo over the built-in and
+    /// sample bots.
+    bots: Vec<String>,
+    /// A TOML configuration file ([tournament] and [[bot]] tables; see the README).
+    #[arg(short, long)]
+    config: Option<PathBuf>,
+    /// prostoy or podkidnoy [default: podkidnoy]
+    #[arg(long)]
+    variant: Option<String>,
+    /// round-robin, duplicate, series or gauntlet [default: duplicate]
+    #[arg(long)]
+    format: Option<String>,
+    /// Players per table [default: 2]
+    #[arg(long)]
+    table_size: Option<usize>,
+    /// Games per table (duplicate: deals; series: the series length) [default: 10]
+    #[arg(long)]
+    games: Option<u32>,
+    /// Tournament seed: the schedule and every deal derive from it [default: drawn, recorded]
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Gauntlet: the bot (by name) that meets the field.
+    #[arg(long)]
+    challenger: Option<String>,
+    /// Disqualify a bot after this many faulted games in a row; 0: never [default: 3]
+    #[arg(long)]
+    max_consecutive_faults: Option<u32>,
+    /// Default time limit per decision, in milliseconds [default: 1000]
+    #[arg(long)]
+    move_time_ms: Option<u64>,
+    /// Default time bank per game, in milliseconds [default: 10000]
+    #[arg(long)]
+    bank_ms: Option<u64>,
+    /// Default time to start and say hello, in milliseconds [default: 10000]
+    #[arg(long)]
+    startup_ms: Option<u64>,
+    /// Default longest line a bot may send, in bytes [default: 1048576]
+    #[arg(long)]
+    max_line_bytes: Option<usize>,
+    /// Games at once, each with its own bot processes [default: the number of cores]
+    #[arg(short = 'j', long)]
+    concurrency: Option<usize>,
+    /// The tournament directory [default: tournaments-out/NAME-SEED]
+    #[arg(long, conflicts_with = "resume")]
+    out: Option<PathBuf>,
+    /// Finish the tournament in DIR (after a kill): plays exactly the games not yet recorded.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
+    /// No progress bar and no notes; only the standings.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Print the standings as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the standings as CSV (one row per bot).
+    #[arg(long)]
+    csv: bool,
 }
 
-pub fn standings(_args: StandingsArgs) -> CmdResult {
-    Err("durak standings is not built yet".into())
+#[derive(Args)]
+pub struct StandingsArgs {
+    /// A tournament directory (made by `durak tournament`).
+    dir: PathBuf,
+    /// Print the standings as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the standings as CSV (one row per bot).
+    #[arg(long)]
+    csv: bool,
+}
+
+impl TournamentArgs {
+    fn overrides(&self) -> TournamentSection {
+        TournamentSection {
+            variant: self.variant.clone(),
+            format: self.format.clone(),
+            table_size: self.table_size,
+            games: self.games,
+            seed: self.seed,
+            challenger: self.challenger.clone(),
+            concurrency: None,
+            max_consecutive_faults: self.max_consecutive_faults,
+            move_ms: self.move_time_ms,
+            bank_ms: self.bank_ms,
+            startup_ms: self.startup_ms,
+            max_line_bytes: self.max_line_bytes,
+        }
+    }
+}
+
+fn current_dir() -> Result<PathBuf, String> {
+    std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))
+}
+
+/// A note for people on stderr (not with --quiet).
+fn note(quiet: bool, msg: &str) {
+    if !quiet {
+        eprintln!("{msg}");
+    }
+}
+
+pub fn run(args: TournamentArgs) -> CmdResult {
+    let cwd = current_dir()?;
+    let (t, dir) = match &args.resume {
+        Some(path) => resume_target(&args, path, &cwd)?,
+        None => new_target(&args, &cwd)?,
+    };
+    let concurrency = args
+        .concurrency
+        .or(t.concurrency)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .max(1);
+    let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+    note(
+        args.quiet,
+        &format!(
+            "{} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
+             {} at once; results in {} (stop it any time, finish it with --resume)",
+            t.variant.name(),
+            t.format.describe(),
+            t.table_size,
+            t.games,
+            if t.games == 1 { "" } else { "s" },
+            t.seed,
+            bots.join(", "),
+            if concurrency == 1 {
+                "1 game".to_string()
+            } else {
+                format!("{concurrency} games")
+            },
+            dir.path.display()
+        ),
+    );
+    let progress = Arc::new(Progress::new(args.quiet));
+    let outcome = crate::runtime()?.block_on(run_tournament(
+        &t,
+        &dir,
+        RunOptions {
+            concurrency,
+            observer: progress.clone(),
+        },
+    ));
+    progress.bar.finish_and_clear();
+    let summary = match outcome {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if summary.already > 0 {
+        note(
+            args.quiet,
+            &format!(
+                "resumed: {} games were already recorded, {} played now",
+                summary.already, summary.played
+            ),
+        );
+    }
+    print_standings(&t, &summary.results, args.json, args.csv);
+    note(
+        args.quiet,
+        &format!(
+            "results: {} (again: durak standings {})",
+            dir.path.display(),
+            dir.path.display()
+        ),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A new tournament: from a configuration file and/or bots, or the demo.
+fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<(Tournament, TournamentDir), String> {
+    let demo = args.config.is_none() && args.bots.is_empty();
+    let mut input = Input {
+        file: None,
+        cli_bots: args.bots.clone(),
+        overrides: args.overrides(),
+        cwd: cwd.to_path_buf(),
+        check_bots: true,
+    };
+    if let Some(path) = &args.config {
+        input.file = Some((path.clone(), ConfigFile::load(path)?));
+    }
+    if demo {
+        let file = demo_config(args.quiet, cwd)?;
+        if args.games.is_none() {
+            input.overrides.games = Some(DEMO_GAMES);
+        }
+        input.file = Some((PathBuf::from("the demo"), file));
+    }
+    let t = input.resolve()?;
+    let name = if demo {
+        "demo".to_string()
+    } else if let Some(c) = &args.config {
+        c.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tournament".into())
+    } else {
+        "tournament".to_string()
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("tournaments-out/{name}-{}", t.seed)));
+    let dir = TournamentDir::create(&out, &t)?;
+    Ok((t, dir))
+}
+
+/// `--resume DIR`: the tournament DIR holds; anything else given must agree with it.
+fn resume_target(
+    args: &TournamentArgs,
+    path: &Path,
+    cwd: &Path,
+) -> Result<(Tournament, TournamentDir), String> {
+    let (dir, stored) = TournamentDir::open(path, true)?;
+    let mut overrides = args.overrides();
+    let gave_anything =
+        args.config.is_some() || !args.bots.is_empty() || overrides != TournamentSection::default();
+    if gave_anything {
+        // What the organiser gave, with the stored seed when none was given.
+        let file = match &args.config {
+            Some(c) => Some((c.clone(), ConfigFile::load(c)?)),
+            None if args.bots.is_empty() => {
+                Some((dir.config_path(), ConfigFile::load(&dir.config_path())?))
+            }
+            None => None,
+        };
+        let has_seed = file
+            .as_ref()
+            .is_some_and(|(_, f)| f.tournament.seed.is_some());
+        if overrides.seed.is_none() && (!has_seed || args.config.is_none()) {
+            overrides.seed = Some(stored.seed);
+        }
+        let given = Input {
+            file,
+            cli_bots: args.bots.clone(),
+            overrides,
+            cwd: cwd.to_path_buf(),
+            check_bots: false,
+        }
+        .resolve()
+        .map_err(|e| {
+            format!(
+                "{e}\n  (while comparing with {})",
+                dir.config_path().display()
+            )
+        })?;
+        let diff = given.differences(&stored);
+        if !diff.is_empty() {
+            return Err(format!(
+                "{}: this directory holds another tournament: {}\n  fix: run `durak tournament \
+                 --resume {}` with no other options to finish the tournament it holds, or start \
+                 this one in a new directory with --out DIR",
+                dir.config_path().display(),
+                diff.join("; "),
+                path.display()
+            ));
+        }
+    }
+    Ok((stored, dir))
+}
+
+/// The demo: the built-in bots and the sample bots whose interpreters are present.
+fn demo_config(quiet: bool, cwd: &Path) -> Result<ConfigFile, String> {
+    let mut bots = vec![
+        BotSection {
+            name: "builtin:random".into(),
+            command: "builtin:random".into(),
+            ..BotSection::default()
+        },
+        BotSection {
+            name: "builtin:greedy".into(),
+            command: "builtin:greedy".into(),
+            ..BotSection::default()
+        },
+    ];
+    let samples = sample_bots_dir(cwd);
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| which("python3"));
+    let node = which("node").or_else(|| which("nodejs"));
+    let langs = [
+        ("python", "py", "Python", python),
+        ("js", "js", "JavaScript", node),
+    ];
+    match &samples {
+        None => note(
+            quiet,
+            "note: sample-bots/ not found here: the demo uses the built-in bots only (run it \
+             from the repository root to include the sample bots)",
+        ),
+        Some(root) => {
+            for (sub, ext, lang, interpreter) in langs {
+                let dir = root.join(sub);
+                let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .map(|rd| rd.flatten().map(|e| e.path()).collect())
+                    .unwrap_or_default();
+                files.retain(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.ends_with(&format!("_bot.{ext}")))
+                });
+                files.sort();
+                if files.is_empty() {
+                    continue;
+                }
+                let Some(interp) = &interpreter else {
+                    note(
+                        quiet,
+                        &format!(
+                            "note: no {lang} interpreter found: the demo skips the {lang} sample \
+                             bots ({})",
+                            dir.display()
+                        ),
+                    );
+                    continue;
+                };
+                for f in files {
+                    let stem = f
+                        .file_stem()
+                        .and_then(|s| s.to_str())
+                        .unwrap_or("bot")
+                        .trim_end_matches("_bot")
+                        .to_string();
+                    let file = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    bots.push(BotSection {
+                        name: format!("{stem}.{ext}"),
+                        command: shell_words_join(&[&interp.to_string_lossy(), file]),
+                        cwd: Some(dir.to_string_lossy().into_owned()),
+                        ..BotSection::default()
+                    });
+                }
+            }
+        }
+    }
+    Ok(ConfigFile {
+        tournament: TournamentSection::default(),
+        bots,
+    })
+}
+
+fn shell_words_join(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            if w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-+:".contains(c))
+            {
+                w.to_string()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `sample-bots/` here, or next to the executable's repository (target/*/durak).
+fn sample_bots_dir(cwd: &Path) -> Option<PathBuf> {
+    let here = cwd.join("sample-bots");
+    if here.is_dir() {
+        return Some(here);
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .take(4)
+        .map(|a| a.join("sample-bots"))
+        .find(|p| p.is_dir())
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|f| f.is_file())
+}
+
+fn print_standings(t: &Tournament, lines: &[ResultLine], json: bool, csv: bool) {
+    let s = Standings::compute(t, lines);
+    let text = if json {
+        format!("{}\n", s.to_json())
+    } else if csv {
+        s.to_csv()
+    } else {
+        s.to_text()
+    };
+    // A closed stdout (`| head`) is not an error worth a panic.
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+pub fn standings(args: StandingsArgs) -> CmdResult {
+    let (dir, t) = TournamentDir::open(&args.dir, false)?;
+    let read = dir.read_results()?;
+    print_standings(&t, &read.lines, args.json, args.csv);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The progress bar: games done, ETA, faults so far (hidden with --quiet or off a terminal).
+struct Progress {
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        let bar = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {pos}/{len} games · ETA {eta} · {msg}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        bar.set_message(faults_text(0));
+        Progress { bar, quiet }
+    }
+}
+
+impl Observer for Progress {
+    fn start(&self, total: usize, done: usize, faults: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(faults_text(faults));
+        self.bar.reset_eta();
+    }
+
+    fn game(&self, _line: &ResultLine, done: usize, faults: usize) {
+        self.bar.set_position(done as u64);
+        self.bar.set_message(faults_text(faults));
+    }
+
+    fn disqualified(&self, bot: &str, reason: &str) {
+        if !self.quiet {
+            self.bar
+                .suspend(|| eprintln!("disqualified: {bot}: {reason}"));
+        }
+    }
+}
+
+fn faults_text(n: usize) -> String {
+    format!("{n} fault{}", if n == 1 { "" } else { "s" })
 }

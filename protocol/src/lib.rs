@@ -6,6 +6,7 @@
 //! valid answer into an engine [`durak_rules::Move`]. It also decodes requests back into engine
 //! types, for bots written in Rust (the built-in bots and the Rust sample bot).
 
+pub mod bot;
 pub mod messages;
 pub mod schema;
 

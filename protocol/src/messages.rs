@@ -102,166 +102,376 @@ impl Default for Limits {
 }
 
 // ----- engine values as JSON ------------------------------------------------------------------
+//
+// Outbound messages are serialized straight from borrowed engine values (no intermediate
+// `serde_json::Value` tree): that is most of the referee's per-decision cost otherwise. The
+// `*_json` functions give the same JSON as a `Value`, for tests, docs and replays' readers.
 
-pub fn card_json(c: Card) -> Value {
-    Value::String(c.to_string())
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+
+/// A card as its two-character text (C-1).
+#[derive(Clone, Copy)]
+pub struct CardSer(pub Card);
+
+impl Serialize for CardSer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let b = [self.0.rank().letter() as u8, self.0.suit().letter() as u8];
+        s.serialize_str(std::str::from_utf8(&b).expect("ascii"))
+    }
 }
 
-pub fn cards_json(s: CardSet) -> Value {
-    Value::Array(s.iter().map(card_json).collect())
+/// A card set as a list of card strings.
+#[derive(Clone, Copy)]
+pub struct Cards(pub CardSet);
+
+impl Serialize for Cards {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for c in self.0.iter() {
+            seq.serialize_element(&CardSer(c))?;
+        }
+        seq.end()
+    }
 }
 
-fn opt_card(c: Option<Card>) -> Value {
-    c.map(card_json).unwrap_or(Value::Null)
+struct PairsSer<'a>(&'a Pairs);
+
+impl Serialize for PairsSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for (a, d) in self.0.iter() {
+            seq.serialize_element(&[CardSer(a), CardSer(d)])?;
+        }
+        seq.end()
+    }
 }
 
-fn pairs_json(p: &Pairs) -> Value {
-    Value::Array(
-        p.iter()
-            .map(|(a, d)| json!([a.to_string(), d.to_string()]))
-            .collect(),
-    )
-}
+/// An event as its JSON object (`kind` plus its fields).
+pub struct EventSer<'a>(pub &'a EventKind);
 
-fn suit_json(s: Suit) -> Value {
-    Value::String(s.letter().to_string())
+impl Serialize for EventSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match *self.0 {
+            EventKind::Dealt {
+                dealer,
+                trump_card,
+                hand_size,
+                stock,
+            } => {
+                m.serialize_entry("kind", "dealt")?;
+                m.serialize_entry("dealer", &dealer)?;
+                m.serialize_entry("trump_card", &CardSer(trump_card))?;
+                m.serialize_entry("hand_size", &hand_size)?;
+                m.serialize_entry("stock", &stock)?;
+            }
+            EventKind::DealtHand { seat, cards } => {
+                m.serialize_entry("kind", "dealt_hand")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::FirstAttacker { seat, shown_trump } => {
+                m.serialize_entry("kind", "first_attacker")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("shown_trump", &shown_trump.map(CardSer))?;
+            }
+            EventKind::TurnStarted {
+                attacker,
+                defender,
+                limit,
+            } => {
+                m.serialize_entry("kind", "turn_started")?;
+                m.serialize_entry("attacker", &attacker)?;
+                m.serialize_entry("defender", &defender)?;
+                m.serialize_entry("limit", &limit)?;
+            }
+            EventKind::Exchanged {
+                seat,
+                six,
+                trump_card,
+            } => {
+                m.serialize_entry("kind", "exchanged")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("six", &CardSer(six))?;
+                m.serialize_entry("trump_card", &CardSer(trump_card))?;
+            }
+            EventKind::Attacked { seat, cards } => {
+                m.serialize_entry("kind", "attacked")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::Defended { seat, ref pairs } => {
+                m.serialize_entry("kind", "defended")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("pairs", &PairsSer(pairs))?;
+            }
+            EventKind::Takes { seat } => {
+                m.serialize_entry("kind", "takes")?;
+                m.serialize_entry("seat", &seat)?;
+            }
+            EventKind::Added { seat, cards } => {
+                m.serialize_entry("kind", "added")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::Passed { seat } => {
+                m.serialize_entry("kind", "passed")?;
+                m.serialize_entry("seat", &seat)?;
+            }
+            EventKind::PickedUp { seat, cards } => {
+                m.serialize_entry("kind", "picked_up")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::Discarded { cards } => {
+                m.serialize_entry("kind", "discarded")?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::Drew {
+                seat,
+                count,
+                trump_card,
+            } => {
+                m.serialize_entry("kind", "drew")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("count", &count)?;
+                m.serialize_entry("trump_card", &trump_card.map(CardSer))?;
+            }
+            EventKind::DrewCards { seat, cards } => {
+                m.serialize_entry("kind", "drew_cards")?;
+                m.serialize_entry("seat", &seat)?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            EventKind::Exited { seat } => {
+                m.serialize_entry("kind", "exited")?;
+                m.serialize_entry("seat", &seat)?;
+            }
+            EventKind::GameOver { loser } => {
+                m.serialize_entry("kind", "game_over")?;
+                m.serialize_entry("loser", &loser)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// An event's JSON object (`kind` plus its fields).
 pub fn event_json(e: &EventKind) -> Value {
-    match *e {
-        EventKind::Dealt {
-            dealer,
-            trump_card,
-            hand_size,
-            stock,
-        } => json!({"kind": "dealt", "dealer": dealer, "trump_card": card_json(trump_card),
-                    "hand_size": hand_size, "stock": stock}),
-        EventKind::DealtHand { seat, cards } => {
-            json!({"kind": "dealt_hand", "seat": seat, "cards": cards_json(cards)})
-        }
-        EventKind::FirstAttacker { seat, shown_trump } => {
-            json!({"kind": "first_attacker", "seat": seat, "shown_trump": opt_card(shown_trump)})
-        }
-        EventKind::TurnStarted {
-            attacker,
-            defender,
-            limit,
-        } => json!({"kind": "turn_started", "attacker": attacker, "defender": defender,
-                    "limit": limit}),
-        EventKind::Exchanged {
-            seat,
-            six,
-            trump_card,
-        } => json!({"kind": "exchanged", "seat": seat, "six": card_json(six),
-                    "trump_card": card_json(trump_card)}),
-        EventKind::Attacked { seat, cards } => {
-            json!({"kind": "attacked", "seat": seat, "cards": cards_json(cards)})
-        }
-        EventKind::Defended { seat, pairs } => {
-            json!({"kind": "defended", "seat": seat, "pairs": pairs_json(&pairs)})
-        }
-        EventKind::Takes { seat } => json!({"kind": "takes", "seat": seat}),
-        EventKind::Added { seat, cards } => {
-            json!({"kind": "added", "seat": seat, "cards": cards_json(cards)})
-        }
-        EventKind::Passed { seat } => json!({"kind": "passed", "seat": seat}),
-        EventKind::PickedUp { seat, cards } => {
-            json!({"kind": "picked_up", "seat": seat, "cards": cards_json(cards)})
-        }
-        EventKind::Discarded { cards } => json!({"kind": "discarded", "cards": cards_json(cards)}),
-        EventKind::Drew {
-            seat,
-            count,
-            trump_card,
-        } => json!({"kind": "drew", "seat": seat, "count": count,
-                    "trump_card": opt_card(trump_card)}),
-        EventKind::DrewCards { seat, cards } => {
-            json!({"kind": "drew_cards", "seat": seat, "cards": cards_json(cards)})
-        }
-        EventKind::Exited { seat } => json!({"kind": "exited", "seat": seat}),
-        EventKind::GameOver { loser } => json!({"kind": "game_over", "loser": loser}),
+    serde_json::to_value(EventSer(e)).expect("json")
+}
+
+struct SuitSer(Suit);
+
+impl Serialize for SuitSer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let b = [self.0.letter() as u8];
+        s.serialize_str(std::str::from_utf8(&b).expect("ascii"))
     }
 }
 
-/// A seat's observation as JSON (exactly the engine's [`Observation`], I-1 and I-2).
+struct TableSer<'a>(&'a [(Card, Option<Card>)]);
+
+impl Serialize for TableSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for &(a, d) in self.0 {
+            seq.serialize_element(&TableSlot(a, d))?;
+        }
+        seq.end()
+    }
+}
+
+struct TableSlot(Card, Option<Card>);
+
+impl Serialize for TableSlot {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("attack", &CardSer(self.0))?;
+        m.serialize_entry("defence", &self.1.map(CardSer))?;
+        m.end()
+    }
+}
+
+struct KnownSer<'a>(&'a [CardSet]);
+
+impl Serialize for KnownSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for k in self.0 {
+            seq.serialize_element(&Cards(*k))?;
+        }
+        seq.end()
+    }
+}
+
+/// A seat's observation (exactly the engine's [`Observation`], I-1 and I-2).
+pub struct ObservationSer<'a>(pub &'a Observation);
+
+impl Serialize for ObservationSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let mut m = s.serialize_map(Some(18))?;
+        m.serialize_entry("seat", &o.seat)?;
+        m.serialize_entry("variant", o.variant.name())?;
+        m.serialize_entry("players", &o.players)?;
+        m.serialize_entry("dealer", &o.dealer)?;
+        m.serialize_entry("hand", &Cards(o.hand))?;
+        m.serialize_entry("hand_counts", &o.hand_counts)?;
+        m.serialize_entry("known", &KnownSer(&o.known))?;
+        m.serialize_entry("active", &o.active)?;
+        m.serialize_entry("trump_suit", &SuitSer(o.trump_suit))?;
+        m.serialize_entry("trump_card", &CardSer(o.trump_card))?;
+        m.serialize_entry("trump_card_in_stock", &o.trump_card_in_stock)?;
+        m.serialize_entry("stock", &o.stock)?;
+        m.serialize_entry("discard", &Cards(o.discard))?;
+        m.serialize_entry("table", &TableSer(&o.table))?;
+        m.serialize_entry("attacker", &o.attacker)?;
+        m.serialize_entry("defender", &o.defender)?;
+        m.serialize_entry("limit", &o.limit)?;
+        m.serialize_entry("taking", &o.taking)?;
+        m.end()
+    }
+}
+
+/// A seat's observation as JSON.
 pub fn observation_json(o: &Observation) -> Value {
-    json!({
-        "seat": o.seat,
-        "variant": o.variant.name(),
-        "players": o.players,
-        "dealer": o.dealer,
-        "hand": cards_json(o.hand),
-        "hand_counts": o.hand_counts,
-        "known": o.known.iter().map(|k| cards_json(*k)).collect::<Vec<_>>(),
-        "active": o.active,
-        "trump_suit": suit_json(o.trump_suit),
-        "trump_card": card_json(o.trump_card),
-        "trump_card_in_stock": o.trump_card_in_stock,
-        "stock": o.stock,
-        "discard": cards_json(o.discard),
-        "table": o.table.iter().map(|(a, d)| json!({"attack": card_json(*a), "defence": opt_card(*d)})).collect::<Vec<_>>(),
-        "attacker": o.attacker,
-        "defender": o.defender,
-        "limit": o.limit,
-        "taking": o.taking,
-    })
+    serde_json::to_value(ObservationSer(o)).expect("json")
 }
 
-fn exchange_json(x: Option<Exchange>) -> Value {
-    match x {
-        Some(x) => json!({"six": card_json(x.six), "trump_card": card_json(x.trump_card)}),
-        None => Value::Null,
+struct ExchangeSer(Option<Exchange>);
+
+impl Serialize for ExchangeSer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(x) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("six", &CardSer(x.six))?;
+                m.serialize_entry("trump_card", &CardSer(x.trump_card))?;
+                m.end()
+            }
+            None => s.serialize_none(),
+        }
     }
 }
 
-fn to_beat_json(list: &[ToBeat]) -> Value {
-    Value::Array(
-        list.iter()
-            .map(|t| json!({"attack": card_json(t.attack), "beaters": cards_json(t.beaters)}))
-            .collect(),
-    )
+struct ToBeatSer<'a>(&'a [ToBeat]);
+
+impl Serialize for ToBeatSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for t in self.0 {
+            seq.serialize_element(&ToBeatOne(t))?;
+        }
+        seq.end()
+    }
+}
+
+struct ToBeatOne<'a>(&'a ToBeat);
+
+impl Serialize for ToBeatOne<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("attack", &CardSer(self.0.attack))?;
+        m.serialize_entry("beaters", &Cards(self.0.beaters))?;
+        m.end()
+    }
+}
+
+struct SizesSer(u8);
+
+impl Serialize for SizesSer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for k in 1..8u8 {
+            if self.0 >> k & 1 == 1 {
+                seq.serialize_element(&k)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// The compact legal choices, by decision kind.
+pub struct LegalSer<'a>(pub &'a Legal);
+
+impl Serialize for LegalSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let l = self.0;
+        let mut m = s.serialize_map(None)?;
+        match l.decision.kind {
+            DecisionKind::Attack => {
+                m.serialize_entry("hand", &Cards(l.hand))?;
+                m.serialize_entry("sizes", &SizesSer(l.attack_sizes))?;
+                m.serialize_entry("same_rank", &l.same_rank)?;
+                m.serialize_entry("exchange", &ExchangeSer(l.exchange))?;
+            }
+            DecisionKind::Defend => {
+                m.serialize_entry("to_beat", &ToBeatSer(&l.to_beat))?;
+                m.serialize_entry(
+                    "to_beat_after_exchange",
+                    &ToBeatSer(&l.to_beat_after_exchange),
+                )?;
+                m.serialize_entry("exchange", &ExchangeSer(l.exchange))?;
+                m.serialize_entry("must_cover_all", &l.must_cover_all)?;
+                m.serialize_entry("can_cover", &l.can_cover)?;
+                m.serialize_entry("can_take", &l.can_take)?;
+            }
+            DecisionKind::Add => {
+                m.serialize_entry("addable", &Cards(l.addable))?;
+                m.serialize_entry("room", &l.room)?;
+                m.serialize_entry("after_take", &l.decision.after_take)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// The compact legal choices as JSON, by decision kind.
 pub fn legal_json(l: &Legal) -> Value {
-    match l.decision.kind {
-        DecisionKind::Attack => json!({
-            "hand": cards_json(l.hand),
-            "sizes": l.attack_size_list(),
-            "same_rank": l.same_rank,
-            "exchange": exchange_json(l.exchange),
-        }),
-        DecisionKind::Defend => json!({
-            "to_beat": to_beat_json(&l.to_beat),
-            "to_beat_after_exchange": to_beat_json(&l.to_beat_after_exchange),
-            "exchange": exchange_json(l.exchange),
-            "must_cover_all": l.must_cover_all,
-            "can_cover": l.can_cover,
-            "can_take": l.can_take,
-        }),
-        DecisionKind::Add => json!({
-            "addable": cards_json(l.addable),
-            "room": l.room,
-            "after_take": l.decision.after_take,
-        }),
+    serde_json::to_value(LegalSer(l)).expect("json")
+}
+
+/// A move as the `action` fields of an answer (without `type` and `id`).
+pub struct MoveSer<'a>(pub &'a Move);
+
+impl MoveSer<'_> {
+    fn entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        match *self.0 {
+            Move::Attack { cards, exchange } => {
+                m.serialize_entry("action", "attack")?;
+                m.serialize_entry("cards", &Cards(cards))?;
+                m.serialize_entry("exchange", &exchange)?;
+            }
+            Move::Defend {
+                ref pairs,
+                exchange,
+            } => {
+                m.serialize_entry("action", "defend")?;
+                m.serialize_entry("pairs", &PairsSer(pairs))?;
+                m.serialize_entry("exchange", &exchange)?;
+            }
+            Move::Take => m.serialize_entry("action", "take")?,
+            Move::Add { cards } => {
+                m.serialize_entry("action", "add")?;
+                m.serialize_entry("cards", &Cards(cards))?;
+            }
+            Move::Pass => m.serialize_entry("action", "pass")?,
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for MoveSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        self.entries(&mut m)?;
+        m.end()
     }
 }
 
 /// A move as the `action` fields of an answer (without `type` and `id`).
 pub fn move_json(m: &Move) -> Map<String, Value> {
-    let v = match *m {
-        Move::Attack { cards, exchange } => {
-            json!({"action": "attack", "cards": cards_json(cards), "exchange": exchange})
-        }
-        Move::Defend { pairs, exchange } => {
-            json!({"action": "defend", "pairs": pairs_json(&pairs), "exchange": exchange})
-        }
-        Move::Take => json!({"action": "take"}),
-        Move::Add { cards } => json!({"action": "add", "cards": cards_json(cards)}),
-        Move::Pass => json!({"action": "pass"}),
-    };
-    match v {
+    match serde_json::to_value(MoveSer(m)).expect("json") {
         Value::Object(m) => m,
         _ => unreachable!(),
     }
@@ -287,21 +497,59 @@ pub fn game_start(
            "first_game": first_game})
 }
 
-pub fn event(game: u32, e: &EventKind) -> Value {
-    json!({"type": "event", "game": game, "event": event_json(e)})
+/// An `event` message (serializes without building a `Value`).
+#[derive(Serialize)]
+pub struct EventMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    game: u32,
+    event: EventSer<'a>,
 }
 
-pub fn request(
-    id: u64,
-    game: u32,
-    legal: &Legal,
-    obs: &Observation,
+pub fn event(game: u32, e: &EventKind) -> EventMsg<'_> {
+    EventMsg {
+        kind: "event",
+        game,
+        event: EventSer(e),
+    }
+}
+
+#[derive(Serialize)]
+struct TimeSer {
     move_ms: u64,
     bank_ms: u64,
-) -> Value {
-    json!({"type": "request", "id": id, "game": game, "decision": legal.decision.kind.name(),
-           "time": {"move_ms": move_ms, "bank_ms": bank_ms},
-           "observation": observation_json(obs), "legal": legal_json(legal)})
+}
+
+/// A `request` message (serializes without building a `Value`).
+#[derive(Serialize)]
+pub struct RequestMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: u64,
+    game: u32,
+    decision: &'static str,
+    time: TimeSer,
+    observation: ObservationSer<'a>,
+    legal: LegalSer<'a>,
+}
+
+pub fn request<'a>(
+    id: u64,
+    game: u32,
+    legal: &'a Legal,
+    obs: &'a Observation,
+    move_ms: u64,
+    bank_ms: u64,
+) -> RequestMsg<'a> {
+    RequestMsg {
+        kind: "request",
+        id,
+        game,
+        decision: legal.decision.kind.name(),
+        time: TimeSer { move_ms, bank_ms },
+        observation: ObservationSer(obs),
+        legal: LegalSer(legal),
+    }
 }
 
 pub fn error(
@@ -531,7 +779,10 @@ pub fn legal_from_request(req: &Value) -> Result<Legal, String> {
         }
     }
     legal.same_rank = l["same_rank"].as_bool().unwrap_or(false);
-    legal.exchange = match (card_at(&l["exchange"]["six"]), card_at(&l["exchange"]["trump_card"])) {
+    legal.exchange = match (
+        card_at(&l["exchange"]["six"]),
+        card_at(&l["exchange"]["trump_card"]),
+    ) {
         (Some(six), Some(trump_card)) => Some(Exchange { six, trump_card }),
         _ => None,
     };
@@ -554,12 +805,24 @@ pub fn trump_from_request(req: &Value) -> Option<Suit> {
 }
 
 /// An answer line for request `id`.
-pub fn answer(id: u64, m: &Move) -> Value {
-    let mut obj = Map::new();
-    obj.insert("type".into(), json!("answer"));
-    obj.insert("id".into(), json!(id));
-    obj.extend(move_json(m));
-    Value::Object(obj)
+pub fn answer(id: u64, m: &Move) -> AnswerMsg<'_> {
+    AnswerMsg { id, mv: MoveSer(m) }
+}
+
+/// An `answer` message (serializes without building a `Value`).
+pub struct AnswerMsg<'a> {
+    id: u64,
+    mv: MoveSer<'a>,
+}
+
+impl Serialize for AnswerMsg<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", "answer")?;
+        m.serialize_entry("id", &self.id)?;
+        self.mv.entries(&mut m)?;
+        m.end()
+    }
 }
 
 /// A bot's hello line.

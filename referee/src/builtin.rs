@@ -2,52 +2,50 @@
 //! protocol v1 on stdin/stdout, like any third-party bot.
 
 use durak_protocol as proto;
+use durak_protocol::bot::{read_for_bot, ForBot};
 use durak_rules::random::{greedy_move, random_move, SmallRng};
-use durak_rules::Suit;
-use serde_json::Value;
 use std::io::{BufRead, Write};
 
 /// Run built-in bot `name` on this process's stdin and stdout until `match_end` or EOF.
 pub fn run_builtin(name: &str) -> std::io::Result<()> {
     let stdin = std::io::stdin();
+    let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
     let mut rng = SmallRng::new(0);
-    for line in stdin.lock().lines() {
-        let line = line?;
-        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+    let mut line = String::new();
+    let mut reply = Vec::with_capacity(256);
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let Ok(msg) = read_for_bot(line.trim_end()) else {
             continue;
         };
-        let reply = match msg["type"].as_str() {
-            Some("hello") => Some(proto::bot_hello(
-                &format!("builtin:{name}"),
-                env!("CARGO_PKG_VERSION"),
-            )),
-            Some("game_start") => {
+        reply.clear();
+        match msg {
+            ForBot::Hello => serde_json::to_writer(
+                &mut reply,
+                &proto::bot_hello(&format!("builtin:{name}"), env!("CARGO_PKG_VERSION")),
+            )?,
+            ForBot::GameStart { game, seat } => {
                 // Deterministic per game and seat, so tournaments replay identically.
-                let g = msg["game"].as_u64().unwrap_or(0);
-                let s = msg["seat"].as_u64().unwrap_or(0);
-                rng = SmallRng::new(g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ s);
-                None
+                rng = SmallRng::new(game.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seat as u64);
             }
-            Some("request") => {
-                let id = msg["id"].as_u64().unwrap_or(0);
-                let legal = proto::legal_from_request(&msg)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-                let trump = proto::trump_from_request(&msg).unwrap_or(Suit::Spades);
+            ForBot::Request { id, legal, trump } => {
                 let mv = match name {
                     "greedy" => greedy_move(&legal, trump),
                     _ => random_move(&legal, &mut rng),
                 };
-                Some(proto::answer(id, &mv))
+                serde_json::to_writer(&mut reply, &proto::answer(id, &mv))?;
             }
-            Some("match_end") => break,
-            _ => None,
-        };
-        if let Some(r) = reply {
-            serde_json::to_writer(&mut out, &r)?;
-            out.write_all(b"\n")?;
+            ForBot::MatchEnd => return Ok(()),
+            ForBot::Other => {}
+        }
+        if !reply.is_empty() {
+            reply.push(b'\n');
+            out.write_all(&reply)?;
             out.flush()?;
         }
     }
-    Ok(())
 }

@@ -5,7 +5,7 @@
 use crate::process::{describe_exit, BotCommand, BotProcess, IoFault};
 use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
-use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Variant};
+use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Setup, Variant};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -35,6 +35,22 @@ pub struct MatchConfig {
     pub stderr_cap: usize,
     /// Seats that forfeit every game without being started (a disqualified bot).
     pub forfeit: Vec<bool>,
+    /// Play these games instead of games `0..games` of the series (used by tournaments:
+    /// duplicate deals, and resuming a table part-way). `games` stays the match's announced size.
+    pub plan: Option<Vec<PlannedGame>>,
+}
+
+/// One game of a planned match: its stable index (sent in `game_start`, used in the replay name),
+/// its deck seed, its dealer and whether it is the first game of a series (K-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedGame {
+    pub index: u32,
+    /// The deck seed (`Game::new(setup, seed)`).
+    pub seed: u64,
+    /// The dealer; `None`: as the series says (C-10: the previous game's loser deals, the dealer
+    /// stays after a draw).
+    pub dealer: Option<Seat>,
+    pub first_game: bool,
 }
 
 impl MatchConfig {
@@ -49,6 +65,7 @@ impl MatchConfig {
             replay_prefix: "game-".into(),
             stderr_cap: 64 * 1024,
             forfeit: vec![false; n],
+            plan: None,
         }
     }
 }
@@ -83,6 +100,46 @@ pub struct MatchResult {
     pub seed: u64,
     pub seats: Vec<SeatInfo>,
     pub games: Vec<GameRecord>,
+}
+
+/// A replay `event` line.
+#[derive(Serialize)]
+struct ReplayEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    to: Option<Seat>,
+    event: proto::EventSer<'a>,
+}
+
+/// A replay `request` line.
+#[derive(Serialize)]
+struct ReplayRequest<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: u64,
+    seat: Seat,
+    decision: &'static str,
+    time: ReplayTime,
+    legal: proto::LegalSer<'a>,
+}
+
+#[derive(Serialize)]
+struct ReplayTime {
+    move_ms: u64,
+    bank_ms: u64,
+}
+
+/// A replay `move` line.
+#[derive(Serialize)]
+struct ReplayMove<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seat: Seat,
+    forced: bool,
+    id: Option<u64>,
+    elapsed_ms: Option<f64>,
+    #[serde(rename = "move")]
+    mv: proto::MoveSer<'a>,
 }
 
 struct Live {
@@ -203,6 +260,22 @@ pub async fn play_match(
     cfg: &MatchConfig,
     mut on_game: impl FnMut(&GameRecord),
 ) -> std::io::Result<MatchResult> {
+    play_match_with(cfg, |g| {
+        on_game(g);
+        Vec::new()
+    })
+    .await
+}
+
+/// [`play_match`], where `on_game` returns the seats to disqualify: from the next game on they
+/// forfeit without being started, and their running process is stopped.
+pub async fn play_match_with(
+    cfg: &MatchConfig,
+    mut on_game: impl FnMut(&GameRecord) -> Vec<Seat>,
+) -> std::io::Result<MatchResult> {
+    // The seats' forfeit flags change as seats are disqualified during the match.
+    let mut owned = cfg.clone();
+    owned.forfeit.resize(cfg.seats.len(), false);
     let n = cfg.seats.len();
     let mut series = Series::new(cfg.variant, n, cfg.seed)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
@@ -220,9 +293,32 @@ pub async fn play_match(
         })
         .collect();
     let mut games = Vec::new();
-    for index in 0..cfg.games {
-        let record = play_game(cfg, &mut series, &mut seats, index).await?;
-        on_game(&record);
+    let plan: Vec<Option<PlannedGame>> = match &cfg.plan {
+        Some(p) => p.iter().copied().map(Some).collect(),
+        None => (0..cfg.games).map(|_| None).collect(),
+    };
+    let mut dealer = series.dealer();
+    for (i, planned) in plan.into_iter().enumerate() {
+        let index = planned.map_or(i as u32, |p| p.index);
+        let deal = planned.map(|p| {
+            let setup = Setup {
+                variant: cfg.variant,
+                players: n,
+                dealer: p.dealer.unwrap_or(dealer),
+                first_game: p.first_game,
+            };
+            (setup, p.seed)
+        });
+        let record = play_game(&owned, &mut series, &mut seats, index, deal).await?;
+        dealer = record.loser.unwrap_or(record.dealer);
+        for seat in on_game(&record) {
+            if seat < n && !owned.forfeit[seat] {
+                owned.forfeit[seat] = true;
+                if let Some(mut live) = seats[seat].live.take() {
+                    live.proc.kill().await;
+                }
+            }
+        }
         games.push(record);
     }
     let losses = series.losses().to_vec();
@@ -265,11 +361,14 @@ impl GameRun<'_> {
     async fn broadcast(&mut self, seats: &mut [SeatState], events: &[Event]) {
         for e in events {
             let to = match e.to {
-                Audience::All => Value::Null,
-                Audience::Seat(s) => json!(s),
+                Audience::All => None,
+                Audience::Seat(s) => Some(s),
             };
-            self.log
-                .push(json!({"type": "event", "to": to, "event": proto::event_json(&e.kind)}));
+            self.log.push(ReplayEvent {
+                kind: "event",
+                to,
+                event: proto::EventSer(&e.kind),
+            });
             let msg = proto::event(self.index, &e.kind);
             for (seat, s) in seats.iter_mut().enumerate() {
                 if !e.to.sees(seat) {
@@ -314,11 +413,11 @@ async fn play_game(
     series: &mut Series,
     seats: &mut [SeatState],
     index: u32,
+    deal: Option<(Setup, u64)>,
 ) -> std::io::Result<GameRecord> {
     let started = Instant::now();
     let n = cfg.seats.len();
-    let setup = series.next_setup();
-    let seed = series.next_seed();
+    let (setup, seed) = deal.unwrap_or_else(|| (series.next_setup(), series.next_seed()));
     let mut game = Game::new(setup, seed)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     let mut run = GameRun {
@@ -391,7 +490,9 @@ async fn play_game(
             .push(json!({"type": "fault", "seat": f.seat, "kind": f.kind,
                             "detail": f.detail, "rule": f.rule}));
     }
-    run.log.lines.extend(start_stderr);
+    for line in start_stderr {
+        run.log.push(line);
+    }
 
     let mut outcome: Option<Outcome> = None;
     if let Some(f) = run.faults.first() {
@@ -437,10 +538,14 @@ async fn play_game(
         if let Some(mv) = legal.forced_move(cfg.variant) {
             game.apply_into(seat, &mv, &mut events)
                 .expect("R-1 forced moves are legal");
-            run.log.push(
-                json!({"type": "move", "seat": seat, "forced": true, "id": null,
-                                "elapsed_ms": null, "move": proto::move_json(&mv)}),
-            );
+            run.log.push(ReplayMove {
+                kind: "move",
+                seat,
+                forced: true,
+                id: None,
+                elapsed_ms: None,
+                mv: proto::MoveSer(&mv),
+            });
         } else {
             request_id += 1;
             match ask(
@@ -450,10 +555,14 @@ async fn play_game(
             {
                 Ok((mv, elapsed_ms)) => {
                     game.apply_into(seat, &mv, &mut events).expect("checked");
-                    run.log
-                        .push(json!({"type": "move", "seat": seat, "forced": false,
-                                        "id": request_id, "elapsed_ms": elapsed_ms,
-                                        "move": proto::move_json(&mv)}));
+                    run.log.push(ReplayMove {
+                        kind: "move",
+                        seat,
+                        forced: false,
+                        id: Some(request_id),
+                        elapsed_ms: Some(elapsed_ms),
+                        mv: proto::MoveSer(&mv),
+                    });
                 }
                 Err(f) => {
                     run.fault(seats, f).await;
@@ -556,11 +665,17 @@ async fn ask(
     let limits = cfg.seats[seat].limits;
     let obs = game.observation(seat);
     let req = proto::request(id, run.index, legal, &obs, limits.move_ms, bank[seat]);
-    run.log
-        .push(json!({"type": "request", "id": id, "seat": seat,
-                        "decision": legal.decision.kind.name(),
-                        "time": {"move_ms": limits.move_ms, "bank_ms": bank[seat]},
-                        "legal": proto::legal_json(legal)}));
+    run.log.push(ReplayRequest {
+        kind: "request",
+        id,
+        seat,
+        decision: legal.decision.kind.name(),
+        time: ReplayTime {
+            move_ms: limits.move_ms,
+            bank_ms: bank[seat],
+        },
+        legal: proto::LegalSer(legal),
+    });
     let Some(live) = seats[seat].live.as_mut() else {
         return Err(Fault {
             seat,

@@ -10,5 +10,8 @@ pub mod driver;
 pub mod process;
 pub mod replay;
 
-pub use driver::{play_match, GameRecord, MatchConfig, MatchResult, SeatInfo, SeatSpec};
+pub use driver::{
+    play_match, play_match_with, GameRecord, MatchConfig, MatchResult, PlannedGame, SeatInfo,
+    SeatSpec,
+};
 pub use process::{BotCommand, BotProcess, IoFault};

@@ -2,7 +2,6 @@
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use serde_json::Value;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -170,6 +169,17 @@ impl BotProcess {
         if let Some(dir) = &cmd.cwd {
             c.current_dir(dir);
         }
+        // Linux: the bot gets SIGKILL if the referee dies, even by SIGKILL (its own process
+        // group would otherwise outlive it). prctl is async-signal-safe.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            c.pre_exec(|| {
+                rustix::process::set_parent_process_death_signal(Some(
+                    rustix::process::Signal::KILL,
+                ))
+                .map_err(io::Error::from)
+            });
+        }
         let mut child = c.spawn()?;
         let pgid = child.id().map(|p| p as i32);
         let stdin = child.stdin.take();
@@ -212,7 +222,11 @@ impl BotProcess {
 
     /// Write one JSON line within `limit`. A bot that does not read its stdin times out here; the
     /// referee never blocks on it.
-    pub async fn send(&mut self, v: &Value, limit: Duration) -> Result<(), IoFault> {
+    pub async fn send(
+        &mut self,
+        v: &impl serde::Serialize,
+        limit: Duration,
+    ) -> Result<(), IoFault> {
         let mut line = serde_json::to_vec(v).expect("json");
         line.push(b'\n');
         self.send_raw(&line, limit).await

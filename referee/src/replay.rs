@@ -8,7 +8,6 @@
 //! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,
 //! `stderr` (per seat, capped) and last `result`.
 
-use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -18,12 +17,13 @@ pub const REPLAY_FORMAT: u64 = 1;
 /// A replay being recorded in memory.
 #[derive(Debug, Default)]
 pub struct ReplayLog {
-    pub lines: Vec<Value>,
+    /// Serialized JSON lines, without their newline.
+    pub lines: Vec<String>,
 }
 
 impl ReplayLog {
-    pub fn push(&mut self, v: Value) {
-        self.lines.push(v);
+    pub fn push(&mut self, v: impl serde::Serialize) {
+        self.lines.push(serde_json::to_string(&v).expect("json"));
     }
 
     /// Write atomically to `path` (directories are created).
@@ -37,7 +37,7 @@ impl ReplayLog {
         {
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
             for line in &self.lines {
-                serde_json::to_writer(&mut w, line)?;
+                w.write_all(line.as_bytes())?;
                 w.write_all(b"\n")?;
             }
             w.flush()?;

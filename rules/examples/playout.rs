@@ -6,7 +6,10 @@ use durak_rules::{Game, Setup, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let variant: Variant = args.get(1).map(|s| s.parse().unwrap()).unwrap_or(Variant::Podkidnoy);
+    let variant: Variant = args
+        .get(1)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(Variant::Podkidnoy);
     let players: usize = args.get(2).map(|s| s.parse().unwrap()).unwrap_or(2);
     let games: u64 = args.get(3).map(|s| s.parse().unwrap()).unwrap_or(100_000);
     let start = std::time::Instant::now();
@@ -14,13 +17,20 @@ fn main() {
     let mut events = Vec::with_capacity(64);
     let mut legal_buf = durak_rules::Legal::empty();
     for seed in 0..games {
-        let setup = Setup { variant, players, dealer: (seed % players as u64) as usize, first_game: true };
+        let setup = Setup {
+            variant,
+            players,
+            dealer: (seed % players as u64) as usize,
+            first_game: true,
+        };
         let mut g = Game::new(setup, seed).unwrap();
         let mut rng = SmallRng::new(seed);
         while !g.is_over() {
             events.clear();
             let l = &mut legal_buf;
-            if !g.legal_into(l) { break; }
+            if !g.legal_into(l) {
+                break;
+            }
             if !g.play_forced_with(l, &mut events) {
                 let m = random_move(l, &mut rng);
                 g.apply_into(l.decision.seat, &m, &mut events).unwrap();

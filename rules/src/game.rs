@@ -457,6 +457,13 @@ impl Game {
         let Some(d) = self.decision() else {
             return Err(Illegal::new("C-9", "the game is over; no more moves"));
         };
+        if let (Variant::Podkidnoy, Move::Add { .. }) = (self.setup.variant, mv) {
+            if seat != d.seat && seat < self.setup.players {
+                if let Some(e) = self.adder_error(seat, d) {
+                    return Err(e);
+                }
+            }
+        }
         if seat != d.seat {
             return Err(Illegal::new(
                 "R-2",
@@ -520,6 +527,35 @@ impl Game {
                 ),
             )),
         }
+    }
+
+    /// K-5: why `seat`, whose decision it is not, may not add now (`None`: not a K-5 matter).
+    fn adder_error(&self, seat: Seat, d: Decision) -> Option<Illegal> {
+        let (a, o) = (self.attacker, self.other);
+        if seat != a && seat != o {
+            let adders = if a == o {
+                format!("seat {a}")
+            } else {
+                format!("seats {a} and {o}")
+            };
+            let who = if seat == self.defender {
+                "is the defender"
+            } else {
+                "is not a neighbour of the defender"
+            };
+            return Some(Illegal::new(
+                "K-5",
+                format!("seat {seat} may not add: it {who}; only {adders} add to this round"),
+            ));
+        }
+        (seat == o && d.kind == DecisionKind::Add && d.seat == a).then(|| {
+            Illegal::new(
+                "K-5",
+                format!(
+                    "seat {a}, the initial attacker, has priority: seat {o} adds only after they pass"
+                ),
+            )
+        })
     }
 
     fn hand_after_exchange(&self, seat: Seat, exchange: bool) -> Result<CardSet, Illegal> {

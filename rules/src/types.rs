@@ -366,22 +366,24 @@ impl Legal {
     pub fn forced_move(&self, variant: Variant) -> Option<Move> {
         let hand = self.hand;
         match (variant, self.decision.kind) {
-            (Variant::Prostoy, DecisionKind::Attack) => (self.exchange.is_none()
-                && hand.len() == 1)
-                .then_some(Move::Attack {
+            (Variant::Prostoy, DecisionKind::Attack) => {
+                (self.exchange.is_none() && hand.len() == 1).then_some(Move::Attack {
                     cards: hand,
                     exchange: false,
-                }),
+                })
+            }
             (Variant::Prostoy, DecisionKind::Defend) => (self.exchange.is_none()
                 && self.to_beat.iter().all(|t| t.beaters.is_empty()))
             .then_some(Move::Defend {
                 pairs: Pairs::EMPTY,
                 exchange: false,
             }),
-            (Variant::Podkidnoy, DecisionKind::Attack) => (hand.len() == 1).then_some(Move::Attack {
-                cards: hand,
-                exchange: false,
-            }),
+            (Variant::Podkidnoy, DecisionKind::Attack) => {
+                (hand.len() == 1).then_some(Move::Attack {
+                    cards: hand,
+                    exchange: false,
+                })
+            }
             (Variant::Podkidnoy, DecisionKind::Defend) => (!self.can_cover).then_some(Move::Take),
             (_, DecisionKind::Add) => {
                 (self.room == 0 || self.addable.is_empty()).then_some(Move::Pass)

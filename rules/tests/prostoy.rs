@@ -79,7 +79,11 @@ fn p1_two_to_four_players_hand_of_five() {
         for s in 0..n {
             assert_eq!(g.hand(s).len(), 5, "P-1: hand size 5");
         }
-        assert_eq!(g.stock_len(), 36 - 5 * n, "the rest, with the trump card, is the stock");
+        assert_eq!(
+            g.stock_len(),
+            36 - 5 * n,
+            "the rest, with the trump card, is the stock"
+        );
     }
 }
 
@@ -135,12 +139,26 @@ fn p3_defender_is_next_active_after_attacker() {
     assert_eq!((g.attacker(), g.defender()), (0, 1));
     // Seat 1 takes a single card: the next attacker is seat 2 (P-11), who attacks seat 3.
     let a = g.hand(0).first().unwrap();
-    g.apply(0, &Move::Attack { cards: CardSet::single(a), exchange: false }).unwrap();
+    g.apply(
+        0,
+        &Move::Attack {
+            cards: CardSet::single(a),
+            exchange: false,
+        },
+    )
+    .unwrap();
     g.apply(1, &mv("defend")).unwrap();
     assert_eq!((g.attacker(), g.defender()), (2, 3));
     // And seat 3, when it attacks, attacks seat 0 (clockwise wraps, C-2).
     let a = g.hand(2).first().unwrap();
-    g.apply(2, &Move::Attack { cards: CardSet::single(a), exchange: false }).unwrap();
+    g.apply(
+        2,
+        &Move::Attack {
+            cards: CardSet::single(a),
+            exchange: false,
+        },
+    )
+    .unwrap();
     g.apply(3, &mv("defend")).unwrap();
     assert_eq!((g.attacker(), g.defender()), (0, 1));
 }
@@ -149,14 +167,7 @@ fn p3_defender_is_next_active_after_attacker() {
 
 /// Two players, seat 1 deals, clubs are trumps (trump card `AC`); seat 0 holds the six of trumps.
 fn exchange_game() -> Game {
-    game(
-        P,
-        1,
-        true,
-        &["6C 7D 7H 9S TS", "8D 9D JH QH KS"],
-        "AC",
-        "",
-    )
+    game(P, 1, true, &["6C 7D 7H 9S TS", "8D 9D JH QH KS"], "AC", "")
 }
 
 #[test]
@@ -165,18 +176,33 @@ fn p4_exchange_before_an_attack() {
     let l = g.legal().unwrap();
     assert_eq!(
         l.exchange,
-        Some(Exchange { six: c("6C"), trump_card: c("AC") })
+        Some(Exchange {
+            six: c("6C"),
+            trump_card: c("AC")
+        })
     );
     // Attacking with the trump card just taken in exchange, in the same answer.
     let ev = play(&mut g, &["0: exchange attack AC"]);
     assert_eq!(
         ev[0].kind,
-        EventKind::Exchanged { seat: 0, six: c("6C"), trump_card: c("AC") }
+        EventKind::Exchanged {
+            seat: 0,
+            six: c("6C"),
+            trump_card: c("AC")
+        }
     );
     assert_eq!(ev[0].to, Audience::All, "the exchange is public (I-1)");
-    assert_eq!(g.trump_card(), c("6C"), "the six lies face up in the trump card's place");
+    assert_eq!(
+        g.trump_card(),
+        c("6C"),
+        "the six lies face up in the trump card's place"
+    );
     assert_eq!(g.trump(), Suit::Clubs, "trumps stay clubs");
-    assert_eq!(*g.stock_cards().last().unwrap(), c("6C"), "the six is now drawn last");
+    assert_eq!(
+        *g.stock_cards().last().unwrap(),
+        c("6C"),
+        "the six is now drawn last"
+    );
     assert!(!g.hand(0).contains(c("6C")));
     assert_eq!(g.hand(0).len(), 5, "drew up to 5 after attacking (P-7)");
     for s in 0..2 {
@@ -192,7 +218,13 @@ fn p4_exchange_before_a_defence() {
     let mut g = game(P, 1, true, &["7S 7D 8H 9H TC", "6S 8D JH QC KD"], "QS", "");
     play(&mut g, &["0: attack 7S"]);
     let l = g.legal().unwrap();
-    assert_eq!(l.exchange, Some(Exchange { six: c("6S"), trump_card: c("QS") }));
+    assert_eq!(
+        l.exchange,
+        Some(Exchange {
+            six: c("6S"),
+            trump_card: c("QS")
+        })
+    );
     assert!(l.to_beat[0].beaters.is_empty(), "6S does not beat 7S");
     assert_eq!(l.to_beat_after_exchange[0].beaters, cs("QS"));
     // Exchange and beat 7S with the queen just taken, in one answer.
@@ -245,7 +277,13 @@ fn p4_exchange_refused_once_the_trump_card_is_drawn() {
     // While the trump card lies there, seat 1 (holding 6S) may exchange, but it is not seat
     // 1's move now: the exchange is only part of one's own move (P-4 ruling).
     assert_eq!(g.decision().unwrap().seat, 2);
-    assert_eq!(g.exchange_open(1), Some(Exchange { six: c("6S"), trump_card: c("AS") }));
+    assert_eq!(
+        g.exchange_open(1),
+        Some(Exchange {
+            six: c("6S"),
+            trump_card: c("AS")
+        })
+    );
     play(&mut g, &["2: attack TC"]);
     assert_eq!(g.stock_len(), 0);
     assert!(g.hand(2).contains(c("AS")), "seat 2 drew the trump card");
@@ -253,7 +291,13 @@ fn p4_exchange_refused_once_the_trump_card_is_drawn() {
     // seat 1, who holds 6S but the trump card is gone.
     play(&mut g, &["3: defend", "0: attack 9S"]);
     assert_eq!(g.exchange_open(1), None);
-    assert_refused(&mut g, 1, "exchange defend", "P-4", &["already been drawn", "AS"]);
+    assert_refused(
+        &mut g,
+        1,
+        "exchange defend",
+        "P-4",
+        &["already been drawn", "AS"],
+    );
     assert!(g.legal().unwrap().exchange.is_none());
 }
 
@@ -267,7 +311,13 @@ fn p4_exchange_refused_when_the_trump_card_is_the_six() {
 #[test]
 fn p4_attack_with_the_six_after_exchanging_it_is_refused() {
     let mut g = exchange_game();
-    assert_refused(&mut g, 0, "exchange attack 6C", "P-5", &["6C", "after the exchange"]);
+    assert_refused(
+        &mut g,
+        0,
+        "exchange attack 6C",
+        "P-5",
+        &["6C", "after the exchange"],
+    );
 }
 
 // ----- P-5 --------------------------------------------------------------------------------------
@@ -285,37 +335,77 @@ fn attack_position(hand: &str) -> Game {
 fn p5_single_card_is_always_legal() {
     let mut g = attack_position("6D 7H 9S JD AC");
     for card in cs("6D 7H 9S JD AC") {
-        assert!(g.check(0, &Move::Attack { cards: CardSet::single(card), exchange: false }).is_ok());
+        assert!(g
+            .check(
+                0,
+                &Move::Attack {
+                    cards: CardSet::single(card),
+                    exchange: false
+                }
+            )
+            .is_ok());
     }
     assert_eq!(g.legal().unwrap().attack_size_list(), vec![1]);
-    assert_refused(&mut g, 0, "attack 6D 7H 9S", "P-5", &["needs a pair", "6D 7H 9S"]);
+    assert_refused(
+        &mut g,
+        0,
+        "attack 6D 7H 9S",
+        "P-5",
+        &["needs a pair", "6D 7H 9S"],
+    );
 }
 
 #[test]
 fn p5_three_cards_need_a_pair() {
     let mut g = attack_position("7C 7D QH 9S 6D");
-    assert!(g.check(0, &mv("attack 7C 7D QH")).is_ok(), "pair + any card");
-    assert!(g.check(0, &mv("attack 7C 7D 9S")).is_ok(), "the third card may be a trump");
-    assert_refused(&mut g, 0, "attack QH 9S 6D", "P-5", &["needs a pair", "QH", "9S", "6D"]);
+    assert!(
+        g.check(0, &mv("attack 7C 7D QH")).is_ok(),
+        "pair + any card"
+    );
+    assert!(
+        g.check(0, &mv("attack 7C 7D 9S")).is_ok(),
+        "the third card may be a trump"
+    );
+    assert_refused(
+        &mut g,
+        0,
+        "attack QH 9S 6D",
+        "P-5",
+        &["needs a pair", "QH", "9S", "6D"],
+    );
     let g = attack_position("7C 7D 7H 9S 6D");
-    assert!(g.check(0, &mv("attack 7C 7D 7H")).is_ok(), "three of a kind is legal");
+    assert!(
+        g.check(0, &mv("attack 7C 7D 7H")).is_ok(),
+        "three of a kind is legal"
+    );
 }
 
 #[test]
 fn p5_five_cards_need_two_separate_pairs() {
-    let mut g = attack_position("7C 7D QH QS 6D");
+    let g = attack_position("7C 7D QH QS 6D");
     assert!(g.check(0, &mv("attack 7C 7D QH QS 6D")).is_ok());
     assert_eq!(g.legal().unwrap().attack_size_list(), vec![1, 3, 5]);
     let mut g2 = attack_position("7C 7D QH KS 6D");
-    assert_refused(&mut g2, 0, "attack 7C 7D QH KS 6D", "P-5", &["two separate pairs", "has 1"]);
+    assert_refused(
+        &mut g2,
+        0,
+        "attack 7C 7D QH KS 6D",
+        "P-5",
+        &["two separate pairs", "has 1"],
+    );
     assert_eq!(g2.legal().unwrap().attack_size_list(), vec![1, 3]);
     // The fifth card may have a pair's rank: three sevens and two queens.
     let g3 = attack_position("7C 7D 7H QS QD");
     assert!(g3.check(0, &mv("attack 7C 7D 7H QS QD")).is_ok());
     // Three of a kind plus two odd cards is one pair only.
     let mut g4 = attack_position("7C 7D 7H QS KD");
-    assert_refused(&mut g4, 0, "attack 7C 7D 7H QS KD", "P-5", &["two separate pairs"]);
-    let _ = &mut g;
+    assert_refused(
+        &mut g4,
+        0,
+        "attack 7C 7D 7H QS KD",
+        "P-5",
+        &["two separate pairs"],
+    );
 }
 
 #[test]
@@ -326,13 +416,25 @@ fn p5_four_of_a_kind_plus_one_is_a_legal_five_card_attack() {
     assert_eq!(g.table().len(), 5);
     // Four of a kind alone is four cards: refused.
     let mut g = attack_position("9C 9D 9H 9S AD");
-    assert_refused(&mut g, 0, "attack 9C 9D 9H 9S", "P-5", &["1, 3 or 5", "not 4"]);
+    assert_refused(
+        &mut g,
+        0,
+        "attack 9C 9D 9H 9S",
+        "P-5",
+        &["1, 3 or 5", "not 4"],
+    );
 }
 
 #[test]
 fn p5_two_and_four_card_attacks_refused() {
     let mut g = attack_position("7C 7D QH QS 6D");
-    assert_refused(&mut g, 0, "attack 7C 7D", "P-5", &["1, 3 or 5", "not 2", "7C 7D"]);
+    assert_refused(
+        &mut g,
+        0,
+        "attack 7C 7D",
+        "P-5",
+        &["1, 3 or 5", "not 2", "7C 7D"],
+    );
     assert_refused(&mut g, 0, "attack 7C 7D QH QS", "P-5", &["not 4"]);
 }
 
@@ -389,7 +491,10 @@ fn p6_small_defender_hands_in_played_games() {
             if d.kind == DecisionKind::Attack {
                 let def = g.hand(g.defender()).len();
                 let sizes = l.attack_size_list();
-                assert!(sizes.iter().all(|&k| k <= def), "P-6: {sizes:?} against {def}");
+                assert!(
+                    sizes.iter().all(|&k| k <= def),
+                    "P-6: {sizes:?} against {def}"
+                );
                 match def {
                     4 => assert!(!sizes.contains(&5)),
                     2 | 1 => assert_eq!(sizes, vec![1]),
@@ -416,7 +521,10 @@ fn p6_small_defender_hands_in_played_games() {
                 };
                 for k in [3, 5] {
                     if let Some(cards) = group(k) {
-                        let m = Move::Attack { cards, exchange: false };
+                        let m = Move::Attack {
+                            cards,
+                            exchange: false,
+                        };
                         let r = g.check(d.seat, &m);
                         if k > def {
                             let e = r.expect_err("P-6");
@@ -433,8 +541,14 @@ fn p6_small_defender_hands_in_played_games() {
             g.apply(d.seat, &m).unwrap();
         }
     }
-    assert!(found[4] > 0, "a five-card group against 4 was tried: {found:?}");
-    assert!(found[2] > 0, "a three-card group against 2 was tried: {found:?}");
+    assert!(
+        found[4] > 0,
+        "a five-card group against 4 was tried: {found:?}"
+    );
+    assert!(
+        found[2] > 0,
+        "a three-card group against 2 was tried: {found:?}"
+    );
 }
 
 // ----- P-7 --------------------------------------------------------------------------------------
@@ -446,14 +560,31 @@ fn p7_attacker_draws_right_after_attacking_before_the_defence() {
     assert_eq!(
         kinds(&ev),
         vec![
-            EventKind::Attacked { seat: 0, cards: cs("6H 6D 8H 8C 9D") },
-            EventKind::Drew { seat: 0, count: 5, trump_card: None },
-            EventKind::DrewCards { seat: 0, cards: cs("6S TS KD KS AS") },
+            EventKind::Attacked {
+                seat: 0,
+                cards: cs("6H 6D 8H 8C 9D")
+            },
+            EventKind::Drew {
+                seat: 0,
+                count: 5,
+                trump_card: None
+            },
+            EventKind::DrewCards {
+                seat: 0,
+                cards: cs("6S TS KD KS AS")
+            },
         ]
     );
     assert_eq!(ev[2].to, Audience::Seat(0), "drawn cards are private (I-2)");
     // The defence has not happened yet, and the attacker already holds 5.
-    assert_eq!(g.decision().unwrap(), Decision { seat: 1, kind: DecisionKind::Defend, after_take: false });
+    assert_eq!(
+        g.decision().unwrap(),
+        Decision {
+            seat: 1,
+            kind: DecisionKind::Defend,
+            after_take: false
+        }
+    );
     assert_eq!(g.hand(0), cs("6S TS KD KS AS"));
     assert_eq!(g.stock_len(), 21);
 }
@@ -488,14 +619,44 @@ fn p8_partial_defence_all_some_or_none() {
 fn p8_each_chosen_card_beaten_once_by_a_different_card() {
     let mut g = worked_example_line();
     play(&mut g, &["0: attack 7C 7D QH"]);
-    assert_refused(&mut g, 1, "defend 7C/KC 7D/KC", "P-8", &["KC is used twice"]);
-    assert_refused(&mut g, 1, "defend 7C/KC 7C/8D", "P-8", &["7C is beaten twice"]);
-    assert_refused(&mut g, 1, "defend 7C/AS", "P-8", &["AS is not in your hand", "KC"]);
-    assert_refused(&mut g, 1, "defend 9H/KC", "P-8", &["9H is not an attack card"]);
+    assert_refused(
+        &mut g,
+        1,
+        "defend 7C/KC 7D/KC",
+        "P-8",
+        &["KC is used twice"],
+    );
+    assert_refused(
+        &mut g,
+        1,
+        "defend 7C/KC 7C/8D",
+        "P-8",
+        &["7C is beaten twice"],
+    );
+    assert_refused(
+        &mut g,
+        1,
+        "defend 7C/AS",
+        "P-8",
+        &["AS is not in your hand", "KC"],
+    );
+    assert_refused(
+        &mut g,
+        1,
+        "defend 9H/KC",
+        "P-8",
+        &["9H is not an attack card"],
+    );
     assert_refused(&mut g, 1, "defend QH/KC", "C-4", &["KC does not beat QH"]);
     assert_refused(&mut g, 1, "defend 7D/6C", "C-4", &["6C does not beat 7D"]);
     // Defence cards need not form a group: any subset is fine.
-    for d in ["defend", "defend 7C/KC", "defend 7D/8D", "defend 7C/KC 7D/8D", "defend 7D/KC"] {
+    for d in [
+        "defend",
+        "defend 7C/KC",
+        "defend 7D/8D",
+        "defend 7C/KC 7D/8D",
+        "defend 7D/8D 7C/KC",
+    ] {
         assert!(g.check(1, &mv(d)).is_ok(), "{d}");
     }
 }
@@ -509,15 +670,40 @@ fn p9_beaten_pairs_discarded_unbeaten_taken_then_defender_draws() {
     let ev = play(&mut g, &[T1[1]]);
     let k = kinds(&ev);
     assert!(matches!(k[0], EventKind::Defended { seat: 1, .. }));
-    assert_eq!(k[1], EventKind::Discarded { cards: cs("6H 6D 8H 8C 9D TH TD JH TC JD") });
-    assert_eq!(k[2], EventKind::Drew { seat: 1, count: 5, trump_card: None });
-    assert_eq!(k[3], EventKind::DrewCards { seat: 1, cards: cs("AC AD QD JC JS") });
+    assert_eq!(
+        k[1],
+        EventKind::Discarded {
+            cards: cs("6H 6D 8H 8C 9D TH TD JH TC JD")
+        }
+    );
+    assert_eq!(
+        k[2],
+        EventKind::Drew {
+            seat: 1,
+            count: 5,
+            trump_card: None
+        }
+    );
+    assert_eq!(
+        k[3],
+        EventKind::DrewCards {
+            seat: 1,
+            cards: cs("AC AD QD JC JS")
+        }
+    );
     assert_eq!(g.discard().len(), 10);
     // A defender who takes and holds 5 or more draws nothing (C-6): T3.
     play(&mut g, &T2);
     let ev = play(&mut g, &T3);
-    assert!(draws(&ev) == vec![(0, 1)], "only the attacker drew: {:?}", draws(&ev));
-    assert!(kinds(&ev).contains(&EventKind::PickedUp { seat: 1, cards: cs("6C") }));
+    assert!(
+        draws(&ev) == vec![(0, 1)],
+        "only the attacker drew: {:?}",
+        draws(&ev)
+    );
+    assert!(kinds(&ev).contains(&EventKind::PickedUp {
+        seat: 1,
+        cards: cs("6C")
+    }));
 }
 
 // ----- P-10 -------------------------------------------------------------------------------------
@@ -545,7 +731,11 @@ fn p10_exits_after_resolution_attacker_and_defender_may_both_exit() {
             if exits.is_empty() {
                 continue;
             }
-            assert_eq!(l.decision.kind, DecisionKind::Defend, "exits follow a resolution");
+            assert_eq!(
+                l.decision.kind,
+                DecisionKind::Defend,
+                "exits follow a resolution"
+            );
             assert_eq!(g.stock_len(), 0, "C-8");
             for &s in &exits {
                 assert!(s == a || s == d, "only the turn's players exit");
@@ -557,7 +747,10 @@ fn p10_exits_after_resolution_attacker_and_defender_may_both_exit() {
             }
         }
     }
-    assert!(both > 0, "some turn saw attacker and defender exit together");
+    assert!(
+        both > 0,
+        "some turn saw attacker and defender exit together"
+    );
 }
 
 // ----- P-11 -------------------------------------------------------------------------------------
@@ -566,7 +759,11 @@ fn p10_exits_after_resolution_attacker_and_defender_may_both_exit() {
 fn p11_defender_who_beats_everything_attacks_next() {
     let mut g = worked_example_deck();
     let ev = play(&mut g, &T1);
-    assert!(kinds(&ev).contains(&EventKind::TurnStarted { attacker: 1, defender: 0, limit: None }));
+    assert!(kinds(&ev).contains(&EventKind::TurnStarted {
+        attacker: 1,
+        defender: 0,
+        limit: None
+    }));
 }
 
 #[test]
@@ -576,11 +773,22 @@ fn p11_defender_who_takes_loses_the_next_attack() {
     play(&mut g, &T1);
     play(&mut g, &T2);
     let ev = play(&mut g, &T3);
-    assert!(kinds(&ev).contains(&EventKind::TurnStarted { attacker: 0, defender: 1, limit: None }));
+    assert!(kinds(&ev).contains(&EventKind::TurnStarted {
+        attacker: 0,
+        defender: 1,
+        limit: None
+    }));
     // Three players: the next active player after the defender attacks.
     let mut g = Game::new(setup(3, 2), 5).unwrap();
     let a = g.hand(0).first().unwrap();
-    g.apply(0, &Move::Attack { cards: CardSet::single(a), exchange: false }).unwrap();
+    g.apply(
+        0,
+        &Move::Attack {
+            cards: CardSet::single(a),
+            exchange: false,
+        },
+    )
+    .unwrap();
     g.apply(1, &mv("defend")).unwrap();
     assert_eq!((g.attacker(), g.defender()), (2, 0));
 }
@@ -589,7 +797,10 @@ fn p11_defender_who_takes_loses_the_next_attack() {
 fn p11_defender_who_beats_some_but_not_all_loses_the_next_attack() {
     let mut g = worked_example_line();
     let ev = play(&mut g, &["0: attack 7C 7D QH", "1: defend 7C/KC"]);
-    assert!(kinds(&ev).contains(&EventKind::PickedUp { seat: 1, cards: cs("7D QH") }));
+    assert!(kinds(&ev).contains(&EventKind::PickedUp {
+        seat: 1,
+        cards: cs("7D QH")
+    }));
     assert_eq!(g.decision().unwrap().seat, 0);
 }
 
@@ -607,7 +818,9 @@ fn p11_successful_defender_who_exits_passes_the_attack_on() {
             let m = random_move(&l, &mut rng);
             let ev = g.apply(l.decision.seat, &m).unwrap();
             let beat_all = l.decision.kind == DecisionKind::Defend
-                && !ev.iter().any(|e| matches!(e.kind, EventKind::PickedUp { .. }));
+                && !ev
+                    .iter()
+                    .any(|e| matches!(e.kind, EventKind::PickedUp { .. }));
             if beat_all && !g.is_active(d) && !g.is_over() {
                 assert_eq!(g.attacker(), g.next_active(d));
                 found += 1;
@@ -639,12 +852,104 @@ fn p12_worked_example_partial_defence() {
     assert!(qh.beaters.is_empty());
     let ev = play(&mut g, &["1: defend 7C/KC 7D/8D"]);
     assert_eq!(g.discard().minus(discard_before), cs("7C KC 7D 8D"));
-    assert!(kinds(&ev).contains(&EventKind::Discarded { cards: cs("7C KC 7D 8D") }));
-    assert!(kinds(&ev).contains(&EventKind::PickedUp { seat: 1, cards: cs("QH") }));
+    assert!(kinds(&ev).contains(&EventKind::Discarded {
+        cards: cs("7C KC 7D 8D")
+    }));
+    assert!(kinds(&ev).contains(&EventKind::PickedUp {
+        seat: 1,
+        cards: cs("QH")
+    }));
     assert_eq!(g.hand(1), cs("QH 6C"), "takes QH, keeps 6C: 2 cards");
     // The defender does not attack next: seat 0 does (the next active player after seat 1).
     let d = g.decision().unwrap();
     assert_eq!((d.seat, d.kind), (0, DecisionKind::Attack));
     assert_eq!(g.defender(), 1);
     assert!(g.is_active(0) && g.is_active(1));
+}
+
+// ----- R-1 (prostoy) ----------------------------------------------------------------------------
+
+/// Play the forced move with `play_forced` and check that it is announced exactly like the same
+/// move chosen by the player (same events).
+fn forced_is_announced_like_a_choice(g: &mut Game) -> Move {
+    let m = g.forced_move().expect("a forced move");
+    let seat = g.decision().unwrap().seat;
+    let mut chosen = g.clone();
+    let expect = chosen.apply(seat, &m).unwrap();
+    let mut ev = Vec::new();
+    assert!(g.play_forced(&mut ev));
+    assert_eq!(ev, expect);
+    assert_eq!(snapshot(g), snapshot(&chosen));
+    m
+}
+
+#[test]
+fn r1_prostoy_defender_who_can_beat_nothing_beats_none() {
+    // After the worked example: seat 0 (QS 9S) attacks 9S; seat 1 (6C QH) holds no trump.
+    let mut g = worked_example_line();
+    play(&mut g, &["0: attack 7C 7D QH", "1: defend 7C/KC 7D/8D"]);
+    assert_eq!(g.forced_move(), None, "an attacker with two cards chooses");
+    play(&mut g, &["0: attack 9S"]);
+    let m = forced_is_announced_like_a_choice(&mut g);
+    assert_eq!(
+        m,
+        Move::Defend {
+            pairs: Pairs::EMPTY,
+            exchange: false
+        }
+    );
+    assert_eq!(g.hand(1), cs("6C QH 9S"));
+}
+
+#[test]
+fn r1_prostoy_attacker_holding_one_card_plays_it() {
+    let mut g = worked_example_line();
+    play(
+        &mut g,
+        &[
+            "0: attack 7C 7D QH",
+            "1: defend 7C/KC 7D/8D",
+            "0: attack 9S",
+            "1: defend",
+        ],
+    );
+    assert_eq!(g.hand(0), cs("QS"));
+    let m = forced_is_announced_like_a_choice(&mut g);
+    assert_eq!(
+        m,
+        Move::Attack {
+            cards: cs("QS"),
+            exchange: false
+        }
+    );
+}
+
+#[test]
+fn r1_prostoy_defender_who_can_beat_something_chooses() {
+    let mut g = worked_example_line();
+    play(&mut g, &["0: attack 7C"]);
+    assert_eq!(g.forced_move(), None, "beat 7C with KC, or not");
+}
+
+#[test]
+fn r1_an_open_exchange_makes_it_a_choice() {
+    // Seat 1 cannot beat the trump 7S with 6S or its plain cards, but may exchange 6S for the
+    // trump card QS first: two answers (P-4).
+    let mut g = game(P, 1, true, &["7S 7D 8H 9H TC", "6S 8D JH QC KD"], "QS", "");
+    play(&mut g, &["0: attack 7S"]);
+    let l = g.legal().unwrap();
+    assert!(l.to_beat.iter().all(|t| t.beaters.is_empty()));
+    assert!(l.exchange.is_some());
+    assert_eq!(g.forced_move(), None);
+    // Without the exchange open (the same hands, the trump card is the six itself), nothing
+    // beats 7S: forced.
+    let mut g = game(P, 1, true, &["7S 7D 8H 9H TC", "AC 8D JH QC KD"], "6S", "");
+    play(&mut g, &["0: attack 7S"]);
+    assert_eq!(
+        g.forced_move(),
+        Some(Move::Defend {
+            pairs: Pairs::EMPTY,
+            exchange: false
+        })
+    );
 }

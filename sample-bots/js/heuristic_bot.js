@@ -40,7 +40,10 @@ function cheapestCover(toBeat, trump) {
 function attack(legal, trump) {
   const exchange = legal.exchange !== null;
   let hand = legal.hand;
-  if (exchange) hand = hand.filter((c) => c !== legal.exchange.six).concat([legal.exchange.trump_card]);
+  if (exchange) {
+    // P-4: the six of trumps out, the (higher) trump card in
+    hand = hand.filter((c) => c !== legal.exchange.six).concat([legal.exchange.trump_card]);
+  }
   hand = hand.slice().sort(byValue(trump));
   const plain = hand.filter((c) => c[1] !== trump);
   const pool = plain.length > 0 ? plain : hand;
@@ -75,7 +78,8 @@ function defend(legal, obs, trump) {
     if (cover !== null) {
       const trumps = cover.map((p) => p[1]).filter((d) => d[1] === trump);
       const costly = trumps.some((d) => rank(d) >= RANKS.indexOf("Q"));
-      if (!(obs.stock > 0 && (costly || trumps.length > 1))) return { action: "defend", pairs: cover };
+      const tooDear = obs.stock > 0 && (costly || trumps.length > 1);
+      if (!tooDear) return { action: "defend", pairs: cover };
     }
     return { action: "take" };
   }
@@ -119,7 +123,9 @@ const input = readline.createInterface({ input: process.stdin });
 input.on("line", (line) => {
   if (!line.trim()) return;
   const msg = JSON.parse(line);
-  if (msg.type === "hello") send({ type: "hello", protocol: 1, name: "heuristic-js", version: "1.0" });
+  if (msg.type === "hello") {
+    send({ type: "hello", protocol: 1, name: "heuristic-js", version: "1.0" });
+  }
   else if (msg.type === "request") send(answer(msg));
   else if (msg.type === "match_end") input.close();
 });

@@ -51,8 +51,9 @@ function attackOptions(legal) {
   const sizes = legal.sizes;
   const hands = [[shuffled(legal.hand), false]];
   if (legal.exchange) {
-    const swapped = legal.hand.filter((c) => c !== legal.exchange.six).concat([legal.exchange.trump_card]);
-    hands.push([shuffled(swapped), true]); // P-4: six out, trump card in
+    // P-4: the six of trumps out, the trump card in
+    const swapped = legal.hand.filter((c) => c !== legal.exchange.six);
+    hands.push([shuffled(swapped.concat([legal.exchange.trump_card])), true]);
   }
   for (const [hand, exchange] of hands) {
     if (legal.same_rank) {
@@ -66,7 +67,8 @@ function attackOptions(legal) {
     } else {
       // prostoy P-5: 1 card, a pair + 1, or two pairs + 1
       for (const k of sizes) {
-        combinations(hand, k, (g) => (k === 1 || pairCount(g) >= (k - 1) / 2 ? add([g, exchange]) : true));
+        const legalGroup = (g) => k === 1 || pairCount(g) >= (k - 1) / 2;
+        combinations(hand, k, (g) => (legalGroup(g) ? add([g, exchange]) : true));
       }
     }
   }

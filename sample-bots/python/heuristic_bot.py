@@ -44,7 +44,8 @@ def cheapest_cover(to_beat, trump):
 def attack(legal, trump):
     hand, exchange = legal["hand"], legal["exchange"] is not None
     if exchange:  # P-4: the six of trumps out, the (higher) trump card in
-        hand = [c for c in hand if c != legal["exchange"]["six"]] + [legal["exchange"]["trump_card"]]
+        swap = legal["exchange"]
+        hand = [c for c in hand if c != swap["six"]] + [swap["trump_card"]]
     hand = sorted(hand, key=lambda c: value(c, trump))
     plain = [c for c in hand if c[1] != trump]
     if legal["same_rank"]:  # podkidnoy K-4: all cards of the lowest rank, up to the limit
@@ -80,9 +81,9 @@ def defend(legal, obs, trump):
     # prostoy P-8: beat what is cheap to beat, most constrained attack card first
     pairs, used = [], set()
     for item in sorted(to_beat, key=lambda t: len(t["beaters"])):
-        beaters = sorted((b for b in item["beaters"] if b not in used), key=lambda c: value(c, trump))
-        if beaters:
-            b = beaters[0]
+        free = [b for b in item["beaters"] if b not in used]
+        if free:
+            b = min(free, key=lambda c: value(c, trump))
             if b[1] == trump and RANKS.index(b[0]) >= RANKS.index("K") and stock > 0:
                 continue  # keep the high trump while the stock still has cards
             pairs.append([item["attack"], b])
@@ -92,7 +93,8 @@ def defend(legal, obs, trump):
 
 def add(legal, trump):
     limit = "A" if legal["after_take"] else "T"  # dump more freely on a defender who takes
-    cards = [c for c in legal["addable"] if c[1] != trump and RANKS.index(c[0]) <= RANKS.index(limit)]
+    highest = RANKS.index(limit)
+    cards = [c for c in legal["addable"] if c[1] != trump and RANKS.index(c[0]) <= highest]
     cards = sorted(cards, key=lambda c: value(c, trump))[: legal["room"]]
     return {"action": "add", "cards": cards} if cards else {"action": "pass"}
 

@@ -88,7 +88,8 @@ def answer(request):
         options = ((p, False) for p in matchings(mixed(legal["to_beat"]), set(), partial))
         if legal["exchange"]:  # the same choices made after the exchange (P-4)
             after = mixed(legal["to_beat_after_exchange"])
-            options = itertools.chain(options, ((p, True) for p in matchings(after, set(), partial)))
+            swapped = ((p, True) for p in matchings(after, set(), partial))
+            options = itertools.chain(options, swapped)
         if legal["can_take"]:
             options = itertools.chain([None], options)  # None stands for "take"
         choice = pick(options)

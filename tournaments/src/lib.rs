@@ -1,1 +1,27 @@
+//! # durak-tournaments
+//!
+//! Tournaments of Durak bots an organiser can trust, on top of the referee's
+//! [`play_match`](durak_referee::play_match). This crate never touches pipes: it builds
+//! [`MatchConfig`](durak_referee::MatchConfig)s and reads [`GameRecord`](durak_referee::GameRecord)s.
+//!
+//! - [`config`]: the TOML configuration (`[tournament]`, `[[bot]]`), checked before anything
+//!   starts, with the file, the key and the fix in every refusal.
+//! - [`schedule`]: tables and games from the tournament seed — round-robin, duplicate deals
+//!   (the default), series (C-10) and gauntlet. The same seed gives the same schedule and decks.
+//! - [`results`]: the tournament directory (`tournament.toml`, `results.jsonl`, `replays/`); one
+//!   JSON line per finished game, appended and fsynced after its replay is on disk.
+//! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill.
+//! - [`standings`]: games, losses, draws, faults, Wilson intervals, Weng-Lin ratings,
+//!   head-to-head; as a table, JSON or CSV.
 
+pub mod config;
+pub mod results;
+pub mod runner;
+pub mod schedule;
+pub mod standings;
+
+pub use config::{Bot, ConfigFile, Format, Tournament};
+pub use results::{ResultLine, TournamentDir};
+pub use runner::{run_tournament, Observer, RunOptions, RunSummary};
+pub use schedule::{Schedule, ScheduledGame, Table};
+pub use standings::Standings;

@@ -7,7 +7,8 @@ use durak_rules::*;
 
 /// One card from its text form (C-1); panics on a typo in a test.
 pub fn c(s: &str) -> Card {
-    s.parse().unwrap_or_else(|e| panic!("bad card in test: {e}"))
+    s.parse()
+        .unwrap_or_else(|e| panic!("bad card in test: {e}"))
 }
 
 /// A card set from a space-separated list (C-1).
@@ -30,13 +31,7 @@ fn list(s: &str) -> Vec<Card> {
 ///
 /// Card `i < n*H` goes to seat `(dealer + 1 + i) mod n`: seat `s` receives positions
 /// `k*n + ((s - dealer - 1) mod n)` for `k = 0..H`.
-pub fn deck_for(
-    variant: Variant,
-    dealer: Seat,
-    hands: &[&str],
-    trump: &str,
-    stock: &str,
-) -> Deck {
+pub fn deck_for(variant: Variant, dealer: Seat, hands: &[&str], trump: &str, stock: &str) -> Deck {
     let n = hands.len();
     let h = variant.hand_size();
     let trump = c(trump);
@@ -65,7 +60,12 @@ pub fn deck_for(
     } else {
         assert!(stock.trim().is_empty(), "six-player podkidnoy has no stock");
     }
-    let named: CardSet = order.iter().flatten().copied().chain(rest.iter().copied()).collect();
+    let named: CardSet = order
+        .iter()
+        .flatten()
+        .copied()
+        .chain(rest.iter().copied())
+        .collect();
     rest.extend(CardSet::ALL.minus(named).iter());
     let mut it = rest.into_iter();
     let cards: Vec<Card> = order
@@ -141,7 +141,11 @@ pub fn play(g: &mut Game, script: &[&str]) -> Vec<Event> {
         let seat: Seat = seat.trim().parse().expect("seat number");
         let m = mv(text);
         let d = g.decision().expect("game not over");
-        assert_eq!(d.seat, seat, "script line {line:?}: it is seat {}'s decision", d.seat);
+        assert_eq!(
+            d.seat, seat,
+            "script line {line:?}: it is seat {}'s decision",
+            d.seat
+        );
         match g.apply(seat, &m) {
             Ok(ev) => out.extend(ev),
             Err(e) => panic!("script line {line:?} refused: {e}"),
@@ -166,7 +170,9 @@ pub fn refused_move(g: &mut Game, seat: Seat, m: &Move) -> Illegal {
     let e = g
         .check(seat, m)
         .expect_err(&format!("seat {seat} {m:?} should be refused"));
-    let e2 = g.apply(seat, m).expect_err("apply refuses what check refuses");
+    let e2 = g
+        .apply(seat, m)
+        .expect_err("apply refuses what check refuses");
     assert_eq!(e, e2);
     assert_eq!(before, snapshot(g), "a refused move changes nothing");
     e
@@ -245,7 +251,10 @@ impl View {
         self.hand_counts[seat] -= cards.len();
         self.known[seat] = self.known[seat].minus(cards);
         if seat == self.seat {
-            assert!(cards.is_subset(self.hand), "seat plays {cards} not in its hand");
+            assert!(
+                cards.is_subset(self.hand),
+                "seat plays {cards} not in its hand"
+            );
             self.hand = self.hand.minus(cards);
         }
     }
@@ -259,7 +268,12 @@ impl View {
 
     /// Apply one event; panics if the event was not meant for this seat.
     pub fn see(&mut self, e: &Event) {
-        assert!(e.to.sees(self.seat), "{:?} is not for seat {}", e, self.seat);
+        assert!(
+            e.to.sees(self.seat),
+            "{:?} is not for seat {}",
+            e,
+            self.seat
+        );
         match e.kind {
             EventKind::Dealt {
                 dealer,

@@ -1,0 +1,229 @@
+//! Per-decision round trip of the referee with a built-in bot, against a bare pipe echo of the
+//! same message size between two processes. Reports medians and their ratio (target: <= 2).
+//!
+//! Run: `cargo bench -p durak-referee --bench roundtrip`
+//!
+//! - referee: build the request from engine types, write it to the bot, the bot (this very
+//!   executable running the built-in random bot) parses it and answers, then read the line,
+//!   parse it, validate it against the answer schema, decode the move and check it with the rules
+//!   engine — everything `driver::ask` does per decision.
+//! - echo: write the same number of bytes to `cat` and read the line back, with blocking std I/O.
+
+use durak_protocol as proto;
+use durak_referee::{BotCommand, BotProcess};
+use durak_rules::{Game, Legal, Setup, Variant};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BATCHES: usize = 15;
+const PER_BATCH: usize = 400;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// A position with a real choice to defend (a typical request).
+fn position() -> (Game, Legal) {
+    for seed in 0.. {
+        let mut g = Game::new(Setup::new(Variant::Podkidnoy, 2), seed).unwrap();
+        let mut legal = Legal::empty();
+        let mut events = Vec::new();
+        let mut rng = durak_rules::random::SmallRng::new(seed);
+        for _ in 0..6 {
+            if !g.legal_into(&mut legal) {
+                break;
+            }
+            if legal.decision.kind == durak_rules::DecisionKind::Defend
+                && legal.forced_move(Variant::Podkidnoy).is_none()
+            {
+                return (g, legal);
+            }
+            let mv = legal
+                .forced_move(Variant::Podkidnoy)
+                .unwrap_or_else(|| durak_rules::random::random_move(&legal, &mut rng));
+            g.apply_into(legal.decision.seat, &mv, &mut events).unwrap();
+        }
+    }
+    unreachable!()
+}
+
+async fn referee_round_trips(game: &Game, legal: &Legal) -> (Vec<f64>, usize) {
+    let exe = std::env::current_exe().unwrap();
+    let cmd = BotCommand {
+        spec: "builtin:random".into(),
+        program: exe,
+        args: vec!["__bot".into()],
+        cwd: None,
+    };
+    let mut bot = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
+    let limits = proto::Limits::default();
+    let t = Duration::from_secs(10);
+    bot.send(&proto::hello(Variant::Podkidnoy, 2, 1, 1, &limits), t)
+        .await
+        .unwrap();
+    bot.recv(t).await.unwrap();
+    let seat = legal.decision.seat;
+    let mut size = 0;
+    let mut batches = Vec::new();
+    for b in 0..=BATCHES {
+        let start = Instant::now();
+        for i in 0..PER_BATCH {
+            let id = (b * PER_BATCH + i) as u64;
+            let obs = game.observation(seat);
+            let req = proto::request(id, 0, legal, &obs, 1000, 10_000);
+            let mut line = serde_json::to_vec(&req).unwrap();
+            line.push(b'\n');
+            size = line.len();
+            bot.send_raw(&line, t).await.unwrap();
+            let (answer, _) = bot.recv(t).await.unwrap();
+            let v = proto::parse_line(&answer).unwrap();
+            let (got, mv) = proto::parse_answer(&v).unwrap();
+            assert_eq!(got, id);
+            game.check(seat, &mv).unwrap();
+        }
+        if b > 0 {
+            // batch 0 warms up
+            batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
+        }
+    }
+    bot.kill().await;
+    (batches, size)
+}
+
+fn echo_round_trips(size: usize) -> Vec<f64> {
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut msg = vec![b'x'; size - 1];
+    msg.push(b'\n');
+    let mut line = String::new();
+    let mut batches = Vec::new();
+    for b in 0..=BATCHES {
+        let start = Instant::now();
+        for _ in 0..PER_BATCH {
+            input.write_all(&msg).unwrap();
+            input.flush().unwrap();
+            line.clear();
+            output.read_line(&mut line).unwrap();
+            assert_eq!(line.len(), size);
+        }
+        if b > 0 {
+            batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
+        }
+    }
+    drop(input);
+    let _ = child.kill();
+    let _ = child.wait();
+    batches
+}
+
+/// The same transport as the referee (BotProcess, tokio) talking to `cat`.
+async fn tokio_echo_round_trips(size: usize) -> Vec<f64> {
+    let cmd = BotCommand::parse("cat").unwrap();
+    let mut bot = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
+    let t = Duration::from_secs(10);
+    let mut msg = vec![b'x'; size - 1];
+    msg.push(b'\n');
+    let mut batches = Vec::new();
+    for b in 0..=BATCHES {
+        let start = Instant::now();
+        for _ in 0..PER_BATCH {
+            bot.send_raw(&msg, t).await.unwrap();
+            let (line, _) = bot.recv(t).await.unwrap();
+            assert_eq!(line.len(), size - 1);
+        }
+        if b > 0 {
+            batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
+        }
+    }
+    bot.kill().await;
+    batches
+}
+
+/// The referee's own CPU work per decision, without any I/O.
+fn referee_cpu(game: &Game, legal: &Legal) -> Vec<f64> {
+    let seat = legal.decision.seat;
+    let mut rng = durak_rules::random::SmallRng::new(1);
+    let mv = durak_rules::random::random_move(legal, &mut rng);
+    let answer = serde_json::to_vec(&proto::answer(7, &mv)).unwrap();
+    let mut batches = Vec::new();
+    for b in 0..=BATCHES {
+        let start = Instant::now();
+        for _ in 0..PER_BATCH {
+            let obs = game.observation(seat);
+            let req = proto::request(7, 0, legal, &obs, 1000, 10_000);
+            let line = serde_json::to_vec(&req).unwrap();
+            std::hint::black_box(&line);
+            let v = proto::parse_line(&answer).unwrap();
+            let (_, m) = proto::parse_answer(&v).unwrap();
+            game.check(seat, &m).unwrap();
+        }
+        if b > 0 {
+            batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
+        }
+    }
+    batches
+}
+
+/// The built-in bot's own CPU work per request (decode, choose, encode), without I/O.
+fn bot_cpu(game: &Game, legal: &Legal) -> Vec<f64> {
+    let seat = legal.decision.seat;
+    let obs = game.observation(seat);
+    let req = serde_json::to_string(&proto::request(7, 0, legal, &obs, 1000, 10_000)).unwrap();
+    let mut rng = durak_rules::random::SmallRng::new(1);
+    let mut batches = Vec::new();
+    for b in 0..=BATCHES {
+        let start = Instant::now();
+        for _ in 0..PER_BATCH {
+            if let Ok(proto::bot::ForBot::Request { id, legal, .. }) =
+                proto::bot::read_for_bot(&req)
+            {
+                let mv = durak_rules::random::random_move(&legal, &mut rng);
+                std::hint::black_box(serde_json::to_vec(&proto::answer(id, &mv)).unwrap());
+            }
+        }
+        if b > 0 {
+            batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
+        }
+    }
+    batches
+}
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("__bot") {
+        durak_referee::builtin::run_builtin("random").unwrap();
+        return;
+    }
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` and `cargo test --benches` probe with this
+    }
+    let (game, legal) = position();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (referee, size) = rt.block_on(referee_round_trips(&game, &legal));
+    let echo = echo_round_trips(size);
+    let tokio_echo = rt.block_on(tokio_echo_round_trips(size));
+    let cpu = referee_cpu(&game, &legal);
+    let bot = bot_cpu(&game, &legal);
+    let (r, e) = (median(referee), median(echo));
+    println!("message size: {size} bytes (a real podkidnoy defend request)");
+    println!("referee round trip (request -> built-in bot -> checked answer): median {r:.1} µs");
+    println!("bare pipe echo round trip (cat, blocking std I/O):               median {e:.1} µs");
+    println!("ratio referee / echo: {:.2} (target <= 2)", r / e);
+    println!(
+        "  of which: referee CPU work per decision (no I/O): median {:.1} µs",
+        median(cpu)
+    );
+    println!(
+        "  of which: tokio transport to cat (BotProcess):    median {:.1} µs",
+        median(tokio_echo)
+    );
+}

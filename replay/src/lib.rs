@@ -1,0 +1,26 @@
+//! # durak-replay
+//!
+//! Replay files (one game each, written by the referee: `referee/src/replay.rs`) read, re-simulated
+//! and verified with the rules engine, and shown step by step: as plain text ([`text`]), in a
+//! terminal ([`tui`]) or as one self-contained HTML page ([`html`]).
+//!
+//! ```no_run
+//! let replay = durak_replay::read_replay(std::path::Path::new("replays/game-0000.jsonl"))?;
+//! let sim = durak_replay::simulate(&replay);
+//! println!("{}", durak_replay::text::verdict(&sim));
+//! # Ok::<(), durak_replay::ReplayError>(())
+//! ```
+
+pub mod error;
+pub mod html;
+pub mod read;
+pub mod sim;
+pub mod text;
+pub mod tui;
+pub mod view;
+
+pub use error::{ErrorKind, ReplayError};
+pub use html::{html_page, write_html_page, write_html_pages};
+pub use read::{parse_replay, read_replay, Header, Replay, FORMAT};
+pub use sim::{simulate, Divergence, Simulation, Step};
+pub use view::{step_view, StepView};

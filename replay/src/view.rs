@@ -1,0 +1,621 @@
+//! What one step shows, for the full view or one seat's view: the data every viewer renders
+//! (plain text, the terminal UI, the HTML page). A seat's view comes from the engine's
+//! `Game::observation`, so it holds exactly what that seat could know at that moment (I-1, I-2).
+
+use crate::read::{FaultRecord, Header};
+use crate::sim::{Simulation, Step};
+use durak_rules::{
+    Audience, Card, CardSet, DecisionKind, EventKind, Legal, Move, Rank, Seat, Suit, Variant,
+};
+use serde::Serialize;
+
+/// A card as people read it: `10♣`, `A♥`.
+pub fn pretty_card(c: Card) -> String {
+    let rank = match c.rank() {
+        Rank::Ten => "10".to_string(),
+        r => r.letter().to_string(),
+    };
+    format!("{rank}{}", suit_symbol(c.suit()))
+}
+
+pub fn suit_symbol(s: Suit) -> char {
+    match s {
+        Suit::Clubs => '♣',
+        Suit::Diamonds => '♦',
+        Suit::Hearts => '♥',
+        Suit::Spades => '♠',
+    }
+}
+
+/// Cards as people read them, separated by spaces; `none` for no card.
+pub fn pretty_cards(s: impl IntoIterator<Item = Card>) -> String {
+    let v: Vec<String> = s.into_iter().map(pretty_card).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+fn codes(s: impl IntoIterator<Item = Card>) -> Vec<String> {
+    s.into_iter().map(|c| c.to_string()).collect()
+}
+
+/// A hand sorted for display: by suit, trumps last, then by rank.
+fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
+    let mut v: Vec<Card> = hand.iter().collect();
+    v.sort_by_key(|c| (c.suit() == trump, c.suit() as u8, c.rank() as u8));
+    v
+}
+
+/// Whose decision it was.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecisionView {
+    pub seat: Seat,
+    /// `attack`, `defend` or `add`.
+    pub kind: String,
+    /// Podkidnoy: the defender had declared that they take (K-9).
+    pub after_take: bool,
+    /// R-1: the referee played the only legal answer.
+    pub forced: bool,
+}
+
+/// An answer the referee refused.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RefusedView {
+    /// The raw line; only in the full view and the answering seat's view.
+    pub line: Option<String>,
+    pub reason: String,
+}
+
+/// A fault in plain words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FaultView {
+    pub seat: Seat,
+    pub kind: String,
+    pub rule: Option<String>,
+    pub detail: String,
+    /// One sentence: who, what, why.
+    pub text: String,
+    /// Who and what, without the details: "seat 1 loses by fault: did not answer in time".
+    pub short: String,
+}
+
+/// An event in words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EventView {
+    pub text: String,
+    /// Set for a private event: the one seat that saw it.
+    pub private_to: Option<Seat>,
+}
+
+/// An attack card and the card that beat it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairView {
+    pub attack: String,
+    pub defence: Option<String>,
+}
+
+/// One seat at one step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatView {
+    pub seat: Seat,
+    pub name: String,
+    /// The hand (card codes, sorted), or `None` when this view may not see it.
+    pub hand: Option<Vec<String>>,
+    pub count: usize,
+    /// Cards publicly known to be in this hand (I-1).
+    pub known: Vec<String>,
+    pub active: bool,
+    /// `attacker`, `defender`, or none.
+    pub role: Option<String>,
+    /// This seat had the decision.
+    pub to_act: bool,
+    /// This seat faulted (at this step or before the end).
+    pub faulted: bool,
+    /// The game is over and this seat lost.
+    pub loser: bool,
+}
+
+/// Everything one step shows in one view.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepView {
+    /// 1-based.
+    pub step: usize,
+    pub steps: usize,
+    /// The replay line the step starts at.
+    pub line: usize,
+    /// `None`: the full view (every hand); else the seat whose view this is.
+    pub viewer: Option<Seat>,
+    /// One line: whose decision it was, or the end.
+    pub title: String,
+    pub decision: Option<DecisionView>,
+    /// The legal choices in words (full view, or the deciding seat's view).
+    pub legal: Option<String>,
+    /// What was answered, in words (or the forced move).
+    pub answer: Option<String>,
+    /// How long the bot took, in milliseconds.
+    pub elapsed_ms: Option<f64>,
+    /// The time, in words: "answered in 0.47 ms (limit 1000 ms, bank 10000 ms)".
+    pub timing: Option<String>,
+    pub refused: Option<RefusedView>,
+    pub faults: Vec<FaultView>,
+    /// The events since the previous step that this view saw.
+    pub events: Vec<EventView>,
+    pub table: Vec<PairView>,
+    pub seats: Vec<SeatView>,
+    pub stock: usize,
+    /// The stock in drawing order (full view only: hidden from every seat, I-3).
+    pub stock_cards: Option<Vec<String>>,
+    pub trump_card: String,
+    pub trump_suit: String,
+    /// False once the trump card has been drawn.
+    pub trump_card_in_stock: bool,
+    pub discard: Vec<String>,
+    pub attacker: Seat,
+    pub defender: Seat,
+    /// Podkidnoy: the round's limit (K-3).
+    pub limit: Option<usize>,
+    /// Podkidnoy: the defender has declared that they take.
+    pub taking: bool,
+    /// The last step: how the game ended, in words.
+    pub result: Option<String>,
+    /// Where this replay differs from the re-simulation, at this step.
+    pub note: Option<String>,
+    /// The last step, full view: what each bot wrote on stderr.
+    pub stderr: Vec<(Seat, String)>,
+}
+
+fn seat_name(h: &Header, s: Seat) -> String {
+    format!("seat {s} ({})", h.seat_label(s))
+}
+
+/// A fault kind in plain words.
+pub fn fault_words(kind: &str) -> &'static str {
+    match kind {
+        "timeout" => "did not answer in time",
+        "crash" => "crashed (its process ended)",
+        "closed" => "closed its output",
+        "malformed" => "sent a line that is not JSON",
+        "schema" => "sent a message of the wrong shape",
+        "illegal" => "made an illegal move",
+        "line_too_long" => "sent a line longer than the limit",
+        "start_failed" => "could not be started",
+        "forfeit" => "forfeited (disqualified earlier in the tournament)",
+        _ => "faulted",
+    }
+}
+
+/// A fault as one sentence.
+pub fn fault_text(h: &Header, f: &FaultRecord) -> String {
+    let rule = f
+        .rule
+        .as_deref()
+        .map(|r| format!(" (rule {r})"))
+        .unwrap_or_default();
+    format!(
+        "{} loses by fault: {}{rule}. {}",
+        seat_name(h, f.seat),
+        fault_words(&f.kind),
+        f.detail
+    )
+}
+
+fn fault_view(h: &Header, f: &FaultRecord) -> FaultView {
+    FaultView {
+        seat: f.seat,
+        kind: f.kind.clone(),
+        rule: f.rule.clone(),
+        detail: f.detail.clone(),
+        text: fault_text(h, f),
+        short: format!("seat {} loses by fault: {}", f.seat, fault_words(&f.kind)),
+    }
+}
+
+/// An event in words.
+pub fn event_text(e: &EventKind, variant: Variant) -> String {
+    match *e {
+        EventKind::Dealt {
+            dealer,
+            trump_card,
+            hand_size,
+            stock,
+        } => format!(
+            "seat {dealer} deals {hand_size} cards each; the trump card is {}; {stock} cards \
+             in the stock",
+            pretty_card(trump_card)
+        ),
+        EventKind::DealtHand { seat, cards } => {
+            format!("seat {seat} is dealt {}", pretty_cards(cards))
+        }
+        EventKind::FirstAttacker { seat, shown_trump } => match shown_trump {
+            Some(c) => format!(
+                "seat {seat} attacks first, showing the lowest trump {} (K-2)",
+                pretty_card(c)
+            ),
+            None => format!("seat {seat} attacks first"),
+        },
+        EventKind::TurnStarted {
+            attacker,
+            defender,
+            limit,
+        } => match (variant, limit) {
+            (Variant::Podkidnoy, Some(l)) => format!(
+                "new round: seat {attacker} attacks seat {defender} (at most {l} attack cards)"
+            ),
+            _ => format!("new turn: seat {attacker} attacks seat {defender}"),
+        },
+        EventKind::Exchanged {
+            seat,
+            six,
+            trump_card,
+        } => format!(
+            "seat {seat} exchanges {} for the trump card {} (P-4)",
+            pretty_card(six),
+            pretty_card(trump_card)
+        ),
+        EventKind::Attacked { seat, cards } => {
+            format!("seat {seat} attacks with {}", pretty_cards(cards))
+        }
+        EventKind::Defended { seat, pairs } => {
+            if pairs.is_empty() {
+                format!("seat {seat} beats nothing")
+            } else {
+                let p: Vec<String> = pairs
+                    .iter()
+                    .map(|(a, d)| format!("{} with {}", pretty_card(a), pretty_card(d)))
+                    .collect();
+                format!("seat {seat} beats {}", p.join(", "))
+            }
+        }
+        EventKind::Takes { seat } => format!("seat {seat} takes"),
+        EventKind::Added { seat, cards } => {
+            format!("seat {seat} adds {}", pretty_cards(cards))
+        }
+        EventKind::Passed { seat } => format!("seat {seat} passes"),
+        EventKind::PickedUp { seat, cards } => {
+            format!("seat {seat} picks up {}", pretty_cards(cards))
+        }
+        EventKind::Discarded { cards } => {
+            format!("{} go to the discard", pretty_cards(cards))
+        }
+        EventKind::Drew {
+            seat,
+            count,
+            trump_card,
+        } => {
+            let cards = if count == 1 { "card" } else { "cards" };
+            match trump_card {
+                Some(t) => format!(
+                    "seat {seat} draws {count} {cards}, the last one the trump card {}",
+                    pretty_card(t)
+                ),
+                None => format!("seat {seat} draws {count} {cards}"),
+            }
+        }
+        EventKind::DrewCards { seat, cards } => {
+            format!("seat {seat} draws {}", pretty_cards(cards))
+        }
+        EventKind::Exited { seat } => {
+            format!("seat {seat} is out: no cards left and the stock is empty (C-8)")
+        }
+        EventKind::GameOver { loser } => match loser {
+            Some(l) => format!("game over: seat {l} is the durak"),
+            None => "game over: a draw".into(),
+        },
+    }
+}
+
+/// A move in words; `legal` gives the exchange's cards.
+pub fn move_text(m: &Move, legal: Option<&Legal>) -> String {
+    let exchange = |x: bool| {
+        if !x {
+            return String::new();
+        }
+        match legal.and_then(|l| l.exchange) {
+            Some(e) => format!(
+                "exchange {} for {}, then ",
+                pretty_card(e.six),
+                pretty_card(e.trump_card)
+            ),
+            None => "exchange the trump six, then ".into(),
+        }
+    };
+    match *m {
+        Move::Attack { cards, exchange: x } => {
+            format!("{}attack with {}", exchange(x), pretty_cards(cards))
+        }
+        Move::Defend { pairs, exchange: x } => {
+            if pairs.is_empty() {
+                format!("{}beat nothing", exchange(x))
+            } else {
+                let p: Vec<String> = pairs
+                    .iter()
+                    .map(|(a, d)| format!("{} with {}", pretty_card(a), pretty_card(d)))
+                    .collect();
+                format!("{}beat {}", exchange(x), p.join(", "))
+            }
+        }
+        Move::Take => "take".into(),
+        Move::Add { cards } => format!("add {}", pretty_cards(cards)),
+        Move::Pass => "pass".into(),
+    }
+}
+
+fn or_list(v: &[usize]) -> String {
+    match v {
+        [] => "no".into(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!(
+            "{} or {last}",
+            init.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The legal choices of a decision in words.
+pub fn legal_text(l: &Legal, variant: Variant) -> String {
+    let exchange = l
+        .exchange
+        .map(|e| {
+            format!(
+                "; may first exchange {} for the trump card {} (P-4)",
+                pretty_card(e.six),
+                pretty_card(e.trump_card)
+            )
+        })
+        .unwrap_or_default();
+    match l.decision.kind {
+        DecisionKind::Attack => {
+            let rank = if l.same_rank { " of one rank" } else { "" };
+            let sizes = l.attack_size_list();
+            let cards = if sizes == [1] { "card" } else { "cards" };
+            format!(
+                "attack with {} {cards}{rank} from {}{exchange}",
+                or_list(&sizes),
+                pretty_cards(l.hand)
+            )
+        }
+        DecisionKind::Defend => {
+            let each: Vec<String> = l
+                .to_beat
+                .iter()
+                .map(|t| {
+                    if t.beaters.is_empty() {
+                        format!("{} by nothing", pretty_card(t.attack))
+                    } else {
+                        format!("{} by {}", pretty_card(t.attack), pretty_cards(t.beaters))
+                    }
+                })
+                .collect();
+            match variant {
+                Variant::Podkidnoy => {
+                    format!("cover every card ({}) or take{exchange}", each.join("; "))
+                }
+                Variant::Prostoy => format!(
+                    "beat any of the attack cards ({}), or none{exchange}",
+                    each.join("; ")
+                ),
+            }
+        }
+        DecisionKind::Add => {
+            let after = if l.decision.after_take {
+                " (the defender takes)"
+            } else {
+                ""
+            };
+            format!(
+                "add up to {} of {}, or pass{after}",
+                l.room,
+                pretty_cards(l.addable)
+            )
+        }
+    }
+}
+
+/// How a game ended, in words.
+pub fn result_text(h: &Header, end: &crate::sim::End) -> String {
+    let mut s = match (end.loser, end.draw) {
+        (_, true) => "a draw: every player is out (C-9)".to_string(),
+        (Some(l), false) => {
+            if end.faults.first().is_some_and(|f| f.seat == l) {
+                format!("{} loses by fault", seat_name(h, l))
+            } else {
+                format!("{} is the durak", seat_name(h, l))
+            }
+        }
+        (None, false) => "no result".into(),
+    };
+    s.push_str(&format!(
+        " after {} {}",
+        end.moves,
+        if end.moves == 1 { "move" } else { "moves" }
+    ));
+    if let Some(ms) = end.duration_ms {
+        s.push_str(&format!(" ({ms} ms)"));
+    }
+    if !end.logged {
+        s.push_str(" — the replay has no result line (truncated?)");
+    }
+    s
+}
+
+fn sees(viewer: Option<Seat>, to: Audience) -> bool {
+    match viewer {
+        None => true,
+        Some(v) => to.sees(v),
+    }
+}
+
+fn fmt_ms(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.3} ms")
+    }
+}
+
+/// The view of step `index` (0-based) of a simulation, for every hand (`viewer` `None`) or for
+/// one seat.
+pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepView {
+    let h = &sim.header;
+    let step: &Step = &sim.steps[index];
+    let g = &step.state;
+    let variant = h.variant;
+    let n = h.players;
+    let trump = g.trump();
+    let public = g.observation(viewer.unwrap_or(0));
+    let decider = step.decision.map(|d| d.seat);
+    let may_see_private = |seat: Seat| viewer.is_none() || viewer == Some(seat);
+    let end = step.end.as_ref();
+    let faulted: Vec<Seat> = step.faults.iter().map(|f| f.seat).collect();
+    let seats = (0..n)
+        .map(|s| {
+            let hand = g.hand(s);
+            let role = if !g.is_active(s) {
+                None
+            } else if s == public.attacker {
+                Some("attacker".to_string())
+            } else if s == public.defender {
+                Some("defender".to_string())
+            } else {
+                None
+            };
+            SeatView {
+                seat: s,
+                name: h.seat_label(s),
+                hand: may_see_private(s).then(|| codes(sorted_hand(hand, trump))),
+                count: hand.len(),
+                known: codes(sorted_hand(public.known[s], trump)),
+                active: g.is_active(s),
+                role,
+                to_act: decider == Some(s),
+                faulted: faulted.contains(&s),
+                loser: end.is_some_and(|e| e.loser == Some(s)),
+            }
+        })
+        .collect();
+    let events = step
+        .before
+        .iter()
+        .filter(|e| sees(viewer, e.to))
+        .map(|e| EventView {
+            text: event_text(&e.kind, variant),
+            private_to: match e.to {
+                Audience::All => None,
+                Audience::Seat(s) => Some(s),
+            },
+        })
+        .collect();
+    let decision = step.decision.map(|d| DecisionView {
+        seat: d.seat,
+        kind: d.kind.name().to_string(),
+        after_take: d.after_take,
+        forced: step.forced,
+    });
+    let title = match (step.decision, end) {
+        (Some(d), _) => {
+            let after = if d.after_take { " after the take" } else { "" };
+            format!("{} to {}{after}", seat_name(h, d.seat), d.kind.name())
+        }
+        (None, Some(e)) if !e.started => "the game did not start".to_string(),
+        (None, _) => "the end of the game".to_string(),
+    };
+    let answer = match (&step.mv, step.forced) {
+        (Some(m), true) => Some(format!(
+            "{} (forced: the only legal answer, played by the referee, R-1)",
+            move_text(m, step.legal.as_ref())
+        )),
+        (Some(m), false) => Some(move_text(m, step.legal.as_ref())),
+        (None, _) => None,
+    };
+    let elapsed_ms = step
+        .elapsed_ms
+        .or(step.refused.as_ref().and_then(|r| r.elapsed_ms));
+    let timing = step.request.as_ref().map(|r| {
+        let limits = r
+            .time
+            .map(|t| format!(" (limit {} ms, bank {} ms)", t.move_ms, t.bank_ms))
+            .unwrap_or_default();
+        match elapsed_ms {
+            Some(ms) => format!("answered in {} to request {}{limits}", fmt_ms(ms), r.id),
+            None => format!("no answer to request {}{limits}", r.id),
+        }
+    });
+    let legal = match (&step.legal, decider) {
+        (Some(l), Some(d)) if !step.forced && may_see_private(d) => Some(legal_text(l, variant)),
+        _ => None,
+    };
+    let refused = step.refused.as_ref().map(|r| RefusedView {
+        line: decider
+            .filter(|&d| may_see_private(d))
+            .map(|_| r.line.clone()),
+        reason: r.reason.clone(),
+    });
+    StepView {
+        step: step.number,
+        steps: sim.steps.len(),
+        line: step.line,
+        viewer,
+        title,
+        decision,
+        legal,
+        answer,
+        elapsed_ms,
+        timing,
+        refused,
+        faults: step.faults.iter().map(|f| fault_view(h, f)).collect(),
+        events,
+        table: public
+            .table
+            .iter()
+            .map(|(a, d)| PairView {
+                attack: a.to_string(),
+                defence: d.map(|c| c.to_string()),
+            })
+            .collect(),
+        seats,
+        stock: public.stock,
+        stock_cards: viewer
+            .is_none()
+            .then(|| codes(g.stock_cards().iter().copied())),
+        trump_card: public.trump_card.to_string(),
+        trump_suit: trump.letter().to_string(),
+        trump_card_in_stock: public.trump_card_in_stock,
+        discard: codes(public.discard.iter()),
+        attacker: public.attacker,
+        defender: public.defender,
+        limit: public.limit,
+        taking: public.taking,
+        result: end.map(|e| result_text(h, e)),
+        note: step.note.clone(),
+        stderr: match (end, viewer) {
+            (Some(e), None) => e
+                .stderr
+                .iter()
+                .filter(|(_, t, _)| !t.is_empty())
+                .map(|(s, t, d)| {
+                    let dropped = if *d > 0 {
+                        format!("\n... ({d} bytes dropped)")
+                    } else {
+                        String::new()
+                    };
+                    (*s, format!("{t}{dropped}"))
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// Every step's view for one viewer.
+pub fn all_views(sim: &Simulation, viewer: Option<Seat>) -> Vec<StepView> {
+    (0..sim.steps.len())
+        .map(|i| step_view(sim, i, viewer))
+        .collect()
+}

@@ -1,0 +1,241 @@
+//! What each step shows: the full view holds every hand; a seat's view holds exactly what the
+//! engine's observation gives that seat (its own hand, counts, publicly known cards, its own
+//! private events); the plain-text rendering says it in words.
+
+mod common;
+
+use common::*;
+use durak_replay::text::render_step;
+use durak_replay::view::{all_views, step_view};
+use durak_rules::{Card, Move};
+
+#[test]
+fn a_seat_sees_its_own_hand_only() {
+    for f in FIXTURES {
+        let s = sim(f);
+        let n = s.header.players;
+        for i in 0..s.steps.len() {
+            let full = step_view(&s, i, None);
+            assert!(full.seats.iter().all(|x| x.hand.is_some()), "{f} step {i}");
+            assert!(full.stock_cards.is_some());
+            for seat in 0..n {
+                let v = step_view(&s, i, Some(seat));
+                assert_eq!(v.viewer, Some(seat));
+                assert!(v.stock_cards.is_none(), "the stock order is hidden (I-3)");
+                for other in &v.seats {
+                    let f_other = &full.seats[other.seat];
+                    assert_eq!(other.count, f_other.count);
+                    if other.seat == seat {
+                        assert_eq!(other.hand, f_other.hand);
+                    } else {
+                        assert_eq!(other.hand, None, "{f} step {i}: seat {seat} sees a hand");
+                        let hand = f_other.hand.as_ref().unwrap();
+                        assert!(other.known.iter().all(|c| hand.contains(c)));
+                    }
+                }
+                // Private events of other seats are not shown.
+                assert!(v
+                    .events
+                    .iter()
+                    .all(|e| e.private_to.is_none_or(|p| p == seat)));
+                // The same public state.
+                assert_eq!(
+                    (&v.table, v.stock, &v.discard, &v.trump_card),
+                    (&full.table, full.stock, &full.discard, &full.trump_card)
+                );
+                let decider = v.decision.as_ref().map(|d| d.seat);
+                if decider != Some(seat) {
+                    assert_eq!(
+                        v.legal, None,
+                        "{f} step {i}: seat {seat} sees another's choices"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_deal_and_the_first_decision() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let v = step_view(&s, 0, None);
+    assert_eq!((v.step, v.steps), (1, 67));
+    assert_eq!(v.title, "seat 1 (builtin:greedy) to attack");
+    assert_eq!(v.events.len(), 5, "dealt, two hands, first attacker, round");
+    assert_eq!(v.events[1].private_to, Some(0));
+    assert!(
+        v.events[3].text.contains("lowest trump 7♠ (K-2)"),
+        "{:?}",
+        v.events[3]
+    );
+    assert_eq!(v.stock, 24);
+    assert_eq!(v.trump_card, "KS");
+    assert!(v.trump_card_in_stock);
+    assert_eq!(v.limit, Some(6));
+    assert_eq!(v.answer.as_deref(), Some("attack with J♣"));
+    assert!(v
+        .timing
+        .as_deref()
+        .unwrap()
+        .starts_with("answered in 0.345 ms to request 1"));
+    // Seat 0 saw its own hand dealt, not seat 1's.
+    let v0 = step_view(&s, 0, Some(0));
+    assert_eq!(v0.events.len(), 4);
+    assert!(v0.events[1].text.starts_with("seat 0 is dealt"));
+    assert_eq!(v0.legal, None);
+    let v1 = step_view(&s, 0, Some(1));
+    assert!(v1
+        .legal
+        .as_deref()
+        .unwrap()
+        .starts_with("attack with 1 card of one rank"));
+}
+
+#[test]
+fn forced_moves_exchanges_and_results_in_words() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let forced = s.steps.iter().position(|st| st.forced).unwrap();
+    let v = step_view(&s, forced, None);
+    assert!(v.decision.as_ref().unwrap().forced);
+    assert!(v
+        .answer
+        .as_deref()
+        .unwrap()
+        .contains("forced: the only legal answer"));
+    assert_eq!(v.timing, None, "nobody was asked");
+    assert_eq!(v.legal, None);
+    let end = all_views(&s, None).pop().unwrap();
+    assert_eq!(end.title, "the end of the game");
+    assert_eq!(
+        end.result.as_deref(),
+        Some("seat 0 (builtin:random) is the durak after 66 moves (56 ms)")
+    );
+    assert!(end.seats[0].loser);
+
+    let s = sim("prostoy-3p-exchange.jsonl");
+    let i = s
+        .steps
+        .iter()
+        .position(|st| {
+            matches!(
+                st.mv,
+                Some(Move::Attack { exchange: true, .. } | Move::Defend { exchange: true, .. })
+            )
+        })
+        .expect("the fixture has a P-4 exchange");
+    let v = step_view(&s, i, None);
+    assert!(
+        v.answer.as_deref().unwrap().starts_with("exchange 6"),
+        "{:?}",
+        v.answer
+    );
+    let next = step_view(&s, i + 1, None);
+    assert!(next
+        .events
+        .iter()
+        .any(|e| e.text.contains("for the trump card") && e.text.contains("(P-4)")));
+    assert!(next.trump_card.starts_with('6'), "the six lies face up now");
+
+    let s = sim("prostoy-3p-draw.jsonl");
+    let end = all_views(&s, Some(2)).pop().unwrap();
+    assert!(
+        end.result.as_deref().unwrap().starts_with("a draw"),
+        "{:?}",
+        end.result
+    );
+}
+
+#[test]
+fn faults_in_plain_words() {
+    let s = sim("fault-illegal-prostoy.jsonl");
+    let last = s.steps.len() - 1;
+    let v = step_view(&s, last, None);
+    assert_eq!(v.faults.len(), 1);
+    let f = &v.faults[0];
+    assert_eq!(
+        (f.seat, f.kind.as_str(), f.rule.as_deref()),
+        (2, "illegal", Some("P-5"))
+    );
+    assert!(
+        f.text.starts_with("seat 2 (python3 late.py illegal 3 (late-illegal)) loses by fault: made an illegal move (rule P-5). request 12: P-5:"),
+        "{}",
+        f.text
+    );
+    assert!(v.seats[2].faulted && v.seats[2].loser);
+    assert!(v
+        .refused
+        .as_ref()
+        .unwrap()
+        .line
+        .as_deref()
+        .unwrap()
+        .contains("\"6C\""));
+    // The raw line is the bot's own: seat 0 sees the fault, not the line.
+    let v0 = step_view(&s, last, Some(0));
+    assert_eq!(v0.refused.as_ref().unwrap().line, None);
+    assert_eq!(v0.faults, v.faults);
+    let v2 = step_view(&s, last, Some(2));
+    assert!(v2.refused.as_ref().unwrap().line.is_some());
+
+    let s = sim("fault-timeout.jsonl");
+    let v = all_views(&s, None).pop().unwrap();
+    assert!(v.faults[0].text.contains("did not answer in time"));
+    assert!(v
+        .timing
+        .as_deref()
+        .unwrap()
+        .starts_with("no answer to request 5"));
+
+    let s = sim("fault-start.jsonl");
+    let v = step_view(&s, 0, None);
+    assert_eq!(v.title, "the game did not start");
+    assert!(v.faults[0].text.contains("crashed"));
+    assert!(v.events.is_empty());
+}
+
+#[test]
+fn plain_text_of_a_step() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let text = render_step(&step_view(&s, 1, None));
+    let want = [
+        "== step 2 of 67 (line 10, full view) ==",
+        "seat 0 (builtin:random) to defend",
+        "since the previous step:",
+        "  - seat 1 attacks with J♣",
+        "table: J♣ unbeaten (limit 6); seat 1 attacks seat 0",
+        "trump: K♠ (under the stock); stock: 24 cards",
+        "discard: 0 cards",
+        "hands:",
+        "  seat 0 builtin:random [defender, to act]: 9♣ 7♦ 8♦ J♦ 10♥ 8♠ (6 cards)",
+        "  seat 1 builtin:greedy [attacker]: K♦ Q♥ 7♠ 10♠ A♠ (5 cards)",
+        "legal: cover every card (J♣ by 8♠) or take",
+        "answer: beat J♣ with 8♠",
+    ];
+    for w in want {
+        assert!(text.lines().any(|l| l == w), "missing {w:?} in\n{text}");
+    }
+    let text = render_step(&step_view(&s, 1, Some(1)));
+    assert!(text.contains("(line 10, seat 1's view)"));
+    assert!(
+        text.contains("  seat 0 builtin:random [defender, to act]: 6 hidden cards\n"),
+        "{text}"
+    );
+    assert!(!text.contains("legal:"));
+    assert!(!text.contains("stock, next card first"));
+    // Hidden cards that are publicly known are named.
+    let k = s
+        .steps
+        .iter()
+        .position(|st| !st.state.observation(1).known[0].is_empty())
+        .unwrap();
+    let text = render_step(&step_view(&s, k, Some(1)));
+    assert!(text.contains("hidden cards, known to hold"), "{text}");
+    // Every card shown exists.
+    for v in all_views(&s, None) {
+        for seat in &v.seats {
+            for c in seat.hand.iter().flatten() {
+                c.parse::<Card>().unwrap();
+            }
+        }
+    }
+}

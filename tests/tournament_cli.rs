@@ -1,0 +1,484 @@
+//! Issue 4, end to end through the binary: a tournament with sample bots and a misbehaving bot;
+//! SIGKILL in the middle then `--resume` gives exactly the results of an uninterrupted run;
+//! bad configurations are refused before anything starts, naming the file, the key and the fix.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+
+fn durak(args: &[&str], cwd: &Path) -> Output {
+    Command::new(DURAK)
+        .args(args)
+        .current_dir(cwd)
+        .env("DURAK_EXE", DURAK)
+        .output()
+        .expect("durak runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|f| f.is_file())
+}
+
+fn python() -> Option<PathBuf> {
+    let usr = PathBuf::from("/usr/bin/python3");
+    if usr.is_file() {
+        Some(usr)
+    } else {
+        which("python3")
+    }
+}
+
+fn results(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a whole JSON line"))
+        .collect()
+}
+
+/// Result lines by game id, without timings.
+fn comparable(dir: &Path) -> Vec<Value> {
+    let mut lines = results(dir);
+    for l in lines.iter_mut() {
+        l.as_object_mut().unwrap().remove("duration_ms");
+    }
+    lines.sort_by_key(|l| l["id"].as_u64().unwrap());
+    lines
+}
+
+const BAD_BOT: &str = r#"read line
+echo '{"type":"hello","protocol":1,"name":"bad","version":"1"}'
+while read line; do
+  case "$line" in *'"type":"request"'*) echo 'this is not json';; esac
+done
+"#;
+
+#[test]
+fn sample_bots_and_a_misbehaving_bot_give_the_expected_standings() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.sh"), BAD_BOT).unwrap();
+    let mut config = String::from(
+        "[tournament]\nseed = 7\ngames = 2\nconcurrency = 1\nmax_consecutive_faults = 2\n\
+         move_ms = 5000\n\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\n\
+         [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n\n",
+    );
+    let mut samples = Vec::new();
+    if let Some(py) = python() {
+        config.push_str(&format!(
+            "[[bot]]\nname = \"heuristic.py\"\ncommand = \"{} heuristic_bot.py\"\ncwd = \"{}\"\n\n",
+            py.display(),
+            repo().join("sample-bots/python").display()
+        ));
+        samples.push("heuristic.py");
+    }
+    if let Some(node) = which("node") {
+        config.push_str(&format!(
+            "[[bot]]\nname = \"heuristic.js\"\ncommand = \"{} heuristic_bot.js\"\ncwd = \"{}\"\n\n",
+            node.display(),
+            repo().join("sample-bots/js").display()
+        ));
+        samples.push("heuristic.js");
+    }
+    // The misbehaving bot, last: relative to the configuration file's directory.
+    config.push_str("[[bot]]\nname = \"bad\"\ncommand = \"sh bad.sh\"\n");
+    std::fs::write(tmp.path().join("t.toml"), config).unwrap();
+
+    let out = durak(
+        &["tournament", "-c", "t.toml", "--out", "out", "--json", "-q"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s: Value = serde_json::from_slice(&out.stdout).expect("JSON standings");
+    let n = 3 + samples.len(); // bots
+    let per_bot = 2 * 2 * (n - 1) as u64; // opponents × rotations × games
+    let total = (n * (n - 1) / 2 * 2 * 2) as u64;
+    assert_eq!(s["games_scheduled"], total);
+    assert_eq!(s["games_played"], total);
+    let dir = tmp.path().join("out");
+    assert_eq!(results(&dir).len() as u64, total);
+
+    let bot = |name: &str| -> Value {
+        s["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["bot"] == name)
+            .cloned()
+            .unwrap()
+    };
+    // The bad bot faults in its first two games (malformed), is disqualified, and forfeits the
+    // rest without being started; it is the durak of every game it sat at.
+    let bad = bot("bad");
+    assert_eq!(bad["games"], per_bot);
+    assert_eq!(bad["losses"], per_bot);
+    assert_eq!(bad["faults"]["malformed"], 2);
+    assert_eq!(bad["faults"]["forfeit"], per_bot - 2);
+    assert_eq!(bad["rank"], n as u64);
+    // With concurrency 1 the order is the schedule's: the bad bot's first table is
+    // (greedy, bad), after the 2 × 2 × (n - 2) games of the other pairs involving greedy.
+    let first_bad_game = 2 * 2 * (n as u64 - 2);
+    assert_eq!(
+        bad["disqualified_after_game"],
+        first_bad_game + 1,
+        "{}",
+        std::fs::read_to_string(dir.join("results.jsonl")).unwrap()
+    );
+    assert_eq!(bad["loss_rate"], 1.0);
+    for name in ["greedy", "random"].iter().chain(samples.iter()) {
+        let b = bot(name);
+        assert_eq!(b["games"], per_bot, "{name}");
+        assert_eq!(b["faults"], serde_json::json!({}), "{name} faulted: {b}");
+        assert!(b["disqualified_after_game"].is_null());
+    }
+    // Every game's replay is on disk, and the results point at it.
+    for l in results(&dir) {
+        assert!(dir.join(l["replay"].as_str().unwrap()).is_file(), "{l}");
+    }
+    let cfg = std::fs::read_to_string(dir.join("tournament.toml")).unwrap();
+    assert!(
+        cfg.contains("seed = 7") && cfg.contains("name = \"bad\""),
+        "{cfg}"
+    );
+
+    // `durak standings DIR` prints the same standings again.
+    let again = durak(&["standings", "out", "--json"], tmp.path());
+    assert!(again.status.success());
+    assert_eq!(serde_json::from_slice::<Value>(&again.stdout).unwrap(), s);
+    let csv = durak(&["standings", "out", "--csv"], tmp.path());
+    assert_eq!(text(&csv.stdout).lines().count(), n + 1);
+    let table = durak(&["standings", "out"], tmp.path());
+    assert!(text(&table.stdout).contains("bad (disqualified after game"));
+}
+
+const RESUME_CONFIG: &str = "[tournament]\nseed = 2024\ngames = 30\nconcurrency = 2\n\n\
+    [[bot]]\nname = \"r1\"\ncommand = \"builtin:random\"\n\n\
+    [[bot]]\nname = \"g\"\ncommand = \"builtin:greedy\"\n\n\
+    [[bot]]\nname = \"r2\"\ncommand = \"builtin:random\"\n";
+
+/// The processes whose parent is `pid` (Linux).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            if let Ok(s) = std::fs::read_to_string(t.path().join("children")) {
+                out.extend(s.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            }
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.toml"), RESUME_CONFIG).unwrap();
+    let total = 3 * 2 * 30;
+
+    // The uninterrupted run.
+    let out = durak(
+        &[
+            "tournament",
+            "-c",
+            "t.toml",
+            "--out",
+            "whole",
+            "-q",
+            "--json",
+        ],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let whole = comparable(&tmp.path().join("whole"));
+    assert_eq!(whole.len(), total);
+
+    // The same tournament, killed with SIGKILL once some games are recorded.
+    let cut = tmp.path().join("cut");
+    let mut child = Command::new(DURAK)
+        .args(["tournament", "-c", "t.toml", "--out", "cut", "-q"])
+        .current_dir(tmp.path())
+        .env("DURAK_EXE", DURAK)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bots = loop {
+        let n = std::fs::read_to_string(cut.join("results.jsonl"))
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
+        let bots = children(child.id());
+        if n >= total / 5 && !bots.is_empty() {
+            break bots;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = results(&cut).len();
+    assert!(before > 0 && before < total, "{before} of {total}");
+    // The bots of the killed referee die with it (PR_SET_PDEATHSIG).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bots.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!bots.iter().any(|&p| alive(p)), "bots outlived the referee");
+
+    // Resume: exactly the missing games are played, none twice.
+    let out = durak(
+        &["tournament", "--resume", "cut", "-q", "--json"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let resumed = comparable(&cut);
+    let ids: Vec<u64> = resumed.iter().map(|l| l["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, (0..total as u64).collect::<Vec<_>>(), "each game once");
+    assert_eq!(resumed, whole);
+    // The same standings as the uninterrupted run.
+    let a = durak(&["standings", "whole", "--json"], tmp.path());
+    let b = durak(&["standings", "cut", "--json"], tmp.path());
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+    // Every replay is whole; nothing half-written is left.
+    let replays: Vec<String> = std::fs::read_dir(cut.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(replays.len(), total, "{replays:?}");
+    assert!(replays.iter().all(|r| r.ends_with(".jsonl")));
+
+    // Resuming a finished tournament plays nothing.
+    let out = durak(&["tournament", "--resume", "cut", "-q"], tmp.path());
+    assert!(out.status.success());
+    assert_eq!(results(&cut).len(), total);
+}
+
+fn refused(args: &[&str], cwd: &Path) -> String {
+    let out = durak(args, cwd);
+    assert_eq!(out.status.code(), Some(2), "{args:?} was accepted");
+    let e = text(&out.stderr);
+    assert!(e.contains("fix:"), "no fix in: {e}");
+    e
+}
+
+#[test]
+fn bad_configurations_are_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    let bots = "[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+                [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n";
+    let write = |name: &str, s: &str| std::fs::write(p.join(name), s).unwrap();
+
+    write("unknown.toml", &format!("[tournament]\nrounds = 3\n{bots}"));
+    let e = refused(&["tournament", "-c", "unknown.toml", "--out", "o1"], p);
+    assert!(e.contains("unknown.toml") && e.contains("rounds"), "{e}");
+    assert!(e.contains("games"), "the accepted keys are listed: {e}");
+
+    write(
+        "missing.toml",
+        &format!("{bots}[[bot]]\nname = \"c\"\ncommand = \"python3 no_such_bot.py\"\n"),
+    );
+    let e = refused(&["tournament", "-c", "missing.toml", "--out", "o2"], p);
+    assert!(e.contains("missing.toml: [[bot]] #3"), "{e}");
+    assert!(
+        e.contains("no_such_bot.py") && e.contains("does not exist"),
+        "{e}"
+    );
+
+    write(
+        "dup.toml",
+        &format!("{bots}[[bot]]\nname = \"a\"\ncommand = \"builtin:greedy\"\n"),
+    );
+    let e = refused(&["tournament", "-c", "dup.toml", "--out", "o3"], p);
+    assert!(e.contains("duplicate bot name \"a\""), "{e}");
+
+    write(
+        "size.toml",
+        &format!("[tournament]\ntable_size = 7\n{bots}"),
+    );
+    let e = refused(&["tournament", "-c", "size.toml", "--out", "o4"], p);
+    assert!(
+        e.contains("size.toml: [tournament] table_size = 7") && e.contains("K-1"),
+        "{e}"
+    );
+    let e = refused(
+        &[
+            "tournament",
+            "builtin:random",
+            "builtin:greedy",
+            "--variant",
+            "prostoy",
+            "--table-size",
+            "5",
+        ],
+        p,
+    );
+    assert!(e.contains("--table-size") && e.contains("P-1"), "{e}");
+
+    for d in ["o1", "o2", "o3", "o4"] {
+        assert!(!p.join(d).exists(), "{d} was created");
+    }
+
+    // A resume directory from another tournament, or no tournament at all.
+    write(
+        "ok.toml",
+        &format!("[tournament]\ngames = 1\nseed = 5\n{bots}"),
+    );
+    let out = durak(&["tournament", "-c", "ok.toml", "--out", "done", "-q"], p);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    write(
+        "other.toml",
+        &format!("[tournament]\ngames = 2\nseed = 5\n{bots}"),
+    );
+    let e = refused(&["tournament", "-c", "other.toml", "--resume", "done"], p);
+    assert!(
+        e.contains("tournament.toml") && e.contains("another tournament"),
+        "{e}"
+    );
+    assert!(e.contains("games is 1 there and 2 here"), "{e}");
+    let e = refused(&["tournament", "--resume", "done", "--seed", "6"], p);
+    assert!(e.contains("seed is 5 there and 6 here"), "{e}");
+    // The same configuration again is accepted (and finds nothing left to play).
+    let out = durak(
+        &["tournament", "-c", "ok.toml", "--resume", "done", "-q"],
+        p,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::create_dir(p.join("empty")).unwrap();
+    let e = refused(&["tournament", "--resume", "empty"], p);
+    assert!(e.contains("is not a tournament directory"), "{e}");
+    // A new tournament refuses to write over an existing one.
+    let e = refused(&["tournament", "-c", "ok.toml", "--out", "done"], p);
+    assert!(
+        e.contains("already holds a tournament") && e.contains("--resume"),
+        "{e}"
+    );
+}
+
+/// Copy a directory tree.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_series_and_a_gauntlet_resume_from_any_point() {
+    // A kill leaves a prefix of results.jsonl (in finishing order), maybe with a torn last line,
+    // and replays of games not in it: cut a finished run there, resume, compare.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    let bots = "[[bot]]\nname = \"r1\"\ncommand = \"builtin:random\"\n\
+                [[bot]]\nname = \"g\"\ncommand = \"builtin:greedy\"\n\
+                [[bot]]\nname = \"r2\"\ncommand = \"builtin:random\"\n";
+    for (name, extra) in [
+        ("series", "format = \"series\"\ngames = 5\ntable_size = 3\n"),
+        (
+            "gauntlet",
+            "format = \"gauntlet\"\nchallenger = \"g\"\ngames = 4\n",
+        ),
+    ] {
+        std::fs::write(
+            p.join(format!("{name}.toml")),
+            format!("[tournament]\nseed = 77\n{extra}{bots}"),
+        )
+        .unwrap();
+        let cfg = format!("{name}.toml");
+        let whole = format!("{name}-whole");
+        let out = durak(&["tournament", "-c", &cfg, "--out", &whole, "-q"], p);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let all = comparable(&p.join(&whole));
+        let total = all.len();
+        assert_eq!(total, if name == "series" { 3 * 5 } else { 2 * 2 * 4 });
+        for keep in [1, total / 2, total - 1] {
+            let part = p.join(format!("{name}-{keep}"));
+            copy_dir(&p.join(&whole), &part);
+            let text_all = std::fs::read_to_string(part.join("results.jsonl")).unwrap();
+            let mut kept: String = text_all
+                .lines()
+                .take(keep)
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let next = text_all.lines().nth(keep).unwrap();
+            kept.push_str(&next[..next.len() / 2]); // torn by the kill
+            std::fs::write(part.join("results.jsonl"), kept).unwrap();
+            let out = durak(&["tournament", "--resume", part.to_str().unwrap(), "-q"], p);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            assert_eq!(comparable(&part), all, "{name}, resumed after {keep} games");
+        }
+    }
+}
+
+#[test]
+fn the_demo_runs_the_builtin_and_sample_bots() {
+    // `durak tournament` with no arguments (here with one deal per table to be quick).
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("demo");
+    let out = durak(
+        &[
+            "tournament",
+            "--games",
+            "1",
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--json",
+        ],
+        &repo(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = s["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["bot"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"builtin:random") && names.contains(&"builtin:greedy"));
+    if python().is_some() {
+        assert!(names.contains(&"heuristic.py"), "{names:?}");
+    }
+    if which("node").is_some() {
+        assert!(names.contains(&"heuristic.js"), "{names:?}");
+    }
+    let n = names.len() as u64;
+    assert_eq!(s["games_played"], n * (n - 1));
+    assert_eq!(s["format"], "duplicate");
+    for b in s["standings"].as_array().unwrap() {
+        assert_eq!(b["faults"], serde_json::json!({}), "{b}");
+    }
+}

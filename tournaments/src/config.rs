@@ -1,0 +1,874 @@
+//! The tournament configuration: a TOML file (`[tournament]` and `[[bot]]` tables) and/or the
+//! command line, checked completely before anything starts. Every refusal names where the value
+//! came from (the file and key, or the command-line flag) and how to fix it.
+//!
+//! ```toml
+//! [tournament]
+//! variant = "podkidnoy"          # or "prostoy"
+//! format = "duplicate"           # "round-robin", "duplicate", "series" or "gauntlet"
+//! table_size = 2                 # players per table (P-1: 2-4, K-1: 2-6)
+//! games = 10                     # games per table (per seating)
+//! seed = 42                      # optional: drawn and recorded when absent
+//! # challenger = "mybot"         # gauntlet only: the bot that meets the field
+//! # concurrency = 2              # games at once (default: the number of cores)
+//! max_consecutive_faults = 3     # disqualify after this many faulted games in a row (0: never)
+//! move_ms = 1000                 # default limits for every bot
+//! bank_ms = 10000
+//! startup_ms = 10000
+//!
+//! [[bot]]
+//! name = "heuristic-py"
+//! command = "python3 heuristic_bot.py"
+//! cwd = "sample-bots/python"     # relative to this file's directory (the default)
+//! move_ms = 2000                 # per-bot limits override the defaults
+//! ```
+
+use durak_protocol::Limits;
+use durak_referee::BotCommand;
+use durak_rules::Variant;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The largest seed a configuration accepts: TOML integers are signed 64-bit.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// How tables and deals are scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Every k-combination of bots, every seat rotation; each table plays `games` independent
+    /// deals.
+    RoundRobin,
+    /// Like round-robin, but deal `i` is the same deck at every table: each deal is played once
+    /// per seat rotation, so every bot holds every hand of it (duplicate bridge, ACPC poker).
+    Duplicate,
+    /// Every k-combination, every rotation; each table plays a series of `games` games (C-10):
+    /// the first dealer from the table's seed, the loser of a game deals the next one.
+    Series,
+    /// One bot (the challenger) against the field: only the combinations that include it,
+    /// with duplicate deals.
+    Gauntlet,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [
+        Format::RoundRobin,
+        Format::Duplicate,
+        Format::Series,
+        Format::Gauntlet,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::Duplicate => "duplicate",
+            Format::Series => "series",
+            Format::Gauntlet => "gauntlet",
+        }
+    }
+
+    /// Words for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::Duplicate => "duplicate deals",
+            Format::Series => "series (C-10)",
+            Format::Gauntlet => "gauntlet, duplicate deals",
+        }
+    }
+
+    /// Whether deal `i` is the same deck at every table.
+    pub fn duplicate_deals(self) -> bool {
+        matches!(self, Format::Duplicate | Format::Gauntlet)
+    }
+
+    pub fn parse(s: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown format {s:?}: choose one of {}",
+                    Format::ALL.map(|f| format!("{:?}", f.name())).join(", ")
+                )
+            })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The file as written: every key optional, unknown keys refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub tournament: TournamentSection,
+    #[serde(default, rename = "bot", skip_serializing_if = "Vec::is_empty")]
+    pub bots: Vec<BotSection>,
+}
+
+/// `[tournament]`. Also the shape of the command-line overrides.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_size: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub games: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenger: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_consecutive_faults: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub move_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_line_bytes: Option<usize>,
+}
+
+/// `[[bot]]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotSection {
+    pub name: String,
+    pub command: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub move_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_line_bytes: Option<usize>,
+}
+
+impl ConfigFile {
+    /// Read and parse a configuration file; unknown keys are refused with their line.
+    pub fn load(path: &Path) -> Result<ConfigFile, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            format!(
+                "{}: cannot read the configuration: {e}\n  fix: give the path of an existing \
+                 TOML file (see the README, \"Running a tournament\")",
+                path.display()
+            )
+        })?;
+        ConfigFile::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, String> {
+        toml::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            let fix = if msg.contains("unknown field") {
+                "fix: remove or rename that key; the accepted keys are listed above"
+            } else if msg.contains("missing field") {
+                "fix: add the missing key (every [[bot]] needs a name and a command)"
+            } else {
+                "fix: correct the TOML at that line"
+            };
+            format!(
+                "{}: {}\n  {fix}",
+                path.display(),
+                msg.trim_end().replace('\n', "\n  ")
+            )
+        })
+    }
+
+    /// The configuration as TOML, with a comment saying what the file is.
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string_pretty(self).expect("a configuration serialises");
+        format!(
+            "# The exact configuration of this tournament, written by `durak tournament` when it \
+             started.\n# `durak tournament --resume DIR` reads it; do not edit it.\n\n{body}"
+        )
+    }
+}
+
+/// A bot, resolved: absolute working directory, complete limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bot {
+    pub name: String,
+    pub command: String,
+    pub cwd: PathBuf,
+    pub limits: Limits,
+}
+
+impl Bot {
+    /// The referee's command for this bot (`builtin:NAME` or a command line, run in `cwd`).
+    pub fn bot_command(&self) -> Result<BotCommand, String> {
+        let mut c = BotCommand::parse(&self.command)?;
+        if !self.command.starts_with("builtin:") {
+            c.cwd = Some(self.cwd.clone());
+        }
+        Ok(c)
+    }
+}
+
+/// A tournament, resolved and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tournament {
+    pub variant: Variant,
+    pub format: Format,
+    pub table_size: usize,
+    /// Games per table (per seating): deals in duplicate and gauntlet, the series length in
+    /// series.
+    pub games: u32,
+    pub seed: u64,
+    pub challenger: Option<String>,
+    /// Games at once; not part of the tournament's identity.
+    pub concurrency: Option<usize>,
+    /// Faulted games in a row that disqualify a bot (0: never).
+    pub max_consecutive_faults: u32,
+    pub bots: Vec<Bot>,
+}
+
+/// Defaults.
+pub const DEFAULT_GAMES: u32 = 10;
+pub const DEFAULT_MAX_CONSECUTIVE_FAULTS: u32 = 3;
+
+/// What the organiser gave: an optional file, bots and overrides from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Input {
+    /// The configuration file as given on the command line, and its contents.
+    pub file: Option<(PathBuf, ConfigFile)>,
+    /// Bots from the command line: a command line or `builtin:NAME`; named after the command.
+    pub cli_bots: Vec<String>,
+    /// Command-line values (they win over the file's `[tournament]`).
+    pub overrides: TournamentSection,
+    /// The directory relative paths of command-line bots are resolved against.
+    pub cwd: PathBuf,
+    /// Check that every bot's program and script exist (off for `durak standings`).
+    pub check_bots: bool,
+}
+
+/// The flag that sets a `[tournament]` key on the command line.
+fn flag(key: &str) -> String {
+    match key {
+        "move_ms" => "--move-time-ms".to_string(),
+        k => format!("--{}", k.replace('_', "-")),
+    }
+}
+
+impl Input {
+    /// Where a `[tournament]` key's value comes from, for messages.
+    fn origin(&self, key: &str, overridden: bool) -> String {
+        match (&self.file, overridden) {
+            (_, true) => format!("the command line: {}", flag(key)),
+            (Some((p, _)), false) => format!("{}: [tournament] {key}", p.display()),
+            (None, false) => format!("the default {key}"),
+        }
+    }
+
+    fn file_dir(&self) -> PathBuf {
+        match &self.file {
+            Some((p, _)) => {
+                let parent = p.parent().unwrap_or_else(|| Path::new(""));
+                if parent.as_os_str().is_empty() {
+                    self.cwd.clone()
+                } else {
+                    absolute(&self.cwd, parent)
+                }
+            }
+            None => self.cwd.clone(),
+        }
+    }
+
+    /// Resolve and check everything; the first problem is refused with its origin and a fix.
+    pub fn resolve(&self) -> Result<Tournament, String> {
+        let empty = ConfigFile::default();
+        let file = self.file.as_ref().map(|(_, f)| f).unwrap_or(&empty);
+        let t = &file.tournament;
+        let o = &self.overrides;
+        macro_rules! pick {
+            ($k:ident) => {
+                match (&o.$k, &t.$k) {
+                    (Some(v), _) => (Some(v.clone()), true),
+                    (None, v) => (v.clone(), false),
+                }
+            };
+        }
+        let (variant, ov) = pick!(variant);
+        let variant = match variant {
+            None => Variant::Podkidnoy,
+            Some(v) => v.parse::<Variant>().map_err(|e| {
+                format!(
+                    "{} = {v:?}: {e}\n  fix: use \"podkidnoy\" or \"prostoy\"",
+                    self.origin("variant", ov)
+                )
+            })?,
+        };
+        let (format, of) = pick!(format);
+        let format = match format {
+            None => Format::Duplicate,
+            Some(f) => Format::parse(&f)
+                .map_err(|e| format!("{} = {f:?}: {e}", self.origin("format", of)))?,
+        };
+        let (table_size, ot) = pick!(table_size);
+        let table_size = table_size.unwrap_or(2);
+        if let Err(e) = variant.check_players(table_size) {
+            return Err(format!(
+                "{} = {table_size}: {e}\n  fix: choose a table size from {} to {} for {}",
+                self.origin("table_size", ot),
+                variant.players().start(),
+                variant.players().end(),
+                variant.name()
+            ));
+        }
+        let (games, og) = pick!(games);
+        let games = games.unwrap_or(DEFAULT_GAMES);
+        if games == 0 {
+            return Err(format!(
+                "{} = 0: a table must play at least one game\n  fix: set games to 1 or more",
+                self.origin("games", og)
+            ));
+        }
+        let (seed, os) = pick!(seed);
+        let seed = seed.unwrap_or_else(clock_seed);
+        if seed > MAX_SEED {
+            return Err(format!(
+                "{} = {seed}: seeds are at most {MAX_SEED} (TOML integers are signed 64-bit)\n  \
+                 fix: choose a smaller seed",
+                self.origin("seed", os)
+            ));
+        }
+        let (concurrency, oc) = pick!(concurrency);
+        if concurrency == Some(0) {
+            return Err(format!(
+                "{} = 0: at least one game must run at a time\n  fix: set concurrency to 1 or \
+                 more, or leave it out (the number of cores)",
+                self.origin("concurrency", oc)
+            ));
+        }
+        let (max_faults, _) = pick!(max_consecutive_faults);
+        let max_consecutive_faults = max_faults.unwrap_or(DEFAULT_MAX_CONSECUTIVE_FAULTS);
+
+        let base = Limits::default();
+        let defaults = Limits {
+            startup_ms: pick!(startup_ms).0.unwrap_or(base.startup_ms),
+            move_ms: pick!(move_ms).0.unwrap_or(base.move_ms),
+            bank_ms: pick!(bank_ms).0.unwrap_or(base.bank_ms),
+            max_line_bytes: pick!(max_line_bytes).0.unwrap_or(base.max_line_bytes),
+        };
+
+        // Bots: the file's, then the command line's.
+        let mut bots: Vec<Bot> = Vec::new();
+        let mut origins: Vec<String> = Vec::new();
+        let file_dir = self.file_dir();
+        if let Some((path, f)) = &self.file {
+            for (i, b) in f.bots.iter().enumerate() {
+                let here = format!("{}: [[bot]] #{} ({:?})", path.display(), i + 1, b.name);
+                if b.name.trim().is_empty() {
+                    return Err(format!(
+                        "{}: [[bot]] #{}: the name is empty\n  fix: give every bot a name",
+                        path.display(),
+                        i + 1
+                    ));
+                }
+                let cwd = match &b.cwd {
+                    Some(c) => absolute(&file_dir, Path::new(c)),
+                    None => file_dir.clone(),
+                };
+                if self.check_bots && !cwd.is_dir() {
+                    return Err(format!(
+                        "{here} cwd = {:?}: {} is not a directory\n  fix: relative paths are \
+                         relative to the configuration file's directory ({})",
+                        b.cwd.as_deref().unwrap_or(""),
+                        cwd.display(),
+                        file_dir.display()
+                    ));
+                }
+                let bot = Bot {
+                    name: b.name.clone(),
+                    command: b.command.clone(),
+                    cwd,
+                    limits: Limits {
+                        startup_ms: b.startup_ms.unwrap_or(defaults.startup_ms),
+                        move_ms: b.move_ms.unwrap_or(defaults.move_ms),
+                        bank_ms: b.bank_ms.unwrap_or(defaults.bank_ms),
+                        max_line_bytes: b.max_line_bytes.unwrap_or(defaults.max_line_bytes),
+                    },
+                };
+                self.check_bot(&bot, &here)?;
+                bots.push(bot);
+                origins.push(here);
+            }
+        }
+        let cli_names = cli_bot_names(&self.cli_bots);
+        for (spec, name) in self.cli_bots.iter().zip(cli_names) {
+            let here = format!("the command line: bot {spec:?}");
+            let bot = Bot {
+                name,
+                command: spec.clone(),
+                cwd: self.cwd.clone(),
+                limits: defaults,
+            };
+            self.check_bot(&bot, &here)?;
+            bots.push(bot);
+            origins.push(here);
+        }
+        for (i, b) in bots.iter().enumerate() {
+            if let Some(j) = bots[..i].iter().position(|a| a.name == b.name) {
+                return Err(format!(
+                    "duplicate bot name {:?}: {} and {}\n  fix: give each bot its own name (in a \
+                     configuration file: name = \"...\")",
+                    b.name, origins[j], origins[i]
+                ));
+            }
+        }
+        if bots.len() < table_size {
+            return Err(format!(
+                "{} bot{} for tables of {table_size} ({})\n  fix: add bots ([[bot]] in the \
+                 configuration file, or on the command line), or lower table_size",
+                bots.len(),
+                if bots.len() == 1 { "" } else { "s" },
+                self.origin("table_size", ot)
+            ));
+        }
+        let (challenger, och) = pick!(challenger);
+        match (format, &challenger) {
+            (Format::Gauntlet, None) => {
+                return Err(format!(
+                    "{}: format \"gauntlet\" needs a challenger\n  fix: set challenger = \
+                     \"NAME\" ([tournament]) or --challenger NAME, naming one of the bots: {}",
+                    self.origin("format", of),
+                    names(&bots)
+                ))
+            }
+            (Format::Gauntlet, Some(c)) if !bots.iter().any(|b| &b.name == c) => {
+                return Err(format!(
+                    "{} = {c:?}: no bot has that name\n  fix: name one of the bots: {}",
+                    self.origin("challenger", och),
+                    names(&bots)
+                ))
+            }
+            (f, Some(_)) if f != Format::Gauntlet => {
+                return Err(format!(
+                    "{}: a challenger is only for format \"gauntlet\" (the format is {:?})\n  \
+                     fix: remove the challenger, or set format = \"gauntlet\"",
+                    self.origin("challenger", och),
+                    f.name()
+                ))
+            }
+            _ => {}
+        }
+        Ok(Tournament {
+            variant,
+            format,
+            table_size,
+            games,
+            seed,
+            challenger,
+            concurrency,
+            max_consecutive_faults,
+            bots,
+        })
+    }
+
+    fn check_bot(&self, bot: &Bot, here: &str) -> Result<(), String> {
+        let cmd = bot
+            .bot_command()
+            .map_err(|e| format!("{here} command = {:?}: {e}", bot.command))?;
+        if self.check_bots {
+            cmd.check_exists().map_err(|e| {
+                format!(
+                    "{here} command = {:?}: {e}\n  fix: correct the command; relative paths are \
+                     relative to the bot's working directory {}",
+                    bot.command,
+                    bot.cwd.display()
+                )
+            })?;
+        }
+        for (key, v) in [
+            ("startup_ms", bot.limits.startup_ms),
+            ("move_ms", bot.limits.move_ms),
+            ("max_line_bytes", bot.limits.max_line_bytes as u64),
+        ] {
+            if v == 0 {
+                return Err(format!(
+                    "{here}: {key} = 0\n  fix: give {key} a positive value (or leave it out for \
+                     the default)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Names of command-line bots: `builtin:NAME`, or the script's (or program's) file name; the
+/// whole command when two different commands would get the same short name.
+pub fn cli_bot_names(specs: &[String]) -> Vec<String> {
+    let short: Vec<String> = specs.iter().map(|s| short_name(s)).collect();
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let clash = specs
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && short[j] == short[i] && other != spec);
+            if clash {
+                spec.clone()
+            } else {
+                short[i].clone()
+            }
+        })
+        .collect()
+}
+
+fn short_name(spec: &str) -> String {
+    if spec.starts_with("builtin:") {
+        return spec.to_string();
+    }
+    let words = shell_split(spec);
+    let file = words
+        .iter()
+        .rev()
+        .find(|w| !w.starts_with('-') && Path::new(w).extension().is_some())
+        .or(words.first());
+    match file.and_then(|f| Path::new(f).file_name()) {
+        Some(n) => n.to_string_lossy().into_owned(),
+        None => spec.to_string(),
+    }
+}
+
+fn shell_split(spec: &str) -> Vec<String> {
+    BotCommand::parse(spec)
+        .map(|c| {
+            std::iter::once(c.program.to_string_lossy().into_owned())
+                .chain(c.args)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn names(bots: &[Bot]) -> String {
+    bots.iter()
+        .map(|b| format!("{:?}", b.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `p` made absolute against `base` (without touching the file system).
+pub fn absolute(base: &Path, p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    // Drop `.` components and resolve `..` lexically, for readable paths.
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A seed from the clock, below 2^53 (exact in JSON numbers everywhere).
+pub fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    durak_rules::deck::splitmix64(nanos) & ((1 << 53) - 1)
+}
+
+impl Tournament {
+    /// The configuration file that reproduces this tournament exactly.
+    pub fn to_config_file(&self) -> ConfigFile {
+        ConfigFile {
+            tournament: TournamentSection {
+                variant: Some(self.variant.name().to_string()),
+                format: Some(self.format.name().to_string()),
+                table_size: Some(self.table_size),
+                games: Some(self.games),
+                seed: Some(self.seed),
+                challenger: self.challenger.clone(),
+                concurrency: self.concurrency,
+                max_consecutive_faults: Some(self.max_consecutive_faults),
+                ..TournamentSection::default()
+            },
+            bots: self
+                .bots
+                .iter()
+                .map(|b| BotSection {
+                    name: b.name.clone(),
+                    command: b.command.clone(),
+                    cwd: Some(b.cwd.to_string_lossy().into_owned()),
+                    move_ms: Some(b.limits.move_ms),
+                    bank_ms: Some(b.limits.bank_ms),
+                    startup_ms: Some(b.limits.startup_ms),
+                    max_line_bytes: Some(b.limits.max_line_bytes),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn bot_index(&self, name: &str) -> Option<usize> {
+        self.bots.iter().position(|b| b.name == name)
+    }
+
+    /// How this tournament differs from `other` (concurrency aside): `key: A there, B here`.
+    pub fn differences(&self, there: &Tournament) -> Vec<String> {
+        let mut d = Vec::new();
+        let mut cmp = |key: &str, a: String, b: String| {
+            if a != b {
+                d.push(format!("{key} is {a} there and {b} here"));
+            }
+        };
+        cmp(
+            "variant",
+            there.variant.name().into(),
+            self.variant.name().into(),
+        );
+        cmp(
+            "format",
+            there.format.name().into(),
+            self.format.name().into(),
+        );
+        cmp(
+            "table_size",
+            there.table_size.to_string(),
+            self.table_size.to_string(),
+        );
+        cmp("games", there.games.to_string(), self.games.to_string());
+        cmp("seed", there.seed.to_string(), self.seed.to_string());
+        cmp(
+            "challenger",
+            format!("{:?}", there.challenger),
+            format!("{:?}", self.challenger),
+        );
+        cmp(
+            "max_consecutive_faults",
+            there.max_consecutive_faults.to_string(),
+            self.max_consecutive_faults.to_string(),
+        );
+        let list = |t: &Tournament| {
+            t.bots
+                .iter()
+                .map(|b| format!("{:?}", b.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if there.bots.len() != self.bots.len()
+            || there
+                .bots
+                .iter()
+                .zip(&self.bots)
+                .any(|(a, b)| a.name != b.name)
+        {
+            cmp(
+                "the bots",
+                format!("[{}]", list(there)),
+                format!("[{}]", list(self)),
+            );
+        } else {
+            for (a, b) in there.bots.iter().zip(&self.bots) {
+                let key = format!("bot {:?}", a.name);
+                cmp(
+                    &format!("{key} command"),
+                    format!("{:?}", a.command),
+                    format!("{:?}", b.command),
+                );
+                let builtin = a.command.starts_with("builtin:");
+                cmp(
+                    &format!("{key} cwd"),
+                    if builtin {
+                        String::new()
+                    } else {
+                        a.cwd.display().to_string()
+                    },
+                    if builtin {
+                        String::new()
+                    } else {
+                        b.cwd.display().to_string()
+                    },
+                );
+                cmp(
+                    &format!("{key} limits"),
+                    format!("{:?}", a.limits),
+                    format!("{:?}", b.limits),
+                );
+            }
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(toml: &str) -> Input {
+        let path = PathBuf::from("/tmp/conf/t.toml");
+        Input {
+            file: Some((path.clone(), ConfigFile::parse(toml, &path).unwrap())),
+            cwd: PathBuf::from("/tmp"),
+            check_bots: false,
+            ..Input::default()
+        }
+    }
+
+    const BOTS: &str = r#"
+[[bot]]
+name = "a"
+command = "builtin:random"
+[[bot]]
+name = "b"
+command = "builtin:greedy"
+move_ms = 50
+"#;
+
+    #[test]
+    fn defaults_and_per_bot_limits() {
+        let t = input(&format!("[tournament]\nseed = 5\nbank_ms = 7\n{BOTS}"))
+            .resolve()
+            .unwrap();
+        assert_eq!(t.variant, Variant::Podkidnoy);
+        assert_eq!(t.format, Format::Duplicate);
+        assert_eq!((t.table_size, t.games, t.seed), (2, DEFAULT_GAMES, 5));
+        assert_eq!(t.bots[0].limits.move_ms, Limits::default().move_ms);
+        assert_eq!(t.bots[1].limits.move_ms, 50);
+        assert_eq!(t.bots[1].limits.bank_ms, 7);
+        assert_eq!(t.bots[0].cwd, PathBuf::from("/tmp/conf"));
+    }
+
+    #[test]
+    fn the_stored_configuration_resolves_to_the_same_tournament() {
+        let t = input(&format!(
+            "[tournament]\nseed = 5\nformat = \"series\"\n{BOTS}"
+        ))
+        .resolve()
+        .unwrap();
+        let text = t.to_config_file().to_toml();
+        let again = Input {
+            file: Some((
+                PathBuf::from("/x/tournament.toml"),
+                ConfigFile::parse(&text, Path::new("t")).unwrap(),
+            )),
+            cwd: PathBuf::from("/"),
+            ..Input::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(again, t);
+        assert!(again.differences(&t).is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_file_key_and_fix() {
+        let path = PathBuf::from("conf/t.toml");
+        let e = ConfigFile::parse("[tournament]\ngmaes = 3\n", &path).unwrap_err();
+        assert!(e.starts_with("conf/t.toml:"), "{e}");
+        assert!(
+            e.contains("gmaes") && e.contains("games") && e.contains("fix:"),
+            "{e}"
+        );
+        let e = ConfigFile::parse(
+            "[[bot]]\nname = \"a\"\ncommand = \"x\"\ntimeout = 3\n",
+            &path,
+        )
+        .unwrap_err();
+        assert!(e.contains("timeout") && e.contains("move_ms"), "{e}");
+        let e = ConfigFile::parse("[turnament]\n", &path).unwrap_err();
+        assert!(e.contains("turnament"), "{e}");
+    }
+
+    #[test]
+    fn refusals_name_origin_and_fix() {
+        let e = input(&format!("[tournament]\ntable_size = 7\n{BOTS}"))
+            .resolve()
+            .unwrap_err();
+        assert!(
+            e.contains("/tmp/conf/t.toml: [tournament] table_size = 7"),
+            "{e}"
+        );
+        assert!(e.contains("K-1") && e.contains("fix:"), "{e}");
+        let e = input("[tournament]\ntable_size = 5\nvariant = \"prostoy\"\n")
+            .resolve()
+            .unwrap_err();
+        assert!(e.contains("P-1"), "{e}");
+        let dup = format!("{BOTS}[[bot]]\nname = \"a\"\ncommand = \"builtin:greedy\"\n");
+        let e = input(&dup).resolve().unwrap_err();
+        assert!(
+            e.contains("duplicate bot name \"a\"") && e.contains("#3"),
+            "{e}"
+        );
+        let e = input(&format!("[tournament]\nformat = \"swiss\"\n{BOTS}"))
+            .resolve()
+            .unwrap_err();
+        assert!(e.contains("swiss") && e.contains("round-robin"), "{e}");
+        let e = input(&format!("[tournament]\nformat = \"gauntlet\"\n{BOTS}"))
+            .resolve()
+            .unwrap_err();
+        assert!(e.contains("challenger"), "{e}");
+        let e = input(&format!("[tournament]\nchallenger = \"a\"\n{BOTS}"))
+            .resolve()
+            .unwrap_err();
+        assert!(e.contains("only for format \"gauntlet\""), "{e}");
+        let mut i = input(&format!("[tournament]\ntable_size = 3\n{BOTS}"));
+        let e = i.resolve().unwrap_err();
+        assert!(e.contains("2 bots for tables of 3"), "{e}");
+        i.overrides.table_size = Some(9);
+        let e = i.resolve().unwrap_err();
+        assert!(e.contains("the command line: --table-size = 9"), "{e}");
+    }
+
+    #[test]
+    fn missing_bot_files_are_refused() {
+        let mut i = input(
+            "[[bot]]\nname = \"a\"\ncommand = \"sh no-such-bot.sh\"\ncwd = \"/\"\n\
+             [[bot]]\nname = \"b\"\ncommand = \"builtin:random\"\n",
+        );
+        i.check_bots = true;
+        let e = i.resolve().unwrap_err();
+        assert!(e.contains("#1") && e.contains("no-such-bot.sh"), "{e}");
+        assert!(e.contains("fix:"), "{e}");
+    }
+
+    #[test]
+    fn command_line_names() {
+        let specs: Vec<String> = [
+            "builtin:random",
+            "python3 sample-bots/python/random_bot.py",
+            "node sample-bots/js/random_bot.js",
+            "python3 a/bot.py",
+            "python3 b/bot.py",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            cli_bot_names(&specs),
+            [
+                "builtin:random",
+                "random_bot.py",
+                "random_bot.js",
+                "python3 a/bot.py",
+                "python3 b/bot.py"
+            ]
+        );
+    }
+}

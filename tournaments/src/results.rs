@@ -1,0 +1,348 @@
+//! The tournament directory:
+//!
+//! - `tournament.toml`: the exact configuration, seed included, written before the first game;
+//! - `results.jsonl`: one JSON line per finished game ([`ResultLine`]), appended and fsynced only
+//!   after the game's replay is on disk — the index of the tournament;
+//! - `replays/tTTTT-gGGGG.jsonl`: the replay of game `GGGG` of table `TTTT` (the source of
+//!   truth for what happened).
+//!
+//! A game is in the results or it is not: a line cut short by a kill is dropped on resume, and
+//! the game is played again from its start.
+
+use crate::config::{ConfigFile, Input, Tournament};
+use durak_protocol::FaultKind;
+use durak_rules::Seat;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const CONFIG_FILE: &str = "tournament.toml";
+pub const RESULTS_FILE: &str = "results.jsonl";
+pub const REPLAYS_DIR: &str = "replays";
+
+/// A fault in a result line: the seat, its bot, the kind and the details.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultLine {
+    pub seat: Seat,
+    pub bot: String,
+    pub kind: FaultKind,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultLine {
+    /// The game's stable id (its position in the schedule).
+    pub id: u64,
+    pub table: u32,
+    /// Index at the table.
+    pub game: u32,
+    /// Duplicate deal number (duplicate and gauntlet formats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal: Option<u32>,
+    /// Bot name at each seat.
+    pub seats: Vec<String>,
+    /// Deck seed.
+    pub seed: u64,
+    pub dealer: Seat,
+    /// The durak's seat; `null` for a draw.
+    pub loser: Option<Seat>,
+    /// The durak's name.
+    pub durak: Option<String>,
+    pub draw: bool,
+    pub faults: Vec<FaultLine>,
+    pub moves: u32,
+    /// The replay, relative to the tournament directory.
+    pub replay: Option<String>,
+    pub duration_ms: u64,
+    /// Bots disqualified after this game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disqualified: Vec<String>,
+}
+
+impl ResultLine {
+    /// The line without what varies between identical runs (timings).
+    pub fn without_timing(&self) -> ResultLine {
+        ResultLine {
+            duration_ms: 0,
+            ..self.clone()
+        }
+    }
+}
+
+/// A tournament directory.
+#[derive(Clone, Debug)]
+pub struct TournamentDir {
+    pub path: PathBuf,
+}
+
+/// The results read back: the lines in file order, and where the valid part of the file ends.
+#[derive(Clone, Debug, Default)]
+pub struct ReadResults {
+    pub lines: Vec<ResultLine>,
+    pub valid_len: u64,
+    /// A final line cut short (a kill during the write): dropped.
+    pub torn_tail: bool,
+}
+
+impl TournamentDir {
+    pub fn config_path(&self) -> PathBuf {
+        self.path.join(CONFIG_FILE)
+    }
+    pub fn results_path(&self) -> PathBuf {
+        self.path.join(RESULTS_FILE)
+    }
+    pub fn replays_path(&self) -> PathBuf {
+        self.path.join(REPLAYS_DIR)
+    }
+
+    /// Make a new tournament directory and write its configuration. Refuses a directory that
+    /// already holds a tournament, or other files.
+    pub fn create(path: &Path, t: &Tournament) -> Result<TournamentDir, String> {
+        let dir = TournamentDir {
+            path: path.to_path_buf(),
+        };
+        if dir.config_path().exists() {
+            return Err(format!(
+                "{}: this directory already holds a tournament\n  fix: finish it with `durak \
+                 tournament --resume {}`, or choose another directory with --out",
+                dir.config_path().display(),
+                path.display()
+            ));
+        }
+        if let Ok(mut entries) = std::fs::read_dir(path) {
+            if entries.next().is_some() {
+                return Err(format!(
+                    "{}: the directory is not empty and holds no tournament\n  fix: choose a new \
+                     or empty directory with --out",
+                    path.display()
+                ));
+            }
+        }
+        std::fs::create_dir_all(dir.replays_path())
+            .map_err(|e| format!("{}: cannot create the directory: {e}", path.display()))?;
+        write_synced(&dir.config_path(), t.to_config_file().to_toml().as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", dir.config_path().display()))?;
+        File::create(dir.results_path())
+            .and_then(|f| f.sync_all())
+            .map_err(|e| format!("{}: cannot create: {e}", dir.results_path().display()))?;
+        sync_dir(path);
+        Ok(dir)
+    }
+
+    /// Open an existing tournament directory and read its configuration. With `check_bots`, the
+    /// bots must still exist (to play); without, only the record is read (standings).
+    pub fn open(path: &Path, check_bots: bool) -> Result<(TournamentDir, Tournament), String> {
+        let dir = TournamentDir {
+            path: path.to_path_buf(),
+        };
+        let config = dir.config_path();
+        if !config.is_file() {
+            let what = if path.is_dir() {
+                "is not a tournament directory"
+            } else {
+                "does not exist"
+            };
+            return Err(format!(
+                "{}: {what} (there is no {})\n  fix: give a directory made by `durak tournament` \
+                 (by default under tournaments-out/)",
+                path.display(),
+                config.display()
+            ));
+        }
+        let file = ConfigFile::load(&config)?;
+        if file.tournament.seed.is_none() {
+            return Err(format!(
+                "{}: the configuration has no seed\n  fix: this file was not written by `durak \
+                 tournament`; start the tournament again",
+                config.display()
+            ));
+        }
+        let input = Input {
+            file: Some((config.clone(), file)),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            check_bots,
+            ..Input::default()
+        };
+        let t = input.resolve().map_err(|e| {
+            format!(
+                "{e}\n  (in the tournament directory {}: was the bot moved or removed?)",
+                path.display()
+            )
+        })?;
+        Ok((dir, t))
+    }
+
+    /// Read `results.jsonl`; a torn final line is reported, any other bad line is an error.
+    pub fn read_results(&self) -> Result<ReadResults, String> {
+        read_results_file(&self.results_path())
+    }
+
+    /// Make the directory ready to resume: cut a torn final line, remove replays that were being
+    /// written when the referee died.
+    pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
+        let path = self.results_path();
+        if read.torn_tail {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            f.set_len(read.valid_len)
+                .and_then(|_| f.sync_all())
+                .map_err(|e| format!("{}: cannot cut the torn last line: {e}", path.display()))?;
+        }
+        if let Ok(entries) = std::fs::read_dir(self.replays_path()) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(".replay-") && name.ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn appender(&self) -> Result<ResultsWriter, String> {
+        let path = self.results_path();
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: cannot open for appending: {e}", path.display()))?;
+        Ok(ResultsWriter { file })
+    }
+}
+
+/// Read a results file (see [`TournamentDir::read_results`]).
+pub fn read_results_file(path: &Path) -> Result<ReadResults, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    let mut out = ReadResults::default();
+    let mut start = 0usize;
+    let mut number = 0usize;
+    while start < bytes.len() {
+        number += 1;
+        let end = bytes[start..].iter().position(|&b| b == b'\n');
+        let (line, next, complete) = match end {
+            Some(e) => (&bytes[start..start + e], start + e + 1, true),
+            None => (&bytes[start..], bytes.len(), false),
+        };
+        if line.iter().all(u8::is_ascii_whitespace) && complete {
+            start = next;
+            out.valid_len = next as u64;
+            continue;
+        }
+        match serde_json::from_slice::<ResultLine>(line) {
+            Ok(l) if complete => {
+                out.lines.push(l);
+                out.valid_len = next as u64;
+            }
+            // A last line without its newline was cut by a kill: the game is not finished.
+            _ if !complete => {
+                out.torn_tail = true;
+            }
+            Ok(_) => unreachable!(),
+            Err(e) => {
+                return Err(format!(
+                    "{}: line {number} is not a result line: {e}\n  fix: this file is written \
+                     by durak tournament only; restore it or start the tournament again",
+                    path.display()
+                ))
+            }
+        }
+        start = next;
+    }
+    Ok(out)
+}
+
+/// Appends result lines, each fsynced before `append` returns.
+pub struct ResultsWriter {
+    file: File,
+}
+
+impl ResultsWriter {
+    pub fn append(&mut self, line: &ResultLine) -> std::io::Result<()> {
+        let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+        text.push('\n');
+        // One write of the whole line: a kill leaves the line whole or cut (then dropped).
+        self.file.write_all(text.as_bytes())?;
+        self.file.sync_data()
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+fn sync_dir(path: &Path) {
+    if let Ok(d) = File::open(path) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: u64) -> ResultLine {
+        ResultLine {
+            id,
+            table: 0,
+            game: id as u32,
+            deal: Some(id as u32),
+            seats: vec!["a".into(), "b".into()],
+            seed: 7,
+            dealer: 0,
+            loser: Some(1),
+            durak: Some("b".into()),
+            draw: false,
+            faults: vec![],
+            moves: 40,
+            replay: Some(format!("replays/t0000-g{id:04}.jsonl")),
+            duration_ms: 12,
+            disqualified: vec![],
+        }
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let td = TournamentDir {
+            path: dir.path().to_path_buf(),
+        };
+        let mut w = td.appender().unwrap();
+        w.append(&line(0)).unwrap();
+        w.append(&line(1)).unwrap();
+        let whole = std::fs::read(td.results_path()).unwrap();
+        let mut torn = whole.clone();
+        let third = serde_json::to_string(&line(2)).unwrap();
+        torn.extend_from_slice(&third.as_bytes()[..20]);
+        std::fs::write(td.results_path(), &torn).unwrap();
+        let r = td.read_results().unwrap();
+        assert_eq!(r.lines, vec![line(0), line(1)]);
+        assert!(r.torn_tail);
+        assert_eq!(r.valid_len, whole.len() as u64);
+        td.repair(&r).unwrap();
+        assert_eq!(std::fs::read(td.results_path()).unwrap(), whole);
+        let mut w = td.appender().unwrap();
+        w.append(&line(2)).unwrap();
+        assert_eq!(td.read_results().unwrap().lines.len(), 3);
+    }
+
+    #[test]
+    fn a_bad_line_in_the_middle_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(RESULTS_FILE);
+        std::fs::write(&p, "{\"id\": 1}\n").unwrap();
+        let e = read_results_file(&p).unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+    }
+}

@@ -1,0 +1,394 @@
+//! Running a tournament: tables run concurrently (at most `concurrency` at once, each with its
+//! own bot processes, started in schedule order); every finished game becomes a line of
+//! `results.jsonl` once its replay is on disk; failing bots are disqualified; a killed run is
+//! resumed by playing exactly the games missing from the results.
+//!
+//! Disqualification: a bot that cannot be started (`start_failed`) is disqualified at once; a
+//! bot that faults in `max_consecutive_faults` games in a row (in the order the games finish) is
+//! disqualified after the last of them. From then on its games are forfeits: recorded with a
+//! `forfeit` fault, the bot is not started, the others are not asked to play.
+
+use crate::config::Tournament;
+use crate::results::{FaultLine, ReadResults, ResultLine, ResultsWriter, TournamentDir};
+use crate::schedule::{Schedule, Table};
+use durak_protocol::FaultKind;
+use durak_referee::{play_match_with, GameRecord, MatchConfig, SeatSpec};
+use durak_rules::Seat;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+/// What a caller sees of a running tournament (a progress bar, a log).
+pub trait Observer: Send + Sync {
+    /// Before the first game: games in the schedule, games already in the results, faults in
+    /// them.
+    fn start(&self, _total: usize, _done: usize, _faults: usize) {}
+    /// After each game is recorded.
+    fn game(&self, _line: &ResultLine, _done: usize, _faults: usize) {}
+    /// A bot was disqualified.
+    fn disqualified(&self, _bot: &str, _reason: &str) {}
+}
+
+/// An observer that sees nothing.
+pub struct Silent;
+impl Observer for Silent {}
+
+pub struct RunOptions {
+    /// Tables playing at once (each has its own bot processes).
+    pub concurrency: usize,
+    pub observer: Arc<dyn Observer>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Games in the schedule.
+    pub total: usize,
+    /// Games that were already in the results when this run started.
+    pub already: usize,
+    /// Games played by this run.
+    pub played: usize,
+    /// Every result line, by game id.
+    pub results: Vec<ResultLine>,
+}
+
+/// Who is disqualified, and the fault streaks that lead there.
+#[derive(Clone, Debug)]
+pub struct Discipline {
+    max_consecutive: u32,
+    names: Vec<String>,
+    streak: Vec<u32>,
+    /// The reason, for disqualified bots.
+    pub disqualified: Vec<Option<String>>,
+}
+
+impl Discipline {
+    pub fn new(t: &Tournament) -> Discipline {
+        let n = t.bots.len();
+        Discipline {
+            max_consecutive: t.max_consecutive_faults,
+            names: t.bots.iter().map(|b| b.name.clone()).collect(),
+            streak: vec![0; n],
+            disqualified: vec![None; n],
+        }
+    }
+
+    /// Take a finished game into account; returns the bots it disqualifies (index, reason).
+    pub fn record(&mut self, line: &ResultLine) -> Vec<(usize, String)> {
+        let mut newly = Vec::new();
+        for (seat, name) in line.seats.iter().enumerate() {
+            let Some(b) = self.names.iter().position(|n| n == name) else {
+                continue;
+            };
+            let faults: Vec<&FaultLine> = line
+                .faults
+                .iter()
+                .filter(|f| f.seat == seat && f.kind != FaultKind::Forfeit)
+                .collect();
+            let forfeit = line
+                .faults
+                .iter()
+                .any(|f| f.seat == seat && f.kind == FaultKind::Forfeit);
+            if forfeit || self.disqualified[b].is_some() {
+                continue;
+            }
+            if let Some(f) = faults.iter().find(|f| f.kind == FaultKind::StartFailed) {
+                self.streak[b] += 1;
+                let reason = format!("could not be started (game {}): {}", line.id, f.detail);
+                self.disqualified[b] = Some(reason.clone());
+                newly.push((b, reason));
+            } else if let Some(f) = faults.first() {
+                self.streak[b] += 1;
+                if self.max_consecutive > 0 && self.streak[b] >= self.max_consecutive {
+                    let reason = format!(
+                        "faulted in {} games in a row (the last, game {}: {}: {})",
+                        self.streak[b], line.id, f.kind, f.detail
+                    );
+                    self.disqualified[b] = Some(reason.clone());
+                    newly.push((b, reason));
+                }
+            } else {
+                self.streak[b] = 0;
+            }
+        }
+        newly
+    }
+
+    pub fn is_disqualified(&self, bot: usize) -> bool {
+        self.disqualified[bot].is_some()
+    }
+}
+
+struct Shared {
+    writer: ResultsWriter,
+    discipline: Discipline,
+    done: usize,
+    faults: usize,
+    lines: Vec<ResultLine>,
+    error: Option<String>,
+}
+
+fn count_faults(l: &ResultLine) -> usize {
+    l.faults
+        .iter()
+        .filter(|f| f.kind != FaultKind::Forfeit)
+        .count()
+}
+
+/// Check the recorded lines against the schedule; returns, per table, the outcomes of its
+/// played games by index.
+fn check_recorded(
+    t: &Tournament,
+    dir: &TournamentDir,
+    schedule: &Schedule,
+    read: &ReadResults,
+) -> Result<BTreeMap<u32, BTreeMap<u32, Option<Seat>>>, String> {
+    let mut seen = HashSet::new();
+    let mut played: BTreeMap<u32, BTreeMap<u32, Option<Seat>>> = BTreeMap::new();
+    let path = dir.results_path();
+    let fix = "fix: resume with the tournament directory this file belongs to, or start a new \
+               tournament";
+    for (n, l) in read.lines.iter().enumerate() {
+        let Some((table, g)) = schedule.game(l.id) else {
+            return Err(format!(
+                "{}: line {}: game {} is not in this tournament's schedule ({} games)\n  {fix}",
+                path.display(),
+                n + 1,
+                l.id,
+                schedule.total_games()
+            ));
+        };
+        let names: Vec<&str> = table
+            .bots
+            .iter()
+            .map(|&b| t.bots[b].name.as_str())
+            .collect();
+        if l.table != table.id || l.game != g.index || l.seed != g.seed || l.seats != names {
+            return Err(format!(
+                "{}: line {}: game {} was not played by this tournament (table {}, game {}, \
+                 seats {:?}, seed {} expected)\n  {fix}",
+                path.display(),
+                n + 1,
+                l.id,
+                table.id,
+                g.index,
+                names,
+                g.seed
+            ));
+        }
+        if !seen.insert(l.id) {
+            return Err(format!(
+                "{}: line {}: game {} is recorded twice\n  {fix}",
+                path.display(),
+                n + 1,
+                l.id
+            ));
+        }
+        played.entry(table.id).or_default().insert(g.index, l.loser);
+    }
+    Ok(played)
+}
+
+/// Play every game of the tournament not yet in `dir`'s results.
+pub async fn run_tournament(
+    t: &Tournament,
+    dir: &TournamentDir,
+    opts: RunOptions,
+) -> Result<RunSummary, String> {
+    let schedule = Schedule::build(t);
+    let total = schedule.total_games();
+    let read = dir.read_results()?;
+    let played = check_recorded(t, dir, &schedule, &read)?;
+    dir.repair(&read)?;
+
+    let mut discipline = Discipline::new(t);
+    let mut faults = 0;
+    for l in &read.lines {
+        discipline.record(l);
+        faults += count_faults(l);
+    }
+    let already = read.lines.len();
+    opts.observer.start(total, already, faults);
+
+    let mut work: Vec<(Table, Vec<durak_referee::PlannedGame>)> = Vec::new();
+    let empty = BTreeMap::new();
+    for table in &schedule.tables {
+        let plan = table.plan(played.get(&table.id).unwrap_or(&empty), t.variant)?;
+        if !plan.is_empty() {
+            work.push((table.clone(), plan));
+        }
+    }
+
+    let shared = Arc::new(Mutex::new(Shared {
+        writer: dir.appender()?,
+        discipline,
+        done: already,
+        faults,
+        lines: read.lines,
+        error: None,
+    }));
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(opts.concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (table, plan) in work {
+        let seats: Vec<SeatSpec> = table
+            .bots
+            .iter()
+            .map(|&b| {
+                let bot = &t.bots[b];
+                Ok(SeatSpec {
+                    name: bot.name.clone(),
+                    command: bot.bot_command()?,
+                    limits: bot.limits,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
+        let mut cfg = MatchConfig::new(
+            t.variant,
+            seats,
+            table.games.len() as u32,
+            table.series_seed,
+        );
+        cfg.replay_dir = Some(dir.replays_path());
+        cfg.replay_prefix = format!("t{:04}-g", table.id);
+        cfg.plan = Some(plan);
+        let shared = shared.clone();
+        let observer = opts.observer.clone();
+        let root = dir.path.clone();
+        // Tables start in schedule order: the permit is taken here, not in the task.
+        let permit = semaphore
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("never closed");
+        {
+            let s = shared.lock().expect("shared");
+            if s.error.is_some() {
+                break;
+            }
+            cfg.forfeit = table
+                .bots
+                .iter()
+                .map(|&b| s.discipline.is_disqualified(b))
+                .collect();
+        }
+        tasks.spawn(async move {
+            let _permit = permit;
+            let on_game = |rec: &GameRecord| -> Vec<Seat> {
+                let line = result_line(&table, &names, rec, &root);
+                let mut s = shared.lock().expect("shared");
+                if s.error.is_some() {
+                    // Stop this table quickly; its games stay unrecorded for a resume.
+                    return (0..names.len()).collect();
+                }
+                let newly = s.discipline.record(&line);
+                let mut line = line;
+                line.disqualified = newly
+                    .iter()
+                    .map(|(b, _)| s.discipline.names[*b].clone())
+                    .collect();
+                if let Err(e) = s.writer.append(&line) {
+                    s.error = Some(format!(
+                        "cannot append to {}: {e}",
+                        root.join(crate::results::RESULTS_FILE).display()
+                    ));
+                    return (0..names.len()).collect();
+                }
+                s.done += 1;
+                s.faults += count_faults(&line);
+                observer.game(&line, s.done, s.faults);
+                for (b, reason) in &newly {
+                    observer.disqualified(&s.discipline.names[*b], reason);
+                }
+                let out = table
+                    .bots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| s.discipline.is_disqualified(b))
+                    .map(|(seat, _)| seat)
+                    .collect();
+                s.lines.push(line);
+                out
+            };
+            play_match_with(&cfg, on_game)
+                .await
+                .map(|_| ())
+                .map_err(|e| format!("table {} could not be played: {e}", table.id))
+        });
+    }
+    let mut first_error = None;
+    while let Some(r) = tasks.join_next().await {
+        let r = r.unwrap_or_else(|e| Err(format!("a table's task failed: {e}")));
+        if let Err(e) = r {
+            shared
+                .lock()
+                .expect("shared")
+                .error
+                .get_or_insert(e.clone());
+            first_error.get_or_insert(e);
+        }
+    }
+    let shared = Arc::try_unwrap(shared)
+        .ok()
+        .expect("every task is done")
+        .into_inner()
+        .expect("shared");
+    if let Some(e) = shared.error.or(first_error) {
+        return Err(format!(
+            "{e}\n  the games finished so far are recorded: finish with `durak tournament \
+             --resume {}`",
+            dir.path.display()
+        ));
+    }
+    let mut results = shared.lines;
+    results.sort_by_key(|l| l.id);
+    Ok(RunSummary {
+        total,
+        already,
+        played: results.len() - already,
+        results,
+    })
+}
+
+fn result_line(
+    table: &Table,
+    names: &[String],
+    rec: &GameRecord,
+    root: &std::path::Path,
+) -> ResultLine {
+    let g = table
+        .games
+        .iter()
+        .find(|g| g.index == rec.game)
+        .expect("the referee plays the planned games");
+    ResultLine {
+        id: g.id,
+        table: table.id,
+        game: rec.game,
+        deal: g.deal,
+        seats: names.to_vec(),
+        seed: rec.seed,
+        dealer: rec.dealer,
+        loser: rec.loser,
+        durak: rec.loser.map(|s| names[s].clone()),
+        draw: rec.draw,
+        faults: rec
+            .faults
+            .iter()
+            .map(|f| FaultLine {
+                seat: f.seat,
+                bot: names[f.seat].clone(),
+                kind: f.kind,
+                detail: f.detail.clone(),
+                rule: f.rule.clone(),
+            })
+            .collect(),
+        moves: rec.moves,
+        replay: rec.replay.as_ref().map(|p| {
+            p.strip_prefix(root)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        }),
+        duration_ms: rec.duration_ms,
+        disqualified: Vec::new(),
+    }
+}
