@@ -1,6 +1,7 @@
 //! `durak`: the referee and tournament runner's command line. Each subcommand lives in its own
 //! module; this file only parses and dispatches.
 
+mod check_cmd;
 mod play;
 mod replay_cmd;
 mod tournament_cmd;
@@ -29,6 +30,10 @@ enum Command {
     Standings(tournament_cmd::StandingsArgs),
     /// Step through, verify or export a replay file.
     Replay(replay_cmd::ReplayArgs),
+    /// Check a bot against the protocol and the rules: a conformance suite with a report.
+    CheckBot(check_cmd::CheckBotArgs),
+    /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
+    Submit(check_cmd::SubmitArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -50,6 +55,8 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament_cmd::run(args),
         Command::Standings(args) => tournament_cmd::standings(args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::CheckBot(args) => check_cmd::check_bot(args),
+        Command::Submit(args) => check_cmd::submit(args),
         Command::Bot { name } => bot(&name),
     };
     match result {
