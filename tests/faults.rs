@@ -165,7 +165,7 @@ fn silent_bot_times_out_at_startup() {
 #[test]
 fn garbage_output_is_malformed() {
     expect_fault(
-        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) echo 'hello there, referee';; esac; done\n"),
+        &format!("{HELLO}while read -r line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) echo 'hello there, referee';; esac; done\n"),
         FaultKind::Malformed,
     );
 }
@@ -173,7 +173,7 @@ fn garbage_output_is_malformed() {
 #[test]
 fn invalid_utf8_is_malformed() {
     expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) printf '\\377\\376{{}}\\n';; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) printf '\\377\\376{{}}\\n';; esac; done\n"),
         FaultKind::Malformed,
     );
 }
@@ -181,7 +181,7 @@ fn invalid_utf8_is_malformed() {
 #[test]
 fn wrong_json_shape_is_a_schema_fault_and_the_bot_is_told() {
     let (h, r) = expect_fault(
-        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"fly\\\"}}\";; esac; done\n"),
+        &format!("{HELLO}while read -r line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"fly\\\"}}\";; esac; done\n"),
         FaultKind::Schema,
     );
     let detail = &r.games[0].faults[0].detail;
@@ -200,7 +200,7 @@ fn wrong_json_shape_is_a_schema_fault_and_the_bot_is_told() {
 fn illegal_move_names_the_rule_and_the_bot_is_told() {
     // Always passes: the attacker may not pass (K-4), the defender must cover or take (K-7).
     let (h, r) = expect_fault(
-        &format!("{HELLO}while read line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"pass\\\"}}\";; esac; done\n"),
+        &format!("{HELLO}while read -r line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"pass\\\"}}\";; esac; done\n"),
         FaultKind::Illegal,
     );
     let f = &r.games[0].faults[0];
@@ -223,7 +223,7 @@ fn crash_at_start_is_a_crash_with_the_code() {
 #[test]
 fn crash_mid_game_is_a_crash_with_the_code() {
     let (_, r) = expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) exit 7;; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) exit 7;; esac; done\n"),
         FaultKind::Crash,
     );
     assert!(r.games[0].faults[0].detail.contains("code 7"));
@@ -232,7 +232,7 @@ fn crash_mid_game_is_a_crash_with_the_code() {
 #[test]
 fn killed_by_a_signal_is_a_crash_with_the_signal() {
     let (_, r) = expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) kill -SEGV $$;; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) kill -SEGV $$;; esac; done\n"),
         FaultKind::Crash,
     );
     assert!(
@@ -245,7 +245,7 @@ fn killed_by_a_signal_is_a_crash_with_the_signal() {
 #[test]
 fn closing_stdout_is_closed() {
     expect_fault(
-        &format!("{HELLO}exec 1>&-\nwhile read line; do :; done\n"),
+        &format!("{HELLO}exec 1>&-\nwhile read -r line; do :; done\n"),
         FaultKind::Closed,
     );
 }
@@ -253,7 +253,7 @@ fn closing_stdout_is_closed() {
 #[test]
 fn sleeping_past_the_limit_is_a_timeout() {
     let (_, r) = expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
         FaultKind::Timeout,
     );
     assert!(r.games[0].faults[0].detail.contains("300 ms"));
@@ -262,7 +262,7 @@ fn sleeping_past_the_limit_is_a_timeout() {
 #[test]
 fn a_100_mb_line_without_newline_is_line_too_long() {
     expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) head -c 100000000 /dev/zero | tr '\\0' 'a'; sleep 30;; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) head -c 100000000 /dev/zero | tr '\\0' 'a'; sleep 30;; esac; done\n"),
         FaultKind::LineTooLong,
     );
 }
@@ -270,7 +270,7 @@ fn a_100_mb_line_without_newline_is_line_too_long() {
 #[test]
 fn ignoring_sigterm_does_not_save_a_bot() {
     expect_fault(
-        &format!("trap '' TERM\n{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
+        &format!("trap '' TERM\n{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 30;; esac; done\n"),
         FaultKind::Timeout,
     );
 }
@@ -280,7 +280,7 @@ fn a_grandchild_holding_stdout_open_is_killed_too() {
     // The bot starts a grandchild that inherits stdout, then exits: no EOF ever comes on stdout,
     // but the exit is seen, and the grandchild dies with the process group.
     expect_fault(
-        &format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 300 & echo $! >> \"$PIDS\"; exit 0;; esac; done\n"),
+        &format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) sleep 300 & echo $! >> \"$PIDS\"; exit 0;; esac; done\n"),
         FaultKind::Crash,
     );
 }
@@ -323,7 +323,7 @@ fn a_faulting_bot_is_restarted_for_the_next_game() {
     // Crashes on its first request in every game: each game is lost with a crash, and a fresh
     // process is started for each game (a new hello each time).
     let h = Hostile::new();
-    let body = format!("{HELLO}while read line; do case \"$line\" in *'\"type\":\"request\"'*) exit 9;; esac; done\n");
+    let body = format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) exit 9;; esac; done\n");
     let r = run(
         vec![h.seat(&body, hostile_limits()), builtin("random")],
         3,
@@ -353,4 +353,60 @@ fn well_behaved_builtins_play_a_whole_series_without_faults() {
         assert_eq!(w[1].dealer, expected);
     }
     assert_eq!(r.seats[1].bot_name.as_deref(), Some("builtin:greedy"));
+}
+
+#[test]
+fn error_line_carries_the_request_id_and_the_json_pointer() {
+    let (h, _) = expect_fault(
+        &format!("{HELLO}while read -r line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in *'\"type\":\"request\"'*) id=$(request_id \"$line\"); echo \"{{\\\"type\\\":\\\"answer\\\",\\\"id\\\":$id,\\\"action\\\":\\\"attack\\\",\\\"cards\\\":[\\\"10H\\\"]}}\";; esac; done\n"),
+        FaultKind::Schema,
+    );
+    let got = h.received();
+    let line = got
+        .lines()
+        .find(|l| l.contains(r#""type":"error""#))
+        .expect("an error line");
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let last_request: serde_json::Value = serde_json::from_str(
+        got.lines()
+            .filter(|l| l.contains(r#""type":"request""#))
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["id"], last_request["id"], "{line}");
+    assert_eq!(v["pointer"], "/cards/0", "{line}");
+    assert_eq!(v["fault"], "schema");
+    durak_protocol::schema::validate(durak_protocol::schema::Schema::Error, &v).unwrap();
+}
+
+#[test]
+fn a_game_going_round_in_circles_ends_as_a_draw_at_the_move_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = MatchConfig::new(
+        Variant::Podkidnoy,
+        vec![builtin("random"), builtin("greedy")],
+        1,
+        11,
+    );
+    cfg.replay_dir = Some(dir.path().join("replays"));
+    cfg.max_moves = 12;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(play_match(&cfg, |_| {})).unwrap();
+    let g = &r.games[0];
+    assert!(g.draw && g.loser.is_none(), "{g:?}");
+    assert_eq!(g.move_limit, Some(12));
+    assert_eq!(g.moves, 12);
+    // The replay records it and still verifies.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_durak"))
+        .args(["replay", "--verify"])
+        .arg(g.replay.as_ref().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -38,7 +38,15 @@ pub struct MatchConfig {
     /// Play these games instead of games `0..games` of the series (used by tournaments:
     /// duplicate deals, and resuming a table part-way). `games` stays the match's announced size.
     pub plan: Option<Vec<PlannedGame>>,
+    /// A game still going after this many moves (chosen and forced) ends as a draw, recorded
+    /// as `move_limit` in the replay's result and the record. No rule ends a game that goes
+    /// round in circles (deterministic bots can), so the referee must.
+    pub max_moves: u32,
 }
+
+/// The default [`MatchConfig::max_moves`]: far above any real game (random play averages under
+/// 100 moves in 2-player podkidnoy, a few hundred at six players).
+pub const DEFAULT_MAX_MOVES: u32 = 2000;
 
 /// One game of a planned match: its stable index (sent in `game_start`, used in the replay name),
 /// its deck seed, its dealer and whether it is the first game of a series (K-2).
@@ -66,6 +74,7 @@ impl MatchConfig {
             stderr_cap: 64 * 1024,
             forfeit: vec![false; n],
             plan: None,
+            max_moves: DEFAULT_MAX_MOVES,
         }
     }
 }
@@ -73,6 +82,9 @@ impl MatchConfig {
 /// What happened in one game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// Set when the game was ended as a draw by [`MatchConfig::max_moves`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_limit: Option<u32>,
     pub game: u32,
     /// The deck seed.
     pub seed: u64,
@@ -354,6 +366,8 @@ struct GameRun<'a> {
     index: u32,
     log: ReplayLog,
     faults: Vec<Fault>,
+    /// The open request's id and, for a schema refusal, the JSON pointer: for the `error` line.
+    error_context: (Option<u64>, Option<String>),
 }
 
 impl GameRun<'_> {
@@ -398,7 +412,13 @@ impl GameRun<'_> {
                 let _ = live
                     .proc
                     .send(
-                        &proto::error(None, f.kind, f.rule.as_deref(), None, &f.detail),
+                        &proto::error(
+                            self.error_context.0,
+                            f.kind,
+                            f.rule.as_deref(),
+                            self.error_context.1.as_deref(),
+                            &f.detail,
+                        ),
                         Duration::from_millis(100),
                     )
                     .await;
@@ -425,6 +445,7 @@ async fn play_game(
         index,
         log: ReplayLog::default(),
         faults: Vec::new(),
+        error_context: (None, None),
     };
 
     // Start (or restart) every bot that is not running; a bot that cannot start loses.
@@ -477,6 +498,7 @@ async fn play_game(
         "seed": seed,
         "dealer": setup.dealer,
         "first_game": setup.first_game,
+        "max_moves": cfg.max_moves,
         "deck": game.deck().cards().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
         "seats": seats.iter().enumerate().map(|(i, s)| json!({
             "seat": i, "name": s.info.name, "command": s.info.command,
@@ -528,9 +550,15 @@ async fn play_game(
     let mut request_id: u64 = 0;
     let mut legal = Legal::empty();
     let mut events = Vec::new();
+    let mut move_limit = None;
     while outcome.is_none() {
         if !game.legal_into(&mut legal) {
             outcome = game.outcome();
+            break;
+        }
+        if game.move_count() >= cfg.max_moves {
+            move_limit = Some(cfg.max_moves);
+            outcome = Some(Outcome { loser: None });
             break;
         }
         let seat = legal.decision.seat;
@@ -618,11 +646,13 @@ async fn play_game(
         .iter()
         .map(|f| json!({"seat": f.seat, "kind": f.kind, "detail": f.detail, "rule": f.rule}))
         .collect();
-    run.log.push(
-        json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
-                        "faults": faults_json, "moves": game.move_count(),
-                        "duration_ms": duration_ms}),
-    );
+    let mut result = json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
+                            "faults": faults_json, "moves": game.move_count(),
+                            "duration_ms": duration_ms});
+    if let Some(limit) = move_limit {
+        result["move_limit"] = json!(limit);
+    }
+    run.log.push(result);
     let replay = match &cfg.replay_dir {
         Some(dir) => {
             let path = replay_path(dir, &cfg.replay_prefix, index);
@@ -633,6 +663,7 @@ async fn play_game(
     };
     series.record(outcome);
     Ok(GameRecord {
+        move_limit,
         game: index,
         seed,
         dealer: setup.dealer,
@@ -685,6 +716,7 @@ async fn ask(
         });
     };
     let total = Duration::from_millis(limits.move_ms + bank[seat]);
+    run.error_context = (Some(id), None);
     live.proc
         .send(&req, total)
         .await
@@ -705,6 +737,7 @@ async fn ask(
             json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
                             "line": shown(&line), "refused": r.message}),
         );
+        run.error_context.1 = r.pointer.clone();
         let mut f = refusal_fault(seat, &r);
         f.detail = format!("request {id}: {}", f.detail);
         f

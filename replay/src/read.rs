@@ -124,6 +124,9 @@ pub struct ResultRecord {
     pub moves: u32,
     #[serde(default)]
     pub duration_ms: Option<u64>,
+    /// The referee ended the game as a draw at this many moves (its `max_moves`).
+    #[serde(default)]
+    pub move_limit: Option<u32>,
 }
 
 /// One line after the header.

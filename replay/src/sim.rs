@@ -692,6 +692,10 @@ impl Walk<'_> {
             }
             self.expect_no_pending(number, "the result");
             match self.game.outcome() {
+                None if r.move_limit.is_some()
+                    && r.move_limit == Some(self.game.move_count())
+                    && r.draw
+                    && r.loser.is_none() => {}
                 None => {
                     let d = self
                         .game
