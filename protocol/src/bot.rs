@@ -50,7 +50,7 @@ struct CardDe(Card);
 
 impl<'de> Deserialize<'de> for CardDe {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CardDe, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let s = <&'de str>::deserialize(d)?;
         s.parse().map(CardDe).map_err(serde::de::Error::custom)
     }
 }

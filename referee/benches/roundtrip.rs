@@ -56,6 +56,7 @@ async fn referee_round_trips(game: &Game, legal: &Legal) -> (Vec<f64>, usize) {
         program: exe,
         args: vec!["__bot".into()],
         cwd: None,
+        isolation: Default::default(),
     };
     let mut bot = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
     let limits = proto::Limits::default();
@@ -146,8 +147,9 @@ async fn tokio_echo_round_trips(size: usize) -> Vec<f64> {
     batches
 }
 
-/// The referee's own CPU work per decision, without any I/O.
-fn referee_cpu(game: &Game, legal: &Legal) -> Vec<f64> {
+/// The referee's own CPU work per decision, without any I/O; `part` 0: all, 1: observation and
+/// request serialization only, 2: answer parsing, validation, decoding and the rules check only.
+fn referee_cpu_part(game: &Game, legal: &Legal, part: u8) -> Vec<f64> {
     let seat = legal.decision.seat;
     let mut rng = durak_rules::random::SmallRng::new(1);
     let mv = durak_rules::random::random_move(legal, &mut rng);
@@ -156,13 +158,17 @@ fn referee_cpu(game: &Game, legal: &Legal) -> Vec<f64> {
     for b in 0..=BATCHES {
         let start = Instant::now();
         for _ in 0..PER_BATCH {
-            let obs = game.observation(seat);
-            let req = proto::request(7, 0, legal, &obs, 1000, 10_000);
-            let line = serde_json::to_vec(&req).unwrap();
-            std::hint::black_box(&line);
-            let v = proto::parse_line(&answer).unwrap();
-            let (_, m) = proto::parse_answer(&v).unwrap();
-            game.check(seat, &m).unwrap();
+            if part != 2 {
+                let obs = game.observation(seat);
+                let req = proto::request(7, 0, legal, &obs, 1000, 10_000);
+                let line = serde_json::to_vec(&req).unwrap();
+                std::hint::black_box(&line);
+            }
+            if part != 1 {
+                let v = proto::parse_line(&answer).unwrap();
+                let (_, m) = proto::parse_answer(&v).unwrap();
+                game.check(seat, &m).unwrap();
+            }
         }
         if b > 0 {
             batches.push(start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64);
@@ -211,19 +217,27 @@ fn main() {
     let (referee, size) = rt.block_on(referee_round_trips(&game, &legal));
     let echo = echo_round_trips(size);
     let tokio_echo = rt.block_on(tokio_echo_round_trips(size));
-    let cpu = referee_cpu(&game, &legal);
+    let cpu = referee_cpu_part(&game, &legal, 0);
+    let cpu_request = referee_cpu_part(&game, &legal, 1);
+    let cpu_answer = referee_cpu_part(&game, &legal, 2);
     let bot = bot_cpu(&game, &legal);
     let (r, e) = (median(referee), median(echo));
     println!("message size: {size} bytes (a real podkidnoy defend request)");
     println!("referee round trip (request -> built-in bot -> checked answer): median {r:.1} µs");
     println!("bare pipe echo round trip (cat, blocking std I/O):               median {e:.1} µs");
     println!("ratio referee / echo: {:.2} (target <= 2)", r / e);
-    println!(
-        "  of which: referee CPU work per decision (no I/O): median {:.1} µs",
-        median(cpu)
-    );
-    println!(
-        "  of which: tokio transport to cat (BotProcess):    median {:.1} µs",
-        median(tokio_echo)
-    );
+    println!("where the referee's round trip goes (each measured alone):");
+    let parts = [
+        ("referee CPU per decision, no I/O", cpu),
+        ("  request: observation + serialization", cpu_request),
+        (
+            "  answer: parse + schema + decode + rules check",
+            cpu_answer,
+        ),
+        ("built-in bot CPU per request, no I/O", bot),
+        ("tokio transport alone (BotProcess <-> cat)", tokio_echo),
+    ];
+    for (what, v) in parts {
+        println!("  {what:<48} median {:.1} µs", median(v));
+    }
 }

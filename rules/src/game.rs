@@ -30,6 +30,8 @@ pub struct Game {
     active: [bool; 6],
     attacks: ArrayVec<Card, 6>,
     defences: [Option<Card>; 6],
+    /// Every card on the table (attacks and defences), kept in step with the two above.
+    on_table: CardSet,
     attacker: Seat,
     defender: Seat,
     /// Podkidnoy: the defender's other neighbour, the second adder (K-5); equal to `attacker` when
@@ -119,6 +121,7 @@ impl Game {
             active,
             attacks: ArrayVec::new(),
             defences: [None; 6],
+            on_table: CardSet::EMPTY,
             attacker: first_attacker,
             defender: first_attacker,
             other: first_attacker,
@@ -224,11 +227,7 @@ impl Game {
             .collect()
     }
     pub fn table_cards(&self) -> CardSet {
-        let mut s: CardSet = self.attacks.iter().copied().collect();
-        for d in self.defences[..self.attacks.len()].iter().flatten() {
-            s.insert(*d);
-        }
-        s
+        self.on_table
     }
     pub fn attacker(&self) -> Seat {
         self.attacker
@@ -782,6 +781,7 @@ impl Game {
                 self.hands[seat] = self.hands[seat].minus(cards);
                 self.known[seat] = self.known[seat].minus(cards);
                 self.attacks.extend(cards.iter());
+                self.on_table = self.on_table.union(cards);
                 out.push(public(EventKind::Attacked { seat, cards }));
                 if self.setup.variant == Variant::Prostoy {
                     self.draw(seat, out); // P-7
@@ -816,6 +816,7 @@ impl Game {
                 self.hands[seat] = self.hands[seat].minus(cards);
                 self.known[seat] = self.known[seat].minus(cards);
                 self.attacks.extend(cards.iter());
+                self.on_table = self.on_table.union(cards);
                 out.push(public(EventKind::Added { seat, cards }));
                 if !self.taking {
                     self.phase = Phase::Defend;
@@ -880,6 +881,7 @@ impl Game {
         for (a, d) in pairs.iter() {
             let i = self.attacks.iter().position(|&x| x == a).expect("checked");
             self.defences[i] = Some(d);
+            self.on_table.insert(d);
             self.hands[seat].remove(d);
             self.known[seat].remove(d);
         }
@@ -919,6 +921,7 @@ impl Game {
     fn clear_table(&mut self) {
         self.attacks.clear();
         self.defences = [None; 6];
+        self.on_table = CardSet::EMPTY;
         self.taking = false;
     }
 
