@@ -153,7 +153,7 @@ impl Game {
                 dealer: self.setup.dealer,
                 trump_card: self.deck.cards()[(n * h).min(35)],
                 hand_size: h,
-                stock: if n * h >= 36 { 0 } else { 36 - n * h },
+                stock: 36_usize.saturating_sub(n * h),
             },
         }];
         for (seat, &cards) in dealt.iter().enumerate().take(n) {
@@ -686,7 +686,7 @@ impl Game {
             used.insert(d);
             if !d.beats(a, self.trump) {
                 let why = if d.suit() == a.suit() {
-                    format!("it is lower in the same suit")
+                    "it is lower in the same suit".to_string()
                 } else if a.suit() == self.trump {
                     format!("{a} is a trump and only a higher trump beats it")
                 } else {
