@@ -1,18 +1,325 @@
-//! `durak check-bot` and `durak submit` (issue 7).
+//! `durak check-bot` and `durak submit` (issue 7): the command line around `durak_checkbot`
+//! (the conformance suite and its report) and the registration of a checked bot in a
+//! tournament configuration (`[[bot]]` entries, as `durak_tournaments::config` reads them).
 
 use crate::CmdResult;
 use clap::Args;
+use durak_checkbot::manifest::{self, Manifest};
+use durak_checkbot::{Options, Report};
+use durak_protocol::Limits;
+use durak_referee::BotCommand;
+use durak_rules::Variant;
+use durak_tournaments::config::ConfigFile;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 #[derive(Args)]
-pub struct CheckBotArgs {}
-
-#[derive(Args)]
-pub struct SubmitArgs {}
-
-pub fn check_bot(_args: CheckBotArgs) -> CmdResult {
-    Err("durak check-bot is not built yet".into())
+pub struct CheckBotArgs {
+    /// The bot: a command line, quoted as one argument ("python3 my_bot.py"), or
+    /// builtin:NAME. Several words are joined into one command line.
+    #[arg(value_name = "BOT", num_args = 1.., required = true)]
+    bot: Vec<String>,
+    /// prostoy, podkidnoy or both
+    #[arg(long, default_value = "both")]
+    variant: String,
+    /// Full games per table against the built-in bots (0: none)
+    #[arg(long, default_value_t = 3)]
+    games: u32,
+    /// Time limit per decision, in milliseconds
+    #[arg(long, default_value_t = 1000)]
+    move_time_ms: u64,
+    /// Time bank per game, in milliseconds
+    #[arg(long, default_value_t = 10_000)]
+    bank_ms: u64,
+    /// Time to start and answer the hello, in milliseconds
+    #[arg(long, default_value_t = 10_000)]
+    startup_ms: u64,
+    /// The seed of the full games
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The bot's working directory [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Keep the full games' replays in DIR (for `durak replay`)
+    #[arg(long, value_name = "DIR")]
+    replay_dir: Option<PathBuf>,
+    /// Print the report as JSON
+    #[arg(long)]
+    json: bool,
 }
 
-pub fn submit(_args: SubmitArgs) -> CmdResult {
-    Err("durak submit is not built yet".into())
+#[derive(Args)]
+pub struct SubmitArgs {
+    /// The bot's folder, holding bot.toml (name, command, language, author)
+    path: PathBuf,
+    /// The tournament configuration to register the bot in (created if missing)
+    #[arg(long, short, value_name = "FILE", default_value = "tournament.toml")]
+    tournament: PathBuf,
+    /// prostoy, podkidnoy or both [default: the tournament's variant, else both]
+    #[arg(long)]
+    variant: Option<String>,
+    /// Full games per table in the check
+    #[arg(long, default_value_t = 3)]
+    games: u32,
+    /// Print the check's report as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+fn variants(v: &str) -> Result<Vec<Variant>, String> {
+    if v == "both" {
+        return Ok(vec![Variant::Prostoy, Variant::Podkidnoy]);
+    }
+    v.parse::<Variant>()
+        .map(|v| vec![v])
+        .map_err(|e| format!("--variant {v:?}: {e}; choose prostoy, podkidnoy or both"))
+}
+
+/// Words given separately, joined into one command line (quoting words with special characters).
+fn join_words(words: &[String]) -> String {
+    if words.len() == 1 {
+        return words[0].clone();
+    }
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c))
+            {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn run_check(cmd: &BotCommand, opts: &Options) -> Result<Report, String> {
+    let rt = crate::runtime()?;
+    Ok(rt.block_on(durak_checkbot::check_bot(cmd, opts)))
+}
+
+fn print_report(report: &Report, json: bool) {
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(report).expect("a report serialises")
+        );
+    } else {
+        print!("{}", report.to_text());
+    }
+}
+
+pub fn check_bot(args: CheckBotArgs) -> CmdResult {
+    let spec = join_words(&args.bot);
+    let mut cmd = BotCommand::parse(&spec)?;
+    if !spec.starts_with("builtin:") {
+        // The bot runs where the user is (or in --cwd), as `durak submit` runs it in its folder.
+        let dir = match &args.cwd {
+            Some(dir) if !dir.is_dir() => {
+                return Err(format!("--cwd {}: not a directory", dir.display()))
+            }
+            Some(dir) => {
+                std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?
+            }
+            None => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        cmd.cwd = Some(dir);
+    }
+    let opts = Options {
+        variants: variants(&args.variant)?,
+        games: args.games,
+        limits: Limits {
+            startup_ms: args.startup_ms,
+            move_ms: args.move_time_ms,
+            bank_ms: args.bank_ms,
+            ..Limits::default()
+        },
+        seed: args.seed,
+        replay_dir: args.replay_dir.clone(),
+    };
+    if !args.json {
+        eprintln!("checking {spec:?}: scripted positions, then full games (a few seconds)...");
+    }
+    let report = run_check(&cmd, &opts)?;
+    print_report(&report, args.json);
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The header of a tournament configuration created by `durak submit`.
+const NEW_CONFIG: &str = "\
+# A Durak tournament. Run it with: durak tournament --config FILE
+# [tournament] keys (all optional): variant, format, table_size, games, seed, challenger,
+# concurrency, max_consecutive_faults, move_ms, bank_ms, startup_ms, max_line_bytes.
+# See the README, \"Running a tournament\". Bots are appended below by `durak submit`.
+
+[tournament]
+# variant = \"podkidnoy\"
+# format = \"duplicate\"
+# games = 10
+";
+
+/// `path` relative to `base` when it lies inside it, else absolute.
+fn relative_to(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+pub fn submit(args: SubmitArgs) -> CmdResult {
+    // The bot folder and its manifest.
+    let folder = if args.path.file_name() == Some(manifest::FILE.as_ref()) {
+        args.path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        args.path.clone()
+    };
+    if !folder.is_dir() {
+        return Err(format!(
+            "{}: not a folder\n  fix: give the bot's folder, the one holding its {}",
+            args.path.display(),
+            manifest::FILE
+        ));
+    }
+    let folder =
+        std::fs::canonicalize(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let m = Manifest::load(&folder)?;
+
+    // The tournament configuration: read it now, so a duplicate is refused before the check.
+    let file = &args.tournament;
+    let file_dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_dir = std::fs::canonicalize(&file_dir).map_err(|e| {
+        format!(
+            "{}: the folder {} cannot be used: {e}\n  fix: create it first, or give another \
+             --tournament path",
+            file.display(),
+            file_dir.display()
+        )
+    })?;
+    let existing = if file.exists() {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+        let config = ConfigFile::parse(&text, file)?;
+        if let Some(b) = config.bots.iter().find(|b| b.name == m.name) {
+            return Err(format!(
+                "{}: name = {:?}: the tournament {} already has a bot with this name (command \
+                 {:?})\n  fix: choose another name in {}, or remove the old [[bot]] entry \
+                 from {} to replace it",
+                folder.join(manifest::FILE).display(),
+                m.name,
+                file.display(),
+                b.command,
+                manifest::FILE,
+                file.display()
+            ));
+        }
+        Some((text, config))
+    } else {
+        None
+    };
+
+    // The check, in the bot's folder, for the tournament's variant.
+    let variant = match (&args.variant, &existing) {
+        (Some(v), _) => v.clone(),
+        (None, Some((_, c))) => c
+            .tournament
+            .variant
+            .clone()
+            .unwrap_or_else(|| "both".into()),
+        (None, None) => "both".into(),
+    };
+    let mut cmd = BotCommand::parse(&m.command).map_err(|e| {
+        format!(
+            "{}: command = {:?}: {e}",
+            folder.join(manifest::FILE).display(),
+            m.command
+        )
+    })?;
+    cmd.cwd = Some(folder.clone());
+    let t = existing.as_ref().map(|(_, c)| &c.tournament);
+    let base = Limits::default();
+    let opts = Options {
+        variants: variants(&variant)?,
+        games: args.games,
+        limits: Limits {
+            startup_ms: t.and_then(|t| t.startup_ms).unwrap_or(base.startup_ms),
+            move_ms: t.and_then(|t| t.move_ms).unwrap_or(base.move_ms),
+            bank_ms: t.and_then(|t| t.bank_ms).unwrap_or(base.bank_ms),
+            max_line_bytes: t
+                .and_then(|t| t.max_line_bytes)
+                .unwrap_or(base.max_line_bytes),
+        },
+        ..Options::default()
+    };
+    if !args.json {
+        eprintln!(
+            "checking {:?} ({}, by {}) in {}...",
+            m.name,
+            m.language,
+            m.author,
+            folder.display()
+        );
+    }
+    let report = run_check(&cmd, &opts)?;
+    print_report(&report, args.json);
+    if !report.passed {
+        eprintln!(
+            "\nREFUSED: {:?} was not registered in {}: it failed durak check-bot (the report \
+             above says what to fix). Fix it and run durak submit again.",
+            m.name,
+            file.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+
+    // Register: append a [[bot]] entry, check the whole file still loads, replace atomically.
+    let cwd = relative_to(&folder, &file_dir);
+    let old = match &existing {
+        Some((text, _)) => text.clone(),
+        None => NEW_CONFIG.to_string(),
+    };
+    let mut new = old.clone();
+    if !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&m.bot_entry(&cwd));
+    let config = ConfigFile::parse(&new, file)
+        .map_err(|e| format!("the new entry would break {}: {e}", file.display()))?;
+    let tmp = file_dir.join(format!(
+        ".{}.submit-tmp",
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tournament.toml".into())
+    ));
+    std::fs::write(&tmp, &new)
+        .and_then(|_| std::fs::rename(&tmp, file))
+        .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+    let n = config.bots.len();
+    eprintln!(
+        "\nREGISTERED: {:?} in {} (command {:?}, cwd {:?}); the tournament has {n} bot{} now.\n\
+         {} durak tournament --config {}",
+        m.name,
+        file.display(),
+        m.command,
+        cwd,
+        if n == 1 { "" } else { "s" },
+        if n < 2 {
+            "Once it has two bots or more (a table needs two), run it with:"
+        } else {
+            "Run it with:"
+        },
+        file.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

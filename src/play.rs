@@ -3,7 +3,9 @@
 use crate::CmdResult;
 use clap::Args;
 use durak_protocol::Limits;
-use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
+use durak_referee::{
+    play_match, BotCommand, MatchConfig, MatchResult, ResourceLimits, Sandbox, SeatSpec,
+};
 use durak_rules::Variant;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,6 +57,16 @@ pub struct PlayArgs {
     /// Print one JSON document instead of the summary.
     #[arg(long)]
     json: bool,
+    /// Isolation of the bot processes: `default` (process group and supervisor, private
+    /// directory, cleared environment, resource limits) or `strict` (also bubblewrap: no
+    /// network, read-only system, own pid namespace). See docs/SECURITY.md.
+    #[arg(long, default_value = "default", value_name = "default|strict")]
+    sandbox: Sandbox,
+    /// A resource limit of every bot, KEY=VALUE (repeatable): address_space, cpu_secs_per_game,
+    /// file_size, open_files, processes, tmp_size; the value a number with K, M or G, or
+    /// `unlimited`. Defaults in docs/SECURITY.md.
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    limits_rlimit: Vec<String>,
     /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy.
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
@@ -70,9 +82,18 @@ pub fn run(args: PlayArgs) -> CmdResult {
         .check_players(args.bots.len())
         .map_err(|e| format!("{e} (you gave {} bots)", args.bots.len()))?;
     let limits = args.limits.limits();
+    if args.sandbox == Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    durak_referee::isolation::harden_referee();
+    let mut resources = ResourceLimits::default();
+    for l in &args.limits_rlimit {
+        resources.set(l).map_err(|e| format!("--limit {e}"))?;
+    }
     let mut seats = Vec::new();
     for spec in &args.bots {
-        let command = BotCommand::parse(spec)?;
+        let mut command = BotCommand::parse(spec)?.with_sandbox(args.sandbox);
+        command.isolation.limits = resources;
         command.check_exists()?;
         seats.push(SeatSpec {
             name: spec.clone(),

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Deals per table in the demo: about a minute on 2 cores (release build) with the six demo bots.
-const DEMO_GAMES: u32 = 120;
+const DEMO_GAMES: u32 = 180;
 
 #[derive(Args)]
 pub struct TournamentArgs {

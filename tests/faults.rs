@@ -91,6 +91,7 @@ fn builtin(name: &str) -> SeatSpec {
             program: PathBuf::from(env!("CARGO_BIN_EXE_durak")),
             args: vec!["bot".into(), name.into()],
             cwd: None,
+            isolation: Default::default(),
         },
         limits: Limits {
             move_ms: 10_000,

@@ -2,7 +2,8 @@
 //! the engine, timing every decision, turning any misbehaviour into a named fault, and recording
 //! a replay per game.
 
-use crate::process::{describe_exit, BotCommand, BotProcess, IoFault};
+use crate::isolation::Context;
+use crate::process::{describe_exit, BotCommand, BotProcess, IoFault, SpawnOptions};
 use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
 use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Setup, Variant};
@@ -214,9 +215,22 @@ async fn start_bot(
     seat: Seat,
     games: u32,
     stderr_cap: usize,
+    replay_dir: Option<&std::path::Path>,
 ) -> Result<(BotProcess, proto::BotHello), (Fault, Option<BotProcess>)> {
     let limits = spec.limits;
-    let mut proc = match BotProcess::spawn(&spec.command, limits.max_line_bytes, stderr_cap) {
+    // The bot must not see where replays go (nor the directory around them: a tournament's).
+    let hidden = replay_dir
+        .into_iter()
+        .flat_map(|d| [Some(d.to_path_buf()), d.parent().map(|p| p.to_path_buf())])
+        .flatten()
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect();
+    let opts = SpawnOptions {
+        max_line: limits.max_line_bytes,
+        stderr_cap,
+        context: Context { games, hidden },
+    };
+    let mut proc = match BotProcess::spawn_with(&spec.command, &opts) {
         Ok(p) => p,
         Err(e) => {
             return Err((
@@ -468,6 +482,7 @@ async fn play_game(
                 seat,
                 cfg.games,
                 cfg.stderr_cap,
+                cfg.replay_dir.as_deref(),
             )
             .await
             {

@@ -7,6 +7,7 @@
 
 pub mod builtin;
 pub mod driver;
+pub mod isolation;
 pub mod process;
 pub mod replay;
 
@@ -14,4 +15,5 @@ pub use driver::{
     play_match, play_match_with, GameRecord, MatchConfig, MatchResult, PlannedGame, SeatInfo,
     SeatSpec,
 };
-pub use process::{BotCommand, BotProcess, IoFault};
+pub use isolation::{Isolation, ResourceLimits, Sandbox};
+pub use process::{BotCommand, BotProcess, IoFault, SpawnOptions};

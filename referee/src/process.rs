@@ -1,5 +1,7 @@
-//! One bot process: spawned in its own process group, spoken to in lines, killed as a group.
+//! One bot process: isolated (see [`crate::isolation`] and `docs/SECURITY.md`), spoken to in
+//! lines, killed with everything it started.
 
+use crate::isolation::{self, Context, Isolation, Sandbox};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use std::io;
@@ -18,8 +20,13 @@ pub struct BotCommand {
     pub spec: String,
     pub program: PathBuf,
     pub args: Vec<String>,
-    /// Working directory, if configured.
+    /// Working directory, if configured. Without one, the bot runs in a fresh private directory
+    /// (default mode) or in its sandbox's private `/tmp` (strict mode), and the program and
+    /// arguments that name existing files are made absolute first.
     pub cwd: Option<PathBuf>,
+    /// The sandbox mode and resource limits ([`Isolation::default`]: default mode, documented
+    /// limits).
+    pub isolation: Isolation,
 }
 
 /// The built-in bots (`builtin:NAME`).
@@ -46,6 +53,7 @@ impl BotCommand {
                 program: exe,
                 args: vec!["bot".into(), name.into()],
                 cwd: None,
+                isolation: Isolation::default(),
             });
         }
         let words = shell_words::split(spec)
@@ -58,7 +66,14 @@ impl BotCommand {
             program: PathBuf::from(program),
             args: args.to_vec(),
             cwd: None,
+            isolation: Isolation::default(),
         })
+    }
+
+    /// The same command with another sandbox mode.
+    pub fn with_sandbox(mut self, sandbox: Sandbox) -> BotCommand {
+        self.isolation.sandbox = sandbox;
+        self
     }
 
     /// Check before anything starts that the program exists (a path) or is on PATH (a name).
@@ -83,6 +98,16 @@ impl BotCommand {
                 "bot {:?}: {} is not a file here and not a program on PATH",
                 self.spec,
                 p.display()
+            ));
+        } else if self.isolation.sandbox == Sandbox::Strict
+            && !std::env::split_paths(isolation::SANDBOX_PATH).any(|d| d.join(p).is_file())
+        {
+            return Err(format!(
+                "bot {:?}: {} is not in {} (the PATH of the strict sandbox, which sees only the \
+                 system directories): give the program as a path",
+                self.spec,
+                p.display(),
+                isolation::SANDBOX_PATH
             ));
         }
         // Arguments that look like script paths must exist too (python3 bot.py).
@@ -123,15 +148,38 @@ pub enum IoFault {
     LineTooLong,
 }
 
+/// What [`BotProcess::spawn_with`] needs besides the command.
+#[derive(Clone, Debug)]
+pub struct SpawnOptions {
+    /// Longest line accepted from the bot, in bytes.
+    pub max_line: usize,
+    /// Bytes of stderr kept.
+    pub stderr_cap: usize,
+    /// The games of the match and the paths the bot must not see.
+    pub context: Context,
+}
+
 /// A running bot.
 pub struct BotProcess {
+    /// The supervisor (see [`crate::isolation`]): the referee's direct child, which exits with
+    /// the bot's status once the bot and everything it started are gone.
     child: Child,
+    /// The supervisor's pid (also its process group).
     pgid: Option<i32>,
+    /// The bot's main process (the supervisor's child), which leads the bot's process group.
+    bot_pid: Option<i32>,
+    /// Whether the referee itself had to kill the supervisor.
+    killed_supervisor: bool,
     stdin: Option<ChildStdin>,
     lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
     stderr: Arc<Mutex<StderrLog>>,
     exit: Option<ExitStatus>,
     max_line: usize,
+    strict: bool,
+    /// The private working directory (default mode), removed with the process.
+    private_dir: Option<tempfile::TempDir>,
+    /// The uid the bot runs as (strict mode as root), free again after.
+    _uid: Option<isolation::UidLease>,
 }
 
 /// Describe an exit status in words, with the code or signal.
@@ -146,7 +194,11 @@ pub fn describe_exit(status: ExitStatus) -> String {
 
 fn signal_name(sig: i32) -> &'static str {
     match sig {
+        4 => " (SIGILL)",
+        5 => " (SIGTRAP)",
         6 => " (SIGABRT)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
         9 => " (SIGKILL)",
         11 => " (SIGSEGV)",
         15 => " (SIGTERM)",
@@ -157,36 +209,65 @@ fn signal_name(sig: i32) -> &'static str {
 }
 
 impl BotProcess {
-    /// Start a bot with piped stdin, stdout and stderr, in its own process group.
+    /// Start a bot with piped stdin, stdout and stderr, isolated as its command says, for a
+    /// match of one game and hiding nothing in particular.
     pub fn spawn(cmd: &BotCommand, max_line: usize, stderr_cap: usize) -> io::Result<BotProcess> {
-        let mut c = Command::new(&cmd.program);
-        c.args(&cmd.args)
+        BotProcess::spawn_with(
+            cmd,
+            &SpawnOptions {
+                max_line,
+                stderr_cap,
+                context: Context {
+                    games: 1,
+                    hidden: Vec::new(),
+                },
+            },
+        )
+    }
+
+    /// Start a bot with piped stdin, stdout and stderr, isolated as its command says.
+    pub fn spawn_with(cmd: &BotCommand, opts: &SpawnOptions) -> io::Result<BotProcess> {
+        let prep = isolation::prepare(
+            &cmd.spec,
+            &cmd.program,
+            &cmd.args,
+            cmd.cwd.as_deref(),
+            &cmd.isolation,
+            &opts.context,
+        )?;
+        let mut c = Command::new(&prep.program);
+        c.args(&prep.args)
+            .env_clear()
+            .envs(prep.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&prep.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true);
-        if let Some(dir) = &cmd.cwd {
-            c.current_dir(dir);
+            // The supervisor must outlive the bot to clean up after it: never SIGKILL it first.
+            .kill_on_drop(false);
+        if let Some((uid, gid)) = prep.ids {
+            c.uid(uid).gid(gid);
         }
-        // Linux: the bot gets SIGKILL if the referee dies, even by SIGKILL (its own process
-        // group would otherwise outlive it). prctl is async-signal-safe.
-        #[cfg(target_os = "linux")]
+        // Between fork and exec: the supervisor (cleans up when the referee dies:
+        // PR_SET_PDEATHSIG; child subreaper), then the bot (own process group, dies with the supervisor, no inherited
+        // descriptors, rlimits). Raw system calls only.
+        let setup = prep.child;
+        // SAFETY: the hook only makes async-signal-safe system calls (see isolation::child).
         unsafe {
-            c.pre_exec(|| {
-                rustix::process::set_parent_process_death_signal(Some(
-                    rustix::process::Signal::KILL,
-                ))
-                .map_err(io::Error::from)
-            });
+            c.pre_exec(move || isolation::child::pre_exec(&setup));
         }
         let mut child = c.spawn()?;
         let pgid = child.id().map(|p| p as i32);
+        // spawn returns once the bot's exec succeeded: the supervisor's only child is the bot.
+        let bot_pid = pgid.and_then(|p| isolation::children_of(p).first().copied());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
         let log = stderr.clone();
+        let stderr_cap = opts.stderr_cap;
+        let max_line = opts.max_line;
         // Drain stderr all the time so the bot never blocks on it; keep the first `cap` bytes.
         tokio::spawn(async move {
             let mut buf = vec![0u8; 8192];
@@ -208,14 +289,20 @@ impl BotProcess {
         Ok(BotProcess {
             child,
             pgid,
+            bot_pid,
+            killed_supervisor: false,
             stdin,
             lines: FramedRead::new(stdout, codec),
             stderr,
             exit: None,
             max_line,
+            strict: prep.strict,
+            private_dir: prep.private_dir,
+            _uid: prep.uid_lease,
         })
     }
 
+    /// The supervisor's pid (the bot's main process is its child).
     pub fn pid(&self) -> Option<u32> {
         self.pgid.map(|p| p as u32)
     }
@@ -253,12 +340,12 @@ impl BotProcess {
     /// After a broken pipe or EOF: did the process end (crash) or only close the stream?
     async fn closed_or_crashed(&mut self) -> IoFault {
         if let Some(s) = self.exit {
-            return IoFault::Crash(describe_exit(s));
+            return IoFault::Crash(self.describe(s));
         }
         match tokio::time::timeout(Duration::from_millis(250), self.child.wait()).await {
             Ok(Ok(s)) => {
                 self.exit = Some(s);
-                IoFault::Crash(describe_exit(s))
+                IoFault::Crash(self.describe(s))
             }
             _ => IoFault::Closed,
         }
@@ -270,7 +357,7 @@ impl BotProcess {
             // The process is gone: only a line it left in the pipe can still come.
             return match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
                 Ok(Some(Ok(b))) => Ok((b, Instant::now())),
-                _ => Err(IoFault::Crash(describe_exit(s))),
+                _ => Err(IoFault::Crash(self.describe(s))),
             };
         }
         let deadline = tokio::time::sleep(limit);
@@ -286,7 +373,7 @@ impl BotProcess {
                 match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
                     Ok(r @ Some(Ok(_))) => self.line_result(r).await,
                     _ => Err(match self.exit {
-                        Some(s) => IoFault::Crash(describe_exit(s)),
+                        Some(s) => IoFault::Crash(self.describe(s)),
                         None => IoFault::Crash("ended".into()),
                     }),
                 }
@@ -322,22 +409,86 @@ impl BotProcess {
         (String::from_utf8_lossy(&l.text).into_owned(), l.dropped)
     }
 
-    /// Kill the whole process group, then reap the process. Never blocks on the bot.
+    /// Describe how the bot ended. In strict mode bubblewrap reports a bot killed by signal N
+    /// as exit code 128 + N.
+    fn describe(&self, status: ExitStatus) -> String {
+        match (
+            self.strict,
+            status.code().and_then(isolation::describe_sandbox_code),
+        ) {
+            (true, Some(sig)) => format!(
+                "killed by signal {sig}{} in the sandbox (exit code {})",
+                signal_name(sig),
+                sig + 128
+            ),
+            _ => describe_exit(status),
+        }
+    }
+
+    /// Kill the bot and everything it started, then reap the supervisor. Never blocks on the
+    /// bot for long.
     pub async fn kill(&mut self) {
-        self.kill_group();
-        let _ = self.child.start_kill();
-        if self.exit.is_none() {
-            if let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await
-            {
-                self.exit = Some(s);
+        if self.try_exit().is_some() {
+            self.after_supervisor_killed();
+        } else {
+            self.signal_bot();
+            match tokio::time::timeout(Duration::from_secs(3), self.child.wait()).await {
+                Ok(Ok(s)) => self.exit = Some(s),
+                _ => {
+                    // The supervisor did not finish (it should within milliseconds): kill it.
+                    self.kill_supervisor();
+                    if let Ok(Ok(s)) =
+                        tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await
+                    {
+                        self.exit = Some(s);
+                    }
+                }
+            }
+        }
+        // Everything of the bot is gone: remove its private directory now.
+        if let Some(dir) = self.private_dir.take() {
+            let _ = dir.close();
+        }
+    }
+
+    /// SIGKILL the supervisor's children and their process groups: the bot's main process and
+    /// its group, and any orphan the supervisor adopted. The supervisor then kills what is left
+    /// and exits. Only while the supervisor is not reaped (its pid, and so its children, are
+    /// still ours).
+    fn signal_bot(&self) {
+        let Some(sup) = self.pgid else { return };
+        for pid in isolation::children_of(sup) {
+            if let Some(p) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
             }
         }
     }
 
-    fn kill_group(&self) {
+    /// A supervisor killed by someone else (a bot of the same user, the OOM killer) could not
+    /// clean up: kill what is left of the bot's process group. Its id cannot have been reused
+    /// while a member lives, and it is signalled only if one does.
+    fn after_supervisor_killed(&self) {
+        use std::os::unix::process::ExitStatusExt;
+        let killed = self.exit.and_then(|s| s.signal()) == Some(9);
+        if !killed || self.killed_supervisor {
+            return;
+        }
+        if let Some(b) = self.bot_pid {
+            if isolation::group_has_members(b) {
+                if let Some(p) = rustix::process::Pid::from_raw(b) {
+                    let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+
+    fn kill_supervisor(&mut self) {
+        self.killed_supervisor = true;
         if let Some(pg) = self.pgid.and_then(rustix::process::Pid::from_raw) {
             let _ = rustix::process::kill_process_group(pg, rustix::process::Signal::KILL);
         }
+        let _ = self.child.start_kill();
     }
 
     /// Whether the process has ended (without waiting).
@@ -353,7 +504,12 @@ impl BotProcess {
 
 impl Drop for BotProcess {
     fn drop(&mut self) {
-        // Whatever happens to the driver, no process of the bot outlives it.
-        self.kill_group();
+        // Whatever happens to the driver, no process of the bot outlives it: the supervisor
+        // kills the rest and exits (tokio reaps it).
+        if self.try_exit().is_none() {
+            self.signal_bot();
+        } else {
+            self.after_supervisor_killed();
+        }
     }
 }

@@ -127,5 +127,5 @@ input.on("line", (line) => {
     send({ type: "hello", protocol: 1, name: "heuristic-js", version: "1.0" });
   }
   else if (msg.type === "request") send(answer(msg));
-  else if (msg.type === "match_end") input.close();
+  else if (msg.type === "match_end") process.exit(0); // the match is over: exit at once
 });

@@ -136,6 +136,6 @@ input.on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "hello") send({ type: "hello", protocol: 1, name: "random-js", version: "1.0" });
   else if (msg.type === "request") send(answer(msg));
-  else if (msg.type === "match_end") input.close();
+  else if (msg.type === "match_end") process.exit(0); // the match is over: exit at once
   // game_start, event, error, game_end: nothing to do
 });

@@ -275,6 +275,16 @@ impl Input {
         }
     }
 
+    /// A `[tournament]` setting and its origin, for messages: `FILE: [tournament] key = value`
+    /// or `the command line: --flag value`.
+    fn setting(&self, key: &str, overridden: bool, value: String) -> String {
+        if overridden {
+            format!("the command line: {} {value}", flag(key))
+        } else {
+            format!("{} = {value}", self.origin(key, false))
+        }
+    }
+
     fn file_dir(&self) -> PathBuf {
         match &self.file {
             Some((p, _)) => {
@@ -308,8 +318,8 @@ impl Input {
             None => Variant::Podkidnoy,
             Some(v) => v.parse::<Variant>().map_err(|e| {
                 format!(
-                    "{} = {v:?}: {e}\n  fix: use \"podkidnoy\" or \"prostoy\"",
-                    self.origin("variant", ov)
+                    "{}: {e}\n  fix: use \"podkidnoy\" or \"prostoy\"",
+                    self.setting("variant", ov, format!("{v:?}"))
                 )
             })?,
         };
@@ -317,14 +327,14 @@ impl Input {
         let format = match format {
             None => Format::Duplicate,
             Some(f) => Format::parse(&f)
-                .map_err(|e| format!("{} = {f:?}: {e}", self.origin("format", of)))?,
+                .map_err(|e| format!("{}: {e}", self.setting("format", of, format!("{f:?}"))))?,
         };
         let (table_size, ot) = pick!(table_size);
         let table_size = table_size.unwrap_or(2);
         if let Err(e) = variant.check_players(table_size) {
             return Err(format!(
-                "{} = {table_size}: {e}\n  fix: choose a table size from {} to {} for {}",
-                self.origin("table_size", ot),
+                "{}: {e}\n  fix: choose a table size from {} to {} for {}",
+                self.setting("table_size", ot, table_size.to_string()),
                 variant.players().start(),
                 variant.players().end(),
                 variant.name()
@@ -334,25 +344,25 @@ impl Input {
         let games = games.unwrap_or(DEFAULT_GAMES);
         if games == 0 {
             return Err(format!(
-                "{} = 0: a table must play at least one game\n  fix: set games to 1 or more",
-                self.origin("games", og)
+                "{}: a table must play at least one game\n  fix: set games to 1 or more",
+                self.setting("games", og, "0".into())
             ));
         }
         let (seed, os) = pick!(seed);
         let seed = seed.unwrap_or_else(clock_seed);
         if seed > MAX_SEED {
             return Err(format!(
-                "{} = {seed}: seeds are at most {MAX_SEED} (TOML integers are signed 64-bit)\n  \
+                "{}: seeds are at most {MAX_SEED} (TOML integers are signed 64-bit)\n  \
                  fix: choose a smaller seed",
-                self.origin("seed", os)
+                self.setting("seed", os, seed.to_string())
             ));
         }
         let (concurrency, oc) = pick!(concurrency);
         if concurrency == Some(0) {
             return Err(format!(
-                "{} = 0: at least one game must run at a time\n  fix: set concurrency to 1 or \
+                "{}: at least one game must run at a time\n  fix: set concurrency to 1 or \
                  more, or leave it out (the number of cores)",
-                self.origin("concurrency", oc)
+                self.setting("concurrency", oc, "0".into())
             ));
         }
         let (max_faults, _) = pick!(max_consecutive_faults);
@@ -452,8 +462,8 @@ impl Input {
             }
             (Format::Gauntlet, Some(c)) if !bots.iter().any(|b| &b.name == c) => {
                 return Err(format!(
-                    "{} = {c:?}: no bot has that name\n  fix: name one of the bots: {}",
-                    self.origin("challenger", och),
+                    "{}: no bot has that name\n  fix: name one of the bots: {}",
+                    self.setting("challenger", och, format!("{c:?}")),
                     names(&bots)
                 ))
             }
@@ -834,7 +844,7 @@ move_ms = 50
         assert!(e.contains("2 bots for tables of 3"), "{e}");
         i.overrides.table_size = Some(9);
         let e = i.resolve().unwrap_err();
-        assert!(e.contains("the command line: --table-size = 9"), "{e}");
+        assert!(e.contains("the command line: --table-size 9"), "{e}");
     }
 
     #[test]

@@ -308,10 +308,21 @@ pub async fn run_tournament(
                 s.lines.push(line);
                 out
             };
-            play_match_with(&cfg, on_game)
-                .await
-                .map(|_| ())
-                .map_err(|e| format!("table {} could not be played: {e}", table.id))
+            let played = play_match_with(&cfg, on_game).await;
+            played.map(|_| ()).map_err(|e| {
+                let e = format!(
+                    "table {} could not be played (replays go to {}): {e}",
+                    table.id,
+                    root.join(crate::results::REPLAYS_DIR).display()
+                );
+                // The tables still to start do not start; those playing stop.
+                shared
+                    .lock()
+                    .expect("shared")
+                    .error
+                    .get_or_insert(e.clone());
+                e
+            })
         });
     }
     let mut first_error = None;

@@ -1,0 +1,187 @@
+//! `bot.toml`: the small manifest of a submitted bot folder, and the `[[bot]]` entry that
+//! `durak submit` appends to a tournament configuration.
+//!
+//! ```toml
+//! name = "my-bot"              # letters, digits, - _ . (1 to 64)
+//! command = "python3 bot.py"   # run in the bot's folder
+//! language = "python"
+//! author = "Ada Lovelace"
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The manifest's file name inside a bot folder.
+pub const FILE: &str = "bot.toml";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The bot's name in the tournament (unique there).
+    pub name: String,
+    /// The command line that starts the bot, run in the bot's folder.
+    pub command: String,
+    /// The language it is written in (for the organiser).
+    pub language: String,
+    /// Who wrote it.
+    pub author: String,
+}
+
+const KEYS: &str = "name, command, language, author";
+
+impl Manifest {
+    /// Read `dir/bot.toml`; every refusal names the file, the key and the fix.
+    pub fn load(dir: &Path) -> Result<Manifest, String> {
+        let path = dir.join(FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "{}: cannot read the bot's manifest: {e}\n  fix: put a {FILE} in the bot's \
+                 folder with the keys {KEYS}, for example:\n    name = \"my-bot\"\n    \
+                 command = \"python3 bot.py\"\n    language = \"python\"\n    author = \"Your \
+                 Name\"",
+                path.display()
+            )
+        })?;
+        Manifest::parse(&text, &path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, String> {
+        let m: Manifest = toml::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            let fix = if msg.contains("unknown field") {
+                format!("fix: remove or rename that key; {FILE} has exactly the keys {KEYS}")
+            } else if msg.contains("missing field") {
+                format!("fix: add the missing key; {FILE} needs all of {KEYS}")
+            } else {
+                "fix: correct the TOML at that line (strings in double quotes: name = \
+                 \"my-bot\")"
+                    .to_string()
+            };
+            format!(
+                "{}: {}\n  {fix}",
+                path.display(),
+                msg.trim_end().replace('\n', "\n  ")
+            )
+        })?;
+        let bad = |key: &str, value: &str, why: &str, fix: &str| {
+            Err(format!(
+                "{}: {key} = {value:?}: {why}\n  fix: {fix}",
+                path.display()
+            ))
+        };
+        let n = m.name.chars().count();
+        if n == 0 || n > 64 {
+            return bad(
+                "name",
+                &m.name,
+                "a name has 1 to 64 characters",
+                "choose a short name such as \"my-bot\"",
+            );
+        }
+        if !m
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return bad(
+                "name",
+                &m.name,
+                "a name has only letters, digits, '-', '_' and '.'",
+                "for example \"ada-heuristic\"",
+            );
+        }
+        if m.command.trim().is_empty() {
+            return bad(
+                "command",
+                &m.command,
+                "the command is empty",
+                "give the command that starts the bot in its folder, e.g. \"python3 bot.py\"",
+            );
+        }
+        if m.command.trim_start().starts_with("builtin:") {
+            return bad(
+                "command",
+                &m.command,
+                "a submitted bot is a program of its own, not a built-in bot",
+                "give the command that starts your bot, e.g. \"python3 bot.py\"",
+            );
+        }
+        for (key, v) in [("language", &m.language), ("author", &m.author)] {
+            if v.trim().is_empty() {
+                return bad(key, v, "it is empty", "say it in a few words");
+            }
+        }
+        Ok(m)
+    }
+
+    /// The `[[bot]]` entry for a tournament configuration (with a comment line).
+    pub fn bot_entry(&self, cwd: &str) -> String {
+        let one_line = |s: &str| s.replace(['\n', '\r'], " ");
+        format!(
+            "\n# {} ({}, by {}): registered by durak submit after passing durak check-bot\n\
+             [[bot]]\nname = {}\ncommand = {}\ncwd = {}\n",
+            one_line(&self.name),
+            one_line(&self.language),
+            one_line(&self.author),
+            toml_string(&self.name),
+            toml_string(&self.command),
+            toml_string(cwd)
+        )
+    }
+}
+
+/// A TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Manifest, String> {
+        Manifest::parse(text, Path::new("bots/x/bot.toml"))
+    }
+
+    #[test]
+    fn a_good_manifest_is_read() {
+        let m = parse(
+            "name = \"ada-1\"\ncommand = \"python3 bot.py\"\nlanguage = \"python\"\n\
+             author = \"Ada\"\n",
+        )
+        .unwrap();
+        assert_eq!(m.name, "ada-1");
+        let entry = m.bot_entry("bots/x");
+        assert!(entry.contains("[[bot]]\nname = \"ada-1\"\ncommand = \"python3 bot.py\""));
+        assert!(entry.contains("cwd = \"bots/x\""));
+    }
+
+    #[test]
+    fn bad_manifests_name_the_file_the_key_and_the_fix() {
+        let e = parse(
+            "name = \"a\"\ncommand = \"c\"\nlanguage = \"l\"\nauthor = \"x\"\nversion = \"1\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("bots/x/bot.toml") && e.contains("version"),
+            "{e}"
+        );
+        assert!(e.contains("fix: remove or rename"), "{e}");
+        let e = parse("name = \"a\"\ncommand = \"c\"\nlanguage = \"l\"\n").unwrap_err();
+        assert!(e.contains("author") && e.contains("fix: add"), "{e}");
+        let e = parse("name = \"a b\"\ncommand = \"c\"\nlanguage = \"l\"\nauthor = \"x\"\n")
+            .unwrap_err();
+        assert!(e.contains("name = \"a b\"") && e.contains("fix:"), "{e}");
+        let e =
+            parse("name = \"a\"\ncommand = \" \"\nlanguage = \"l\"\nauthor = \"x\"\n").unwrap_err();
+        assert!(e.contains("command"), "{e}");
+    }
+
+    #[test]
+    fn strings_are_quoted_for_toml() {
+        for s in ["plain", "a \"b\"\\", "it's", "x'\"y", "line\nbreak"] {
+            let v: toml::Table = toml::from_str(&format!("k = {}", toml_string(s))).unwrap();
+            assert_eq!(v["k"].as_str(), Some(s));
+        }
+    }
+}

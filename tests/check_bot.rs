@@ -1,0 +1,493 @@
+//! Issue 7: `durak check-bot` through the binary. Every sample bot (Python, JavaScript, Rust, C)
+//! passes; broken bots fail with the right rule in the report and a non-zero exit.
+//!
+//! A sample bot whose interpreter or compiler is missing is SKIPPED with a loud line on the real
+//! stderr (CI installs python3, node and cc). The broken bots are `sh` scripts, so they always
+//! run. The Rust sample bot is built with `cargo build -p durak-sample-bot` (cargo's own path,
+//! `$CARGO`, and the same target directory as this test), because `cargo test` does not build
+//! the binaries of other workspace packages.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn durak(args: &[&str], cwd: &Path) -> Output {
+    Command::new(DURAK)
+        .args(args)
+        .current_dir(cwd)
+        .env("DURAK_EXE", DURAK)
+        .output()
+        .expect("durak runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|f| f.is_file())
+}
+
+/// The plain interpreter is preferred: a pyenv shim can take a second to start.
+fn python() -> Option<PathBuf> {
+    let usr = PathBuf::from("/usr/bin/python3");
+    if usr.is_file() {
+        Some(usr)
+    } else {
+        which("python3")
+    }
+}
+
+/// A loud line on the real stderr (not captured by the test harness).
+fn skipped(what: &str) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED: {what} (install it to run this test; CI does) ***\n"
+    );
+}
+
+/// `durak check-bot --json` on a sample bot: it must pass every check.
+fn assert_passes(bot: &str) {
+    let out = durak(&["check-bot", "--games", "2", "--json", bot], &repo());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check-bot --json prints JSON ({e}): {}\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    });
+    let failed: Vec<String> = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["checks"].as_array().unwrap())
+        .filter(|c| c["status"] == "fail")
+        .map(|c| serde_json::to_string_pretty(c).unwrap())
+        .collect();
+    assert!(
+        out.status.success() && report["passed"] == true && failed.is_empty(),
+        "{bot} should pass check-bot; failed checks:\n{}",
+        failed.join("\n")
+    );
+    // Every scripted position was played, and each kind of decision was answered.
+    let ids: Vec<&str> = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["checks"].as_array().unwrap())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "hello",
+        "prostoy-attack",
+        "prostoy-exchange-attack",
+        "prostoy-partial-defence",
+        "podkidnoy-attack",
+        "podkidnoy-cover",
+        "podkidnoy-add",
+        "podkidnoy-add-after-take",
+        "podkidnoy-add-3p",
+        "podkidnoy-add-after-take-3p",
+        "games-prostoy-greedy",
+        "games-podkidnoy-3p",
+    ] {
+        assert!(ids.contains(&id), "{bot}: no check {id} in {ids:?}");
+    }
+    let timed: Vec<&str> = report["timing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(timed, ["hello", "attack", "defend", "add"], "{bot}");
+}
+
+#[test]
+fn python_random_bot_passes() {
+    match python() {
+        Some(py) => assert_passes(&format!(
+            "{} sample-bots/python/random_bot.py",
+            py.display()
+        )),
+        None => skipped("python3 not found: sample-bots/python/random_bot.py not checked"),
+    }
+}
+
+#[test]
+fn python_heuristic_bot_passes() {
+    match python() {
+        Some(py) => assert_passes(&format!(
+            "{} sample-bots/python/heuristic_bot.py",
+            py.display()
+        )),
+        None => skipped("python3 not found: sample-bots/python/heuristic_bot.py not checked"),
+    }
+}
+
+#[test]
+fn js_random_bot_passes() {
+    match which("node") {
+        Some(node) => assert_passes(&format!("{} sample-bots/js/random_bot.js", node.display())),
+        None => skipped("node not found: sample-bots/js/random_bot.js not checked"),
+    }
+}
+
+#[test]
+fn js_heuristic_bot_passes() {
+    match which("node") {
+        Some(node) => assert_passes(&format!(
+            "{} sample-bots/js/heuristic_bot.js",
+            node.display()
+        )),
+        None => skipped("node not found: sample-bots/js/heuristic_bot.js not checked"),
+    }
+}
+
+#[test]
+fn rust_sample_bot_passes() {
+    let exe_dir = Path::new(DURAK).parent().expect("target/<profile>");
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "-q", "-p", "durak-sample-bot"])
+        .current_dir(repo());
+    if exe_dir.file_name() == Some("release".as_ref()) {
+        build.arg("--release");
+    }
+    let out = build.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build -p durak-sample-bot: {}",
+        text(&out.stderr)
+    );
+    let bot = exe_dir.join("durak-sample-bot");
+    assert!(bot.is_file(), "{} was built", bot.display());
+    assert_passes(&bot.display().to_string());
+}
+
+#[test]
+fn c_sample_bot_passes() {
+    let Some(cc) = which("cc").or_else(|| which("gcc")) else {
+        skipped("no C compiler (cc): sample-bots/c/bot.c not checked");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("bot");
+    let out = Command::new(cc)
+        .args(["-std=c99", "-O2", "-Wall", "-Wextra", "-o"])
+        .arg(&exe)
+        .arg(repo().join("sample-bots/c/bot.c"))
+        .output()
+        .expect("cc runs");
+    assert!(out.status.success(), "cc: {}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("warning"),
+        "bot.c compiles without warnings: {}",
+        text(&out.stderr)
+    );
+    assert_passes(&exe.display().to_string());
+}
+
+// ----- broken bots ---------------------------------------------------------------------------
+
+/// A minimal legal bot in sh: attacks with the first card of legal.hand, takes (podkidnoy) or
+/// beats nothing (prostoy), passes when asked to add. Each broken bot changes one line.
+const GOOD_SH: &str = r#"read -r line
+echo '{"type":"hello","protocol":1,"name":"sh-bot","version":"1"}'
+while read -r line; do
+  case "$line" in
+    *'"type":"request"'*)
+      id=$(printf '%s' "$line" | sed -n 's/.*"type":"request","id":\([0-9]*\).*/\1/p')
+      ID=$id
+      case "$line" in
+        *'"decision":"attack"'*'"same_rank":false'*)
+          card=$(printf '%s' "$line" | sed -n 's/.*"legal":{"hand":\["\([^"]*\)".*/\1/p')
+          PROSTOY_ATTACK;;
+        *'"decision":"attack"'*)
+          card=$(printf '%s' "$line" | sed -n 's/.*"legal":{"hand":\["\([^"]*\)".*/\1/p')
+          echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"attack\",\"cards\":[\"$card\"]}";;
+        *'"decision":"defend"'*'"must_cover_all":true'*)
+          PODKIDNOY_DEFENCE;;
+        *'"decision":"defend"'*)
+          echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"defend\",\"pairs\":[]}";;
+        *)
+          echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"pass\"}";;
+      esac;;
+    *'"type":"game_end"'*) GAME_END;;
+    *'"type":"match_end"'*) exit 0;;
+  esac
+done
+"#;
+
+const ONE_CARD: &str =
+    r#"echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"attack\",\"cards\":[\"$card\"]}""#;
+const TWO_CARDS: &str = r#"two=$(printf '%s' "$line" | sed -n 's/.*"legal":{"hand":\["\([^"]*\)","\([^"]*\)".*/\1","\2/p')
+          echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"attack\",\"cards\":[\"$two\"]}""#;
+const TAKE: &str = r#"echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"take\"}""#;
+const PASS: &str = r#"echo "{\"type\":\"answer\",\"id\":$ID,\"action\":\"pass\"}""#;
+
+struct Sh {
+    prostoy_attack: &'static str,
+    podkidnoy_defence: &'static str,
+    game_end: &'static str,
+    fixed_id: bool,
+}
+
+const GOOD: Sh = Sh {
+    prostoy_attack: ONE_CARD,
+    podkidnoy_defence: TAKE,
+    game_end: ":",
+    fixed_id: false,
+};
+
+/// Write the bot to `dir/bot.sh`; returns its command.
+fn sh_bot(dir: &Path, b: &Sh) -> String {
+    let mut s = GOOD_SH
+        .replace("PROSTOY_ATTACK", b.prostoy_attack)
+        .replace("PODKIDNOY_DEFENCE", b.podkidnoy_defence)
+        .replace("GAME_END", b.game_end);
+    if b.fixed_id {
+        s = s.replace("ID=$id", "ID=1");
+    }
+    let path = dir.join("bot.sh");
+    std::fs::write(&path, s).unwrap();
+    format!("sh {}", path.display())
+}
+
+/// The text report with line breaks and indentation folded into single spaces (messages are
+/// wrapped at 96 columns).
+fn flat(report: &str) -> String {
+    report.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Run check-bot (by default with 1 game per table); returns (exit code, text report folded
+/// by [`flat`], JSON report).
+fn check(bot: &str, args: &[&str]) -> (i32, String, Value) {
+    let mut a = vec!["check-bot"];
+    if !args.contains(&"--games") {
+        a.extend(["--games", "1"]);
+    }
+    a.extend_from_slice(args);
+    a.push(bot);
+    let out = durak(&a, &repo());
+    let code = out.status.code().unwrap_or(-1);
+    let mut aj = a.clone();
+    aj.insert(1, "--json");
+    let json = durak(&aj, &repo());
+    let v: Value = serde_json::from_slice(&json.stdout).expect("--json prints JSON");
+    assert_eq!(
+        json.status.code(),
+        Some(code),
+        "same verdict with and without --json"
+    );
+    (code, flat(&text(&out.stdout)), v)
+}
+
+/// The check with this id in a JSON report.
+fn check_of<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["checks"].as_array().unwrap())
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id}"))
+}
+
+/// The first problem of a check (in its exchanges, or its own).
+fn problem_of(check: &Value) -> &Value {
+    check["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| &x["problem"])
+        .find(|p| !p.is_null())
+        .unwrap_or(&check["problem"])
+}
+
+#[test]
+fn a_minimal_legal_sh_bot_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(dir.path(), &GOOD);
+    let (code, report, json) = check(&bot, &[]);
+    assert_eq!(code, 0, "{report}");
+    assert!(report.contains("PASSED"), "{report}");
+    assert!(report.contains("✓ hello"), "{report}");
+    assert_eq!(json["bot_name"], "sh-bot");
+}
+
+#[test]
+fn a_bot_that_passes_as_defender_fails_with_k7() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            podkidnoy_defence: PASS,
+            ..GOOD
+        },
+    );
+    let (code, report, json) = check(&bot, &["--variant", "podkidnoy"]);
+    assert_eq!(code, 1, "{report}");
+    let c = check_of(&json, "podkidnoy-cover");
+    assert_eq!(c["status"], "fail");
+    let p = problem_of(c);
+    assert_eq!(p["fault"], "illegal");
+    assert_eq!(p["rule"], "K-7");
+    assert!(p["fix"].as_str().unwrap().contains("or answer"));
+    assert_eq!(json["passed"], false);
+    // The text report: what was sent, what came back, the rule, how to fix it.
+    for needle in [
+        "✗ cover or take",
+        "sent: podkidnoy, 2 players",
+        "\"decision\":\"defend\"",
+        "came back",
+        "\"action\":\"pass\"",
+        "what was wrong: an illegal move, rule K-7",
+        "how to fix it:",
+        "cover every card in legal.to_beat with a different card from its beaters",
+        "FAILED",
+    ] {
+        assert!(
+            report.contains(needle),
+            "report lacks {needle:?}:\n{report}"
+        );
+    }
+}
+
+#[test]
+fn a_bot_that_ignores_ids_fails_on_the_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            fixed_id: true,
+            ..GOOD
+        },
+    );
+    let (code, report, json) = check(&bot, &["--variant", "prostoy"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(check_of(&json, "ids")["status"], "fail");
+    assert!(report.contains("✗ answers echo the request id"), "{report}");
+    assert!(report.contains("at /id"), "{report}");
+    assert!(report.contains("copy the request's \"id\""), "{report}");
+}
+
+#[test]
+fn a_bot_that_attacks_with_two_cards_in_prostoy_fails_with_p5() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            prostoy_attack: TWO_CARDS,
+            ..GOOD
+        },
+    );
+    let (code, report, json) = check(&bot, &["--variant", "prostoy"]);
+    assert_eq!(code, 1, "{report}");
+    for id in [
+        "prostoy-attack",
+        "prostoy-exchange-attack",
+        "prostoy-attack-3p",
+    ] {
+        let c = check_of(&json, id);
+        assert_eq!(c["status"], "fail", "{id}");
+        assert_eq!(problem_of(c)["rule"], "P-5", "{id}");
+    }
+    assert!(
+        report.contains("what was wrong: an illegal move, rule P-5"),
+        "{report}"
+    );
+    assert!(report.contains("never 2"), "{report}");
+    // The defences were fine.
+    assert_eq!(check_of(&json, "prostoy-partial-defence")["status"], "pass");
+}
+
+#[test]
+fn a_bot_that_quits_after_game_end_fails_the_lifecycle_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            game_end: "exit 0",
+            ..GOOD
+        },
+    );
+    let (code, report, json) = check(&bot, &["--variant", "podkidnoy", "--games", "0"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(check_of(&json, "game-end")["status"], "fail", "{report}");
+    assert!(
+        report.contains("the bot ended after the previous game's game_end"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_missing_program_and_a_silent_bot_are_explained() {
+    let (code, report, _) = check("no-such-program-xyz bot.py", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert!(report.contains("not a program on PATH"), "{report}");
+    assert!(report.contains("how to fix it"), "{report}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mute.sh");
+    std::fs::write(&path, "while read -r line; do :; done\n").unwrap();
+    let (code, report, json) = check(
+        &format!("sh {}", path.display()),
+        &["--startup-ms", "300", "--variant", "prostoy"],
+    );
+    assert_eq!(code, 1, "{report}");
+    let hello = check_of(&json, "hello");
+    assert_eq!(problem_of(hello)["fault"], "timeout");
+    assert!(report.contains("no hello within the start-up limit of 300 ms"));
+    // Only the hello fails; the rest is skipped, not repeated.
+    assert_eq!(check_of(&json, "prostoy-attack")["status"], "skip");
+    assert!(report.contains("FAILED: 1 of"), "{report}");
+}
+
+#[test]
+fn bad_invocations_exit_2() {
+    let out = durak(
+        &["check-bot", "--variant", "perevodnoy", "builtin:random"],
+        &repo(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--variant"));
+}
+
+// ----- the tutorial's bots ---------------------------------------------------------------------
+
+/// The code block after `<!-- check-bot: NAME -->` in docs/WRITING_A_BOT.md.
+fn tutorial_code(name: &str) -> String {
+    let doc = std::fs::read_to_string(repo().join("docs/WRITING_A_BOT.md")).unwrap();
+    let marker = format!("<!-- check-bot: {name} -->");
+    let after = &doc[doc.find(&marker).unwrap_or_else(|| panic!("no {marker}")) + marker.len()..];
+    let start = after.find("```").expect("a code block");
+    let body = &after[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    body[..body.find("\n```").expect("the block ends")].to_string() + "\n"
+}
+
+#[test]
+fn the_tutorial_bots_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, interpreter) in [("my_bot.py", python()), ("my_bot.js", which("node"))] {
+        let Some(interpreter) = interpreter else {
+            skipped(&format!(
+                "no interpreter for the tutorial's {name}: not checked"
+            ));
+            continue;
+        };
+        let path = dir.path().join(name);
+        std::fs::write(&path, tutorial_code(name)).unwrap();
+        assert_passes(&format!("{} {}", interpreter.display(), path.display()));
+    }
+}
