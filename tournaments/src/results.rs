@@ -61,6 +61,9 @@ pub struct ResultLine {
     /// Bots disqualified after this game.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disqualified: Vec<String>,
+    /// Set when the referee ended the game as a draw at its move limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_limit: Option<u32>,
 }
 
 impl ResultLine {
@@ -309,6 +312,7 @@ mod tests {
             replay: Some(format!("replays/t0000-g{id:04}.jsonl")),
             duration_ms: 12,
             disqualified: vec![],
+            move_limit: None,
         }
     }
 

@@ -393,6 +393,7 @@ fn result_line(
             })
             .collect(),
         moves: rec.moves,
+        move_limit: rec.move_limit,
         replay: rec.replay.as_ref().map(|p| {
             p.strip_prefix(root)
                 .unwrap_or(p)

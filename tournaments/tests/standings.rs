@@ -67,6 +67,7 @@ fn line(id: u64, seats: &[&str], loser: Option<usize>) -> ResultLine {
         replay: None,
         duration_ms: 1,
         disqualified: vec![],
+        move_limit: None,
     }
 }
 
