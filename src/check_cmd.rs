@@ -97,7 +97,7 @@ fn join_words(words: &[String]) -> String {
 }
 
 fn run_check(cmd: &BotCommand, opts: &Options) -> Result<Report, String> {
-    let rt = crate::runtime()?;
+    let rt = crate::runtime_sequential()?;
     Ok(rt.block_on(durak_checkbot::check_bot(cmd, opts)))
 }
 

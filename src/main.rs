@@ -82,9 +82,18 @@ fn bot(name: &str) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A multi-threaded tokio runtime for the subcommands that drive bots.
+/// A multi-threaded tokio runtime, for tournaments (tables run concurrently).
 pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// A single-threaded tokio runtime, for one match at a time (`play`, `check-bot`): a decision's
+/// round trip never hops between threads, which makes a match about 25% faster.
+pub fn runtime_sequential() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))

@@ -113,7 +113,7 @@ pub fn run(args: PlayArgs) -> CmdResult {
             .unwrap_or_else(|| PathBuf::from(format!("replays/play-{seed}"))),
     );
     let json = args.json;
-    let result = crate::runtime()?
+    let result = crate::runtime_sequential()?
         .block_on(play_match(&cfg, |g| {
             if !json {
                 let loser = match g.loser {
