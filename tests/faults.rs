@@ -370,8 +370,8 @@ fn error_line_carries_the_request_id_and_the_json_pointer() {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     let last_request: serde_json::Value = serde_json::from_str(
         got.lines()
-            .filter(|l| l.contains(r#""type":"request""#))
-            .last()
+            .rev()
+            .find(|l| l.contains(r#""type":"request""#))
             .unwrap(),
     )
     .unwrap();

@@ -16,7 +16,7 @@ pub enum ForBot {
     },
     Request {
         id: u64,
-        legal: Legal,
+        legal: Box<Legal>,
         trump: Suit,
     },
     MatchEnd,
@@ -178,7 +178,7 @@ pub fn read_for_bot(line: &str) -> Result<ForBot, String> {
                 .ok_or("bad trump_suit")?;
             ForBot::Request {
                 id: m.id.ok_or("a request without id")?,
-                legal,
+                legal: Box::new(legal),
                 trump,
             }
         }

@@ -464,6 +464,7 @@ async fn play_game(
 
     // Start (or restart) every bot that is not running; a bot that cannot start loses.
     let mut start_stderr = Vec::new();
+    #[allow(clippy::needless_range_loop)] // seat numbers index cfg.seats, cfg.forfeit and seats
     for seat in 0..n {
         if cfg.forfeit.get(seat).copied().unwrap_or(false) {
             run.faults.push(Fault {
