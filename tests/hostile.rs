@@ -59,6 +59,7 @@ both_modes!(
     limits_are_applied,
     multi_table,
     dies_with_the_referee,
+    sample_bots_play,
 );
 
 fn silent(sb: Sandbox) {
@@ -644,7 +645,7 @@ fn dies_with_the_referee(sb: Sandbox) {
     let h = Hostile::new();
     h.seat(
         &format!(
-            "setsid sleep $NAP & sleep $NAP &\n( setsid sh -c 'sleep $0' $NAP & )\n{}",
+            "{{ pwd > \"$PIDS.cwd\"; }} 2>/dev/null\nsetsid sleep $NAP & sleep $NAP &\n( setsid sh -c 'sleep $0' $NAP & )\n{}",
             on_request("sleep $NAP")
         ),
         hostile_limits(),
@@ -683,6 +684,17 @@ fn dies_with_the_referee(sb: Sandbox) {
     referee.kill().unwrap();
     referee.wait().unwrap();
     assert_no_process_left(&h);
+    // Default mode: the bot's private directory goes too (the supervisor removes it).
+    if sb == Sandbox::Default {
+        let cwd = std::fs::read_to_string(h.dir.path().join("pids.cwd")).unwrap();
+        let cwd = std::path::Path::new(cwd.trim());
+        assert!(cwd.starts_with(std::env::temp_dir()), "{}", cwd.display());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while cwd.exists() {
+            assert!(Instant::now() < deadline, "{} left", cwd.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -840,14 +852,11 @@ if bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null; then echo "NET: conn
     }
 }
 
-/// The sample bots (Python, JavaScript) and the built-in ones play whole games in strict mode,
-/// with the interpreters of the system (/usr/bin), under the default limits.
-#[test]
-fn strict_runs_the_sample_and_builtin_bots() {
-    if !strict_ready() {
-        return;
-    }
-    let mut seats = vec![builtin("greedy", Sandbox::Strict)];
+/// The sample bots (Python, JavaScript) and the built-in ones play whole games under the default
+/// limits, given by paths relative to the referee's directory; in strict mode with the
+/// interpreters of the system (/usr/bin).
+fn sample_bots_play(sb: Sandbox) {
+    let mut seats = vec![builtin("greedy", sb)];
     for (interp, script) in [
         ("python3", "sample-bots/python/heuristic_bot.py"),
         ("node", "sample-bots/js/random_bot.js"),
@@ -862,7 +871,7 @@ fn strict_runs_the_sample_and_builtin_bots() {
             name: script.into(),
             command: durak_referee::BotCommand::parse(&format!("{interp} {script}"))
                 .unwrap()
-                .with_sandbox(Sandbox::Strict),
+                .with_sandbox(sb),
             limits: Limits {
                 move_ms: 10_000,
                 ..Limits::default()

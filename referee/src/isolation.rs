@@ -206,7 +206,43 @@ pub(crate) struct Prepared {
     pub strict: bool,
     /// Kept for the life of the process; removed after.
     pub private_dir: Option<tempfile::TempDir>,
+    /// How the supervisor removes the private directory if the referee dies first.
+    pub cleanup: Option<std::sync::Arc<Cleanup>>,
     pub uid_lease: Option<UidLease>,
+}
+
+/// `rm -rf --one-file-system DIR`, ready for `execv` (built before the fork: no allocation
+/// after it). The supervisor runs it when the referee died before it could remove the bot's
+/// private directory.
+pub(crate) struct Cleanup {
+    _argv: Vec<std::ffi::CString>,
+    ptrs: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_argv`, owned and never changed; only read after a fork.
+unsafe impl Send for Cleanup {}
+unsafe impl Sync for Cleanup {}
+
+impl Cleanup {
+    fn new(dir: &Path) -> Option<Cleanup> {
+        use std::os::unix::ffi::OsStrExt;
+        let rm = ["/usr/bin/rm", "/bin/rm"]
+            .into_iter()
+            .find(|p| Path::new(p).is_file())?;
+        let argv: Vec<std::ffi::CString> = [
+            rm.as_bytes(),
+            b"-rf",
+            b"--one-file-system",
+            b"--",
+            dir.as_os_str().as_bytes(),
+        ]
+        .into_iter()
+        .map(|a| std::ffi::CString::new(a).ok())
+        .collect::<Option<_>>()?;
+        let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        Some(Cleanup { _argv: argv, ptrs })
+    }
 }
 
 /// What the code between fork and exec needs: plain values only.
@@ -276,9 +312,14 @@ pub(crate) fn prepare(
     };
     let mut abs_args: Vec<OsString> = Vec::with_capacity(args.len());
     let mut arg_paths: Vec<PathBuf> = Vec::new();
+    // Only arguments that look like paths (a `/` or an extension: `bot.py`, `./data`,
+    // `models/x`): a bare word (`bot`, `random`) is left alone even if a file has that name.
+    // Built-in bots take no path at all.
+    let builtin = spec.starts_with("builtin:");
     for a in args {
         let p = Path::new(a);
-        if a.starts_with('-') || a.is_empty() {
+        let looks_like_path = a.contains('/') || a.contains('.');
+        if builtin || a.starts_with('-') || a.is_empty() || !looks_like_path {
             abs_args.push(a.into());
             continue;
         }
@@ -313,7 +354,9 @@ pub(crate) fn prepare(
                 })?,
             };
             let limits = limits.with_nproc_base(nproc_base(rustix::process::getuid().as_raw()));
+            let cleanup = Cleanup::new(private.path()).map(std::sync::Arc::new);
             Ok(Prepared {
+                cleanup,
                 program,
                 args: abs_args,
                 cwd: cwd.map_or_else(|| private.path().to_path_buf(), |_| base.clone()),
@@ -458,6 +501,7 @@ pub(crate) fn prepare(
                 child: setup,
                 strict: true,
                 private_dir: None,
+                cleanup: None,
                 uid_lease: lease,
             })
         }
@@ -955,7 +999,7 @@ pub(crate) fn describe_sandbox_code(code: i32) -> Option<i32> {
 
 pub(crate) mod child {
     use super::rlim::Res;
-    use super::ChildSetup;
+    use super::{ChildSetup, Cleanup};
     use rustix::fd::{AsRawFd, BorrowedFd};
     use rustix::process::{Pid, Resource, Rlimit, Signal, WaitOptions};
     use std::io;
@@ -963,7 +1007,7 @@ pub(crate) mod child {
 
     /// The `pre_exec` hook: runs in the referee's child, which becomes the supervisor; returns
     /// (to exec) only in the bot's process.
-    pub fn pre_exec(setup: &ChildSetup) -> io::Result<()> {
+    pub fn pre_exec(setup: &ChildSetup, cleanup: Option<&Cleanup>) -> io::Result<()> {
         // The supervisor learns of the referee's death, even by SIGKILL: PR_SET_PDEATHSIG
         // sends it SIGUSR1, which interrupts its wait (a no-op handler, no SA_RESTART); it then
         // kills the bot and everything the bot started, and exits. (Before the handler is in
@@ -999,7 +1043,7 @@ pub(crate) mod child {
             -1 => Err(io::Error::last_os_error()),
             0 => bot(setup, supervisor),
             pid => match Pid::from_raw(pid) {
-                Some(bot) => supervise(bot, setup.referee),
+                Some(bot) => supervise(bot, setup.referee, cleanup),
                 None => Err(io::Error::other("fork returned no pid")),
             },
         }
@@ -1098,7 +1142,7 @@ pub(crate) mod child {
     /// The supervisor: waits for the bot; once it is gone, kills every remaining descendant
     /// (they are all its children or below, as it is a subreaper) until none is left, then exits
     /// with the bot's status.
-    fn supervise(bot: Pid, referee: i32) -> ! {
+    fn supervise(bot: Pid, referee: i32, cleanup: Option<&Cleanup>) -> ! {
         // Hold nothing open: not std's exec-error pipe (so the referee sees the exec), not the
         // bot's stdio (so the bot closing stdout is an end of file for the referee).
         for_each_fd(|fd| {
@@ -1141,7 +1185,15 @@ pub(crate) mod child {
                     }
                     Err(rustix::io::Errno::INTR) => {}
                     Ok(None) => break,
-                    Err(_) => finish(status),
+                    Err(_) => {
+                        // Nothing is left. If the referee is gone, nobody else will remove the
+                        // bot's private directory.
+                        if let (true, Some(c)) = (referee_gone || orphaned(), cleanup) {
+                            // SAFETY: argv prepared before the fork, null-terminated.
+                            unsafe { libc::execv(c.ptrs[0], c.ptrs.as_ptr()) };
+                        }
+                        finish(status)
+                    }
                 }
             }
             let _ = rustix::thread::nanosleep(&rustix::thread::Timespec {

@@ -21,8 +21,8 @@ pub struct BotCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
     /// Working directory, if configured. Without one, the bot runs in a fresh private directory
-    /// (default mode) or in its sandbox's private `/tmp` (strict mode), and the program and
-    /// arguments that name existing files are made absolute first.
+    /// (default mode) or in its sandbox's private `/tmp` (strict mode), and the program and the
+    /// arguments that look like paths (a `/` or a `.`) and exist are made absolute first.
     pub cwd: Option<PathBuf>,
     /// The sandbox mode and resource limits ([`Isolation::default`]: default mode, documented
     /// limits).
@@ -253,9 +253,10 @@ impl BotProcess {
         // PR_SET_PDEATHSIG; child subreaper), then the bot (own process group, dies with the supervisor, no inherited
         // descriptors, rlimits). Raw system calls only.
         let setup = prep.child;
+        let cleanup = prep.cleanup.clone();
         // SAFETY: the hook only makes async-signal-safe system calls (see isolation::child).
         unsafe {
-            c.pre_exec(move || isolation::child::pre_exec(&setup));
+            c.pre_exec(move || isolation::child::pre_exec(&setup, cleanup.as_deref()));
         }
         let mut child = c.spawn()?;
         let pgid = child.id().map(|p| p as i32);
