@@ -672,7 +672,13 @@ async fn play_game(
     let replay = match &cfg.replay_dir {
         Some(dir) => {
             let path = replay_path(dir, &cfg.replay_prefix, index);
-            run.log.write_atomic(&path)?;
+            // Writing and fsyncing blocks: keep it off the async worker, so the other tables
+            // of a tournament go on meanwhile.
+            let log = std::mem::take(&mut run.log);
+            let to = path.clone();
+            tokio::task::spawn_blocking(move || log.write_atomic(&to))
+                .await
+                .map_err(std::io::Error::other)??;
             Some(path)
         }
         None => None,

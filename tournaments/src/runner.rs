@@ -272,7 +272,7 @@ pub async fn run_tournament(
         }
         tasks.spawn(async move {
             let _permit = permit;
-            let on_game = |rec: &GameRecord| -> Vec<Seat> {
+            let record = |rec: &GameRecord| -> Vec<Seat> {
                 let line = result_line(&table, &names, rec, &root);
                 let mut s = shared.lock().expect("shared");
                 if s.error.is_some() {
@@ -307,6 +307,17 @@ pub async fn run_tournament(
                     .collect();
                 s.lines.push(line);
                 out
+            };
+            let on_game = |rec: &GameRecord| -> Vec<Seat> {
+                // Appending and fsyncing blocks: on a multi-threaded runtime, let the worker's
+                // other tables run meanwhile.
+                if tokio::runtime::Handle::current().runtime_flavor()
+                    == tokio::runtime::RuntimeFlavor::MultiThread
+                {
+                    tokio::task::block_in_place(|| record(rec))
+                } else {
+                    record(rec)
+                }
             };
             let played = play_match_with(&cfg, on_game).await;
             played.map(|_| ()).map_err(|e| {
