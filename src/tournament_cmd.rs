@@ -58,6 +58,15 @@ pub struct TournamentArgs {
     /// Default longest line a bot may send, in bytes [default: 1048576]
     #[arg(long)]
     max_line_bytes: Option<usize>,
+    /// Bot isolation: `default` (process group, private directory, cleared environment,
+    /// resource limits) or `strict` (also bubblewrap: no network, read-only system, own pid
+    /// namespace). See docs/SECURITY.md.
+    #[arg(long, default_value = "default")]
+    sandbox: durak_referee::Sandbox,
+    /// A resource limit of every bot, KEY=VALUE (repeatable); keys and defaults in
+    /// docs/SECURITY.md.
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    limits_rlimit: Vec<String>,
     /// Games at once, each with its own bot processes [default: the number of cores]
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
@@ -122,6 +131,14 @@ fn note(quiet: bool, msg: &str) {
 
 pub fn run(args: TournamentArgs) -> CmdResult {
     let cwd = current_dir()?;
+    if args.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    durak_referee::isolation::harden_referee();
+    let mut resources = durak_referee::ResourceLimits::default();
+    for l in &args.limits_rlimit {
+        resources.set(l).map_err(|e| format!("--limit {e}"))?;
+    }
     let (t, dir) = match &args.resume {
         Some(path) => resume_target(&args, path, &cwd)?,
         None => new_target(&args, &cwd)?,
@@ -163,6 +180,8 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         RunOptions {
             concurrency,
             observer: progress.clone(),
+            sandbox: args.sandbox,
+            resources,
         },
     ));
     progress.bar.finish_and_clear();

@@ -482,3 +482,42 @@ fn the_demo_runs_the_builtin_and_sample_bots() {
         assert_eq!(b["faults"], serde_json::json!({}), "{b}");
     }
 }
+
+/// Issue 6: a tournament in strict isolation (bubblewrap) plays cleanly. Without bubblewrap the
+/// test fails loudly, unless DURAK_ALLOW_NO_BWRAP=1 (CI installs bubblewrap).
+#[test]
+fn a_tournament_in_strict_isolation_plays_cleanly() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("DURAK_ALLOW_NO_BWRAP").is_some(),
+            "bubblewrap is not installed: apt-get install bubblewrap (or set DURAK_ALLOW_NO_BWRAP=1)"
+        );
+        eprintln!("SKIPPED: bubblewrap is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let o = durak(
+        &[
+            "tournament",
+            "--quiet",
+            "--sandbox",
+            "strict",
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        &repo(),
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let lines = results(&out);
+    assert_eq!(lines.len(), 4, "2 deals x 2 seatings");
+    for l in &lines {
+        assert_eq!(l["faults"], serde_json::json!([]), "{l}");
+    }
+}

@@ -78,6 +78,8 @@ fn run(t: &Tournament, concurrency: usize) -> (usize, f64) {
             RunOptions {
                 concurrency,
                 observer: Arc::new(Silent),
+                sandbox: Default::default(),
+                resources: Default::default(),
             },
         ))
         .expect("the tournament runs");

@@ -36,6 +36,10 @@ pub struct RunOptions {
     /// Tables playing at once (each has its own bot processes).
     pub concurrency: usize,
     pub observer: Arc<dyn Observer>,
+    /// How bots are isolated (docs/SECURITY.md): `default` or `strict` (bubblewrap).
+    pub sandbox: durak_referee::Sandbox,
+    /// Resource limits of every bot process.
+    pub resources: durak_referee::ResourceLimits,
 }
 
 #[derive(Clone, Debug)]
@@ -235,7 +239,11 @@ pub async fn run_tournament(
                 let bot = &t.bots[b];
                 Ok(SeatSpec {
                     name: bot.name.clone(),
-                    command: bot.bot_command()?,
+                    command: {
+                        let mut c = bot.bot_command()?.with_sandbox(opts.sandbox);
+                        c.isolation.limits = opts.resources.clone();
+                        c
+                    },
                     limits: bot.limits,
                 })
             })
