@@ -241,7 +241,7 @@ pub async fn run_tournament(
                     name: bot.name.clone(),
                     command: {
                         let mut c = bot.bot_command()?.with_sandbox(opts.sandbox);
-                        c.isolation.limits = opts.resources.clone();
+                        c.isolation.limits = opts.resources;
                         c
                     },
                     limits: bot.limits,
