@@ -79,6 +79,9 @@ pub struct TournamentArgs {
     /// No progress bar and no notes; only the standings.
     #[arg(short, long)]
     quiet: bool,
+    /// Also write a web page per game and an index with the standings, into DIR/html/.
+    #[arg(long)]
+    html: bool,
     /// Print the standings as JSON.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -97,6 +100,9 @@ pub struct StandingsArgs {
     /// Print the standings as CSV (one row per bot).
     #[arg(long)]
     csv: bool,
+    /// Also write a web page per game and an index with the standings, into DIR/html/.
+    #[arg(long)]
+    html: bool,
 }
 
 impl TournamentArgs {
@@ -202,6 +208,10 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         );
     }
     print_standings(&t, &summary.results, args.json, args.csv);
+    if args.html {
+        let index = write_html(&t, &dir, &summary.results)?;
+        note(args.quiet, &format!("web pages: {}", index.display()));
+    }
     note(
         args.quiet,
         &format!(
@@ -437,10 +447,32 @@ fn print_standings(t: &Tournament, lines: &[ResultLine], json: bool, csv: bool) 
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
+/// Every game's replay page and an index linking them, under the standings (issue 5).
+fn write_html(
+    t: &Tournament,
+    dir: &TournamentDir,
+    lines: &[ResultLine],
+) -> Result<PathBuf, String> {
+    let mut sorted: Vec<&ResultLine> = lines.iter().collect();
+    sorted.sort_by_key(|l| l.id);
+    let replays: Vec<PathBuf> = sorted
+        .iter()
+        .filter_map(|l| l.replay.as_ref().map(|r| dir.path.join(r)))
+        .collect();
+    let standings = Standings::compute(t, lines).to_html();
+    let out = dir.path.join("html");
+    durak_replay::write_html_pages(&replays, &out, Some(&standings))
+        .map_err(|e| format!("cannot write the web pages into {}: {e}", out.display()))
+}
+
 pub fn standings(args: StandingsArgs) -> CmdResult {
     let (dir, t) = TournamentDir::open(&args.dir, false)?;
     let read = dir.read_results()?;
     print_standings(&t, &read.lines, args.json, args.csv);
+    if args.html {
+        let index = write_html(&t, &dir, &read.lines)?;
+        eprintln!("web pages: {}", index.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

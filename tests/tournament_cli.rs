@@ -521,3 +521,47 @@ fn a_tournament_in_strict_isolation_plays_cleanly() {
         assert_eq!(l["faults"], serde_json::json!([]), "{l}");
     }
 }
+
+/// Issue 5: `durak tournament --html` writes a page per game and an index with the standings;
+/// `durak standings --html` writes them again from the directory.
+#[test]
+fn tournament_html_pages_link_every_game_under_the_standings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let o = durak(
+        &[
+            "tournament",
+            "--quiet",
+            "--html",
+            "--games",
+            "2",
+            "--seed",
+            "6",
+            "--out",
+            out.to_str().unwrap(),
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        &repo(),
+    );
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let index = std::fs::read_to_string(out.join("html/index.html")).unwrap();
+    assert!(index.contains("<table class=\"standings\">"), "{index}");
+    assert!(index.contains("Head to head"));
+    for l in results(&out) {
+        let page = std::path::Path::new(l["replay"].as_str().unwrap())
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        assert!(out.join("html").join(format!("{page}.html")).is_file());
+        assert!(
+            index.contains(&format!("{page}.html")),
+            "index links {page}"
+        );
+    }
+    std::fs::remove_dir_all(out.join("html")).unwrap();
+    let o = durak(&["standings", "--html", out.to_str().unwrap()], &repo());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(out.join("html/index.html").is_file());
+}

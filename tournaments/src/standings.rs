@@ -266,6 +266,81 @@ impl Standings {
         out
     }
 
+    /// An HTML fragment (for the tournament's index page): the standings table, then the
+    /// head-to-head cross-table at 2-player tables. Bot names are escaped.
+    pub fn to_html(&self) -> String {
+        fn esc(s: &str) -> String {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        }
+        let mut out = format!(
+            "<p>{} · {} · tables of {} · {} games per table · seed {} · \
+             {} of {} games played</p>\n<table class=\"standings\">\n<tr><th>#</th><th>bot</th>\
+             <th>games</th><th>losses</th><th>draws</th><th>loss rate</th><th>95% CI</th>\
+             <th>rating ± σ</th><th>faults</th></tr>\n",
+            esc(&self.variant),
+            esc(&self.format),
+            self.table_size,
+            self.games_per_table,
+            self.seed,
+            self.games_played,
+            self.games_scheduled
+        );
+        for s in &self.standings {
+            let faults: Vec<String> = s.faults.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td>\
+                 <td>{:.1}–{:.1}%</td><td>{:.2} ± {:.2}</td><td>{}</td></tr>\n",
+                s.rank,
+                esc(&s.bot),
+                s.disqualified_after_game
+                    .map(|g| format!(" (disqualified after game {g})"))
+                    .unwrap_or_default(),
+                s.games,
+                s.losses,
+                s.draws,
+                100.0 * s.loss_rate,
+                100.0 * s.loss_rate_ci95[0],
+                100.0 * s.loss_rate_ci95[1],
+                s.rating,
+                s.rating_uncertainty,
+                if faults.is_empty() {
+                    "-".to_string()
+                } else {
+                    esc(&faults.join(", "))
+                }
+            ));
+        }
+        out.push_str("</table>\n");
+        if let Some(h2h) = &self.head_to_head {
+            let bots: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
+            out.push_str(
+                "<h2>Head to head</h2>\n<p>The row bot's wins-losses-draws against the column \
+                 bot.</p>\n<table class=\"h2h\">\n<tr><th></th>",
+            );
+            for b in &bots {
+                out.push_str(&format!("<th>{}</th>", esc(b)));
+            }
+            out.push_str("</tr>\n");
+            for a in &bots {
+                out.push_str(&format!("<tr><th>{}</th>", esc(a)));
+                for b in &bots {
+                    let cell = h2h
+                        .iter()
+                        .find(|h| h.bot == *a && h.opponent == *b)
+                        .map(|h| format!("{}-{}-{}", h.wins, h.losses, h.draws))
+                        .unwrap_or_else(|| "·".to_string());
+                    out.push_str(&format!("<td>{cell}</td>"));
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table>\n");
+        }
+        out
+    }
+
     /// Tables for people: the standings, then the head-to-head cross-table (2-player tables).
     pub fn to_text(&self) -> String {
         let mut out = format!(
