@@ -427,10 +427,7 @@ fn sample_bots_dir(cwd: &Path) -> Option<PathBuf> {
 }
 
 fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|f| f.is_file())
+    durak_referee::process::which(std::path::Path::new(name))
 }
 
 fn print_standings(t: &Tournament, lines: &[ResultLine], json: bool, csv: bool) {

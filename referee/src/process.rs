@@ -123,7 +123,8 @@ impl BotCommand {
     }
 }
 
-fn which(name: &std::path::Path) -> Option<PathBuf> {
+/// The first file named `name` in a directory of `PATH`.
+pub fn which(name: &std::path::Path) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(name))
