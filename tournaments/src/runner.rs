@@ -278,69 +278,78 @@ pub async fn run_tournament(
                 .map(|&b| s.discipline.is_disqualified(b))
                 .collect();
         }
-        tasks.spawn(async move {
-            let _permit = permit;
-            let record = |rec: &GameRecord| -> Vec<Seat> {
-                let line = result_line(&table, &names, rec, &root);
-                let mut s = shared.lock().expect("shared");
-                if s.error.is_some() {
-                    // Stop this table quickly; its games stay unrecorded for a resume.
-                    return (0..names.len()).collect();
-                }
-                let newly = s.discipline.record(&line);
-                let mut line = line;
-                line.disqualified = newly
-                    .iter()
-                    .map(|(b, _)| s.discipline.names[*b].clone())
-                    .collect();
-                if let Err(e) = s.writer.append(&line) {
-                    s.error = Some(format!(
-                        "cannot append to {}: {e}",
-                        root.join(crate::results::RESULTS_FILE).display()
-                    ));
-                    return (0..names.len()).collect();
-                }
-                s.done += 1;
-                s.faults += count_faults(&line);
-                observer.game(&line, s.done, s.faults);
-                for (b, reason) in &newly {
-                    observer.disqualified(&s.discipline.names[*b], reason);
-                }
-                let out = table
-                    .bots
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &b)| s.discipline.is_disqualified(b))
-                    .map(|(seat, _)| seat)
-                    .collect();
-                s.lines.push(line);
-                out
-            };
-            let on_game = |rec: &GameRecord| -> Vec<Seat> {
-                // Appending and fsyncing blocks: on a multi-threaded runtime, let the worker's
-                // other tables run meanwhile.
-                if tokio::runtime::Handle::current().runtime_flavor()
-                    == tokio::runtime::RuntimeFlavor::MultiThread
-                {
-                    tokio::task::block_in_place(|| record(rec))
-                } else {
-                    record(rec)
-                }
-            };
-            let played = play_match_with(&cfg, on_game).await;
-            played.map(|_| ()).map_err(|e| {
-                let e = format!(
-                    "table {} could not be played (replays go to {}): {e}",
-                    table.id,
-                    root.join(crate::results::REPLAYS_DIR).display()
-                );
-                // The tables still to start do not start; those playing stop.
-                shared
-                    .lock()
-                    .expect("shared")
-                    .error
-                    .get_or_insert(e.clone());
-                e
+        // Each table runs on its own thread with a single-threaded runtime: a decision's round
+        // trip never waits for another table's work on a shared worker, so tables scale with
+        // cores.
+        tasks.spawn_blocking(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a table's runtime: {e}"))?;
+            rt.block_on(async move {
+                let _permit = permit;
+                let record = |rec: &GameRecord| -> Vec<Seat> {
+                    let line = result_line(&table, &names, rec, &root);
+                    let mut s = shared.lock().expect("shared");
+                    if s.error.is_some() {
+                        // Stop this table quickly; its games stay unrecorded for a resume.
+                        return (0..names.len()).collect();
+                    }
+                    let newly = s.discipline.record(&line);
+                    let mut line = line;
+                    line.disqualified = newly
+                        .iter()
+                        .map(|(b, _)| s.discipline.names[*b].clone())
+                        .collect();
+                    if let Err(e) = s.writer.append(&line) {
+                        s.error = Some(format!(
+                            "cannot append to {}: {e}",
+                            root.join(crate::results::RESULTS_FILE).display()
+                        ));
+                        return (0..names.len()).collect();
+                    }
+                    s.done += 1;
+                    s.faults += count_faults(&line);
+                    observer.game(&line, s.done, s.faults);
+                    for (b, reason) in &newly {
+                        observer.disqualified(&s.discipline.names[*b], reason);
+                    }
+                    let out = table
+                        .bots
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &b)| s.discipline.is_disqualified(b))
+                        .map(|(seat, _)| seat)
+                        .collect();
+                    s.lines.push(line);
+                    out
+                };
+                let on_game = |rec: &GameRecord| -> Vec<Seat> {
+                    // Appending and fsyncing blocks: on a multi-threaded runtime, let the worker's
+                    // other tables run meanwhile.
+                    if tokio::runtime::Handle::current().runtime_flavor()
+                        == tokio::runtime::RuntimeFlavor::MultiThread
+                    {
+                        tokio::task::block_in_place(|| record(rec))
+                    } else {
+                        record(rec)
+                    }
+                };
+                let played = play_match_with(&cfg, on_game).await;
+                played.map(|_| ()).map_err(|e| {
+                    let e = format!(
+                        "table {} could not be played (replays go to {}): {e}",
+                        table.id,
+                        root.join(crate::results::REPLAYS_DIR).display()
+                    );
+                    // The tables still to start do not start; those playing stop.
+                    shared
+                        .lock()
+                        .expect("shared")
+                        .error
+                        .get_or_insert(e.clone());
+                    e
+                })
             })
         });
     }
