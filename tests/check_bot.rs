@@ -7,6 +7,8 @@
 //! `$CARGO`, and the same target directory as this test), because `cargo test` does not build
 //! the binaries of other workspace packages.
 
+mod common;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,21 +33,11 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|f| f.is_file())
-}
+use common::which;
 
 /// The plain interpreter is preferred: a pyenv shim can take a second to start.
 fn python() -> Option<PathBuf> {
-    let usr = PathBuf::from("/usr/bin/python3");
-    if usr.is_file() {
-        Some(usr)
-    } else {
-        which("python3")
-    }
+    common::interpreter("python3")
 }
 
 /// A loud line on the real stderr (not captured by the test harness).

@@ -2,6 +2,8 @@
 //! of the bot left afterwards. Each hostile bot is a `sh` script that records its PIDs (and its
 //! children's) in a file, so the test can check that the referee killed all of them.
 
+mod common;
+
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
 use durak_rules::Variant;
@@ -60,16 +62,7 @@ impl Hostile {
     }
 }
 
-/// Alive means: exists and is not a zombie.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
-}
+use common::alive;
 
 fn assert_no_process_left(h: &Hostile) {
     let pids = h.pids();

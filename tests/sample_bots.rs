@@ -2,27 +2,16 @@
 //! checks that every message the referee sends validates against its schema in `schemas/`.
 //! A missing interpreter is reported loudly (a SKIPPED line); CI installs both.
 
+mod common;
+
 use durak_protocol::schema::{validate, Schema};
 use durak_protocol::Limits;
 use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
 use durak_rules::Variant;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    // Prefer the system interpreter: the pyenv shim on PATH can be slow to start.
-    for dir in ["/usr/bin", "/usr/local/bin"] {
-        let p = Path::new(dir).join(program);
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 fn seat(spec: &str) -> SeatSpec {
@@ -54,7 +43,7 @@ fn play(variant: Variant, specs: &[String], games: u32, seed: u64) -> MatchResul
 }
 
 fn sample_bot_plays_cleanly(interpreter: &str, file: &str) {
-    let Some(exe) = which(interpreter) else {
+    let Some(exe) = common::interpreter(interpreter) else {
         eprintln!(
             "SKIPPED: {interpreter} is not installed, so {file} was not played (CI installs it)"
         );

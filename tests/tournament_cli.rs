@@ -2,6 +2,8 @@
 //! SIGKILL in the middle then `--resume` gives exactly the results of an uninterrupted run;
 //! bad configurations are refused before anything starts, naming the file, the key and the fix.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -26,20 +28,11 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|f| f.is_file())
-}
+use common::which;
 
+/// The plain interpreter is preferred: a pyenv shim can take a second to start.
 fn python() -> Option<PathBuf> {
-    let usr = PathBuf::from("/usr/bin/python3");
-    if usr.is_file() {
-        Some(usr)
-    } else {
-        which("python3")
-    }
+    common::interpreter("python3")
 }
 
 fn results(dir: &Path) -> Vec<Value> {
@@ -183,15 +176,7 @@ fn children(pid: u32) -> Vec<u32> {
     out
 }
 
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
-}
+use common::alive;
 
 #[test]
 fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {

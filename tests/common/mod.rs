@@ -107,6 +107,21 @@ impl Hostile {
     }
 }
 
+/// A program on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    durak_referee::process::which(Path::new(name))
+}
+
+/// An interpreter, the system's first (`/usr/bin`, `/usr/local/bin`), then `PATH`: a pyenv
+/// shim on `PATH` can take a second to start.
+pub fn interpreter(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/usr/local/bin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+        .or_else(|| which(name))
+}
+
 /// Alive means: exists and is not a zombie.
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
