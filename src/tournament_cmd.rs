@@ -70,6 +70,10 @@ pub struct TournamentArgs {
     /// Games at once, each with its own bot processes [default: the number of cores]
     #[arg(short = 'j', long)]
     concurrency: Option<usize>,
+    /// `auto`: when there are at least as many CPUs as games at once, each game gets its own
+    /// CPUs (its referee thread and its bots are pinned to them); `off`: the kernel places them.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
+    affinity: String,
     /// The tournament directory [default: tournaments-out/NAME-SEED]
     #[arg(long, conflicts_with = "resume")]
     out: Option<PathBuf>,
@@ -188,6 +192,11 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             observer: progress.clone(),
             sandbox: args.sandbox,
             resources,
+            cpu_groups: if args.affinity == "off" {
+                None
+            } else {
+                durak_referee::affinity::groups(concurrency)
+            },
         },
     ));
     progress.bar.finish_and_clear();

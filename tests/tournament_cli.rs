@@ -231,6 +231,18 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
     child.wait().unwrap();
     let before = results(&cut).len();
     assert!(before > 0 && before < total, "{before} of {total}");
+    // A game is recorded only once its replay is written whole (it ends with its result).
+    for l in results(&cut) {
+        let replay = cut.join(l["replay"].as_str().unwrap());
+        let text = std::fs::read_to_string(&replay)
+            .unwrap_or_else(|e| panic!("{}: {e}", replay.display()));
+        let last = text.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with(r#"{"type":"result""#),
+            "{}: {last}",
+            replay.display()
+        );
+    }
     // The bots of the killed referee die with it (PR_SET_PDEATHSIG).
     let deadline = Instant::now() + Duration::from_secs(5);
     while bots.iter().any(|&p| alive(p)) && Instant::now() < deadline {
@@ -549,4 +561,108 @@ fn tournament_html_pages_link_every_game_under_the_standings() {
     let o = durak(&["standings", "--html", out.to_str().unwrap()], &repo());
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(out.join("html/index.html").is_file());
+}
+
+/// The CPUs a process may run on, as /proc shows them ("0-1", "3").
+fn cpus_allowed(status: &str) -> String {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("a Cpus_allowed_list line")
+        .trim()
+        .to_string()
+}
+
+/// "0-2,5" -> {0, 1, 2, 5}
+fn cpu_set(list: &str) -> std::collections::BTreeSet<u32> {
+    let mut set = std::collections::BTreeSet::new();
+    for part in list.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        set.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
+    }
+    set
+}
+
+/// Each bot's CPUs as it reported them on stderr, per table: `(table 0 seats, table 1 seats)`.
+fn reported_cpus(dir: &Path) -> Vec<Vec<String>> {
+    (0..2)
+        .map(|table| {
+            let replay = dir.join(format!("replays/t{table:04}-g0000.jsonl"));
+            std::fs::read_to_string(&replay)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .filter(|v| v["type"] == "stderr")
+                .map(|v| cpus_allowed(v["text"].as_str().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `--affinity auto` (the default): with as many CPUs as games at once, each table's referee
+/// thread and bots run on CPUs of their own; `--affinity off` leaves them where the kernel puts
+/// them.
+#[test]
+fn each_table_gets_its_own_cpus_unless_affinity_is_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A bot that says where it may run, then plays as the built-in random bot.
+    let bot = tmp.path().join("where.sh");
+    std::fs::write(
+        &bot,
+        format!("grep Cpus_allowed_list /proc/self/status >&2\nexec {DURAK} bot random\n"),
+    )
+    .unwrap();
+    let own = cpus_allowed(&std::fs::read_to_string("/proc/self/status").unwrap());
+    let config = tmp.path().join("bots.toml");
+    std::fs::write(
+        &config,
+        "[[bot]]\nname = \"a\"\ncommand = \"sh where.sh\"\n\n[[bot]]\nname = \"b\"\n\
+         command = \"sh where.sh\"\n",
+    )
+    .unwrap();
+    let play = |affinity: &str| {
+        let out_dir = tmp.path().join(affinity);
+        let out = durak(
+            &[
+                "tournament",
+                "-q",
+                "-c",
+                config.to_str().unwrap(),
+                "--games",
+                "2",
+                "--seed",
+                "5",
+                "-j",
+                "2",
+                "--affinity",
+                affinity,
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+            tmp.path(),
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        reported_cpus(&out_dir)
+    };
+    let off = play("off");
+    assert_eq!(off, vec![vec![own.clone(), own.clone()]; 2]);
+    let auto = play("auto");
+    let own_set = cpu_set(&own);
+    if own_set.len() < 2 {
+        // One CPU: two tables cannot have CPUs of their own; nothing is pinned.
+        assert_eq!(auto, off);
+    } else {
+        for table in &auto {
+            assert_eq!(table[0], table[1], "both seats of a table share its CPUs");
+            let set = cpu_set(&table[0]);
+            assert!(
+                !set.is_empty() && set.len() <= own_set.len() / 2 && set.is_subset(&own_set),
+                "each table has half the CPUs: {auto:?} of {own}"
+            );
+        }
+        assert!(
+            cpu_set(&auto[0][0]).is_disjoint(&cpu_set(&auto[1][0])),
+            "the tables run on different CPUs: {auto:?}"
+        );
+    }
 }

@@ -284,20 +284,25 @@ async fn start_bot(
 /// Play a whole match. `on_game` is called after each game (its replay is on disk by then).
 pub async fn play_match(
     cfg: &MatchConfig,
-    mut on_game: impl FnMut(&GameRecord),
+    on_game: impl FnMut(&GameRecord),
 ) -> std::io::Result<MatchResult> {
-    play_match_with(cfg, |g| {
-        on_game(g);
-        Vec::new()
-    })
-    .await
+    play_match_with(cfg, |_, _| Vec::new(), on_game).await
 }
 
-/// [`play_match`], where `on_game` returns the seats to disqualify: from the next game on they
-/// forfeit without being started, and their running process is stopped.
+/// [`play_match`] for tournaments, in two steps per game:
+///
+/// - `on_end` as soon as a game ends, with its replay (when [`MatchConfig::replay_dir`] is set)
+///   not yet written. It returns the seats to disqualify, which from the next game on forfeit
+///   without being started (their running process is stopped). It may take the replay to write
+///   it itself (to `GameRecord::replay`); then `on_saved` is called at once.
+/// - `on_saved` once the game's replay is on disk (fsynced), in game order.
+///
+/// Writing and fsyncing a replay overlaps the next game: a table never waits for the disk
+/// between games, only at its end (and if the disk falls a whole game behind).
 pub async fn play_match_with(
     cfg: &MatchConfig,
-    mut on_game: impl FnMut(&GameRecord) -> Vec<Seat>,
+    mut on_end: impl FnMut(&GameRecord, &mut Option<ReplayLog>) -> Vec<Seat>,
+    mut on_saved: impl FnMut(&GameRecord),
 ) -> std::io::Result<MatchResult> {
     // The seats' forfeit flags change as seats are disqualified during the match.
     let mut owned = cfg.clone();
@@ -323,6 +328,8 @@ pub async fn play_match_with(
         Some(p) => p.iter().copied().map(Some).collect(),
         None => (0..cfg.games).map(|_| None).collect(),
     };
+    // The previous game, its replay being written.
+    let mut pending: Option<(PendingWrite, GameRecord)> = None;
     let mut dealer = series.dealer();
     for (i, planned) in plan.into_iter().enumerate() {
         let index = planned.map_or(i as u32, |p| p.index);
@@ -335,9 +342,13 @@ pub async fn play_match_with(
             };
             (setup, p.seed)
         });
-        let record = play_game(&owned, &mut series, &mut seats, index, deal).await?;
+        let (record, write) = play_game(&owned, &mut series, &mut seats, index, deal).await?;
         dealer = record.loser.unwrap_or(record.dealer);
-        for seat in on_game(&record) {
+        let (mut log, path) = match write {
+            Some((log, path)) => (Some(log), Some(path)),
+            None => (None, None),
+        };
+        for seat in on_end(&record, &mut log) {
             if seat < n && !owned.forfeit[seat] {
                 owned.forfeit[seat] = true;
                 if let Some(mut live) = seats[seat].live.take() {
@@ -345,7 +356,21 @@ pub async fn play_match_with(
                 }
             }
         }
-        games.push(record);
+        // Writing and fsyncing blocks: off the async worker, while the next game is played.
+        let write = log
+            .zip(path)
+            .map(|(log, path)| tokio::task::spawn_blocking(move || log.write_atomic(&path)));
+        if let Some((w, prev)) = pending.take() {
+            finish_write(w).await?;
+            on_saved(&prev);
+            games.push(prev);
+        }
+        pending = Some((write, record));
+    }
+    if let Some((w, prev)) = pending.take() {
+        finish_write(w).await?;
+        on_saved(&prev);
+        games.push(prev);
     }
     let losses = series.losses().to_vec();
     for s in seats.iter_mut() {
@@ -373,6 +398,16 @@ pub async fn play_match_with(
         seats: seats.into_iter().map(|s| s.info).collect(),
         games,
     })
+}
+
+/// A replay being written (`None`: the match keeps no replays).
+type PendingWrite = Option<tokio::task::JoinHandle<std::io::Result<()>>>;
+
+async fn finish_write(w: PendingWrite) -> std::io::Result<()> {
+    match w {
+        Some(h) => h.await.map_err(std::io::Error::other)?,
+        None => Ok(()),
+    }
 }
 
 struct GameRun<'a> {
@@ -404,7 +439,7 @@ impl GameRun<'_> {
                 }
                 if let Some(live) = s.live.as_mut() {
                     let limit = Duration::from_millis(self.cfg.seats[seat].limits.move_ms.max(100));
-                    if let Err(f) = live.proc.send(&msg, limit).await {
+                    if let Err(f) = live.proc.send_later(&msg, limit).await {
                         let limits = self.cfg.seats[seat].limits;
                         let f = io_fault(seat, f, "reading its input (events)", limits.move_ms, 0);
                         self.fault(seats, f).await;
@@ -448,7 +483,7 @@ async fn play_game(
     seats: &mut [SeatState],
     index: u32,
     deal: Option<(Setup, u64)>,
-) -> std::io::Result<GameRecord> {
+) -> std::io::Result<(GameRecord, Option<(ReplayLog, PathBuf)>)> {
     let started = Instant::now();
     let n = cfg.seats.len();
     let (setup, seed) = deal.unwrap_or_else(|| (series.next_setup(), series.next_seed()));
@@ -543,7 +578,7 @@ async fn play_game(
                 proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
             if let Some(live) = s.live.as_mut() {
                 let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
-                if let Err(f) = live.proc.send(&msg, limit).await {
+                if let Err(f) = live.proc.send_later(&msg, limit).await {
                     let limits = cfg.seats[seat].limits;
                     let f = io_fault(seat, f, "reading game_start", limits.move_ms, 0);
                     run.fault(seats, f).await;
@@ -669,22 +704,14 @@ async fn play_game(
         result["move_limit"] = json!(limit);
     }
     run.log.push(result);
-    let replay = match &cfg.replay_dir {
-        Some(dir) => {
-            let path = replay_path(dir, &cfg.replay_prefix, index);
-            // Writing and fsyncing blocks: keep it off the async worker, so the other tables
-            // of a tournament go on meanwhile.
-            let log = std::mem::take(&mut run.log);
-            let to = path.clone();
-            tokio::task::spawn_blocking(move || log.write_atomic(&to))
-                .await
-                .map_err(std::io::Error::other)??;
-            Some(path)
-        }
-        None => None,
-    };
+    // The replay is written by the caller (overlapping the next game).
+    let write = cfg.replay_dir.as_ref().map(|dir| {
+        let path = replay_path(dir, &cfg.replay_prefix, index);
+        (std::mem::take(&mut run.log), path)
+    });
+    let replay = write.as_ref().map(|(_, path)| path.clone());
     series.record(outcome);
-    Ok(GameRecord {
+    let record = GameRecord {
         move_limit,
         game: index,
         seed,
@@ -695,7 +722,8 @@ async fn play_game(
         moves: game.move_count(),
         replay,
         duration_ms,
-    })
+    };
+    Ok((record, write))
 }
 
 fn stderr_line(seat: Seat, p: &BotProcess) -> Value {

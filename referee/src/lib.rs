@@ -5,6 +5,7 @@
 //! every game. The tournament layer schedules matches on top of [`play_match`]; it never touches
 //! pipes.
 
+pub mod affinity;
 pub mod builtin;
 pub mod driver;
 pub mod isolation;
@@ -17,3 +18,4 @@ pub use driver::{
 };
 pub use isolation::{Isolation, ResourceLimits, Sandbox};
 pub use process::{BotCommand, BotProcess, IoFault, SpawnOptions};
+pub use replay::ReplayLog;

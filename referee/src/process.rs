@@ -160,6 +160,10 @@ pub struct SpawnOptions {
     pub context: Context,
 }
 
+/// Queued lines are written once they reach this many bytes, well below a pipe's capacity
+/// (64 KiB on Linux), so that a bot that reads its input never makes the referee wait.
+pub const OUTBOX_FLUSH: usize = 16 * 1024;
+
 /// A running bot.
 pub struct BotProcess {
     /// The supervisor (see [`crate::isolation`]): the referee's direct child, which exits with
@@ -172,6 +176,8 @@ pub struct BotProcess {
     /// Whether the referee itself had to kill the supervisor.
     killed_supervisor: bool,
     stdin: Option<ChildStdin>,
+    /// Lines queued by [`BotProcess::send_later`], not yet written.
+    outbox: Vec<u8>,
     lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
     stderr: Arc<Mutex<StderrLog>>,
     exit: Option<ExitStatus>,
@@ -294,6 +300,7 @@ impl BotProcess {
             bot_pid,
             killed_supervisor: false,
             stdin,
+            outbox: Vec::with_capacity(4096),
             lines: FramedRead::new(stdout, codec),
             stderr,
             exit: None,
@@ -309,27 +316,63 @@ impl BotProcess {
         self.pgid.map(|p| p as u32)
     }
 
-    /// Write one JSON line within `limit`. A bot that does not read its stdin times out here; the
-    /// referee never blocks on it.
+    /// Write one JSON line, and every line queued by [`BotProcess::send_later`] before it,
+    /// within `limit`. A bot that does not read its stdin times out here; the referee never
+    /// blocks on it.
     pub async fn send(
         &mut self,
         v: &impl serde::Serialize,
         limit: Duration,
     ) -> Result<(), IoFault> {
-        let mut line = serde_json::to_vec(v).expect("json");
-        line.push(b'\n');
-        self.send_raw(&line, limit).await
+        self.queue(v);
+        self.flush(limit).await
     }
 
-    pub async fn send_raw(&mut self, line: &[u8], limit: Duration) -> Result<(), IoFault> {
+    /// Queue one JSON line (an event: no answer expected): it is written with the next
+    /// [`BotProcess::send`], so that a bot reads a request and the events before it in one go,
+    /// woken once instead of once per event. Queued lines are written at once when they reach
+    /// [`OUTBOX_FLUSH`] bytes, within `limit`.
+    pub async fn send_later(
+        &mut self,
+        v: &impl serde::Serialize,
+        limit: Duration,
+    ) -> Result<(), IoFault> {
+        if self.stdin.is_none() {
+            self.outbox.clear();
+            return Err(self.closed_or_crashed().await);
+        }
+        self.queue(v);
+        if self.outbox.len() >= OUTBOX_FLUSH {
+            self.flush(limit).await
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Write `bytes` as they are (after any queued lines) within `limit`.
+    pub async fn send_raw(&mut self, bytes: &[u8], limit: Duration) -> Result<(), IoFault> {
+        self.outbox.extend_from_slice(bytes);
+        self.flush(limit).await
+    }
+
+    fn queue(&mut self, v: &impl serde::Serialize) {
+        serde_json::to_writer(&mut self.outbox, v).expect("json");
+        self.outbox.push(b'\n');
+    }
+
+    async fn flush(&mut self, limit: Duration) -> Result<(), IoFault> {
         let Some(stdin) = self.stdin.as_mut() else {
+            self.outbox.clear();
             return Err(self.closed_or_crashed().await);
         };
+        let out = &self.outbox;
         let write = async {
-            stdin.write_all(line).await?;
+            stdin.write_all(out).await?;
             stdin.flush().await
         };
-        match tokio::time::timeout(limit, write).await {
+        let r = tokio::time::timeout(limit, write).await;
+        self.outbox.clear();
+        match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 self.stdin = None;
@@ -513,5 +556,70 @@ impl Drop for BotProcess {
         } else {
             self.after_supervisor_killed();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// Events are queued and go out with the next request, in order; a long queue goes out by
+    /// itself before it could fill the pipe.
+    #[test]
+    fn queued_lines_go_out_with_the_next_send_in_order() {
+        runtime().block_on(async {
+            let cmd = BotCommand::parse("cat").unwrap();
+            let mut p = BotProcess::spawn(&cmd, 1 << 20, 1024).unwrap();
+            let limit = Duration::from_secs(5);
+            p.send_later(&serde_json::json!({"n": 1}), limit)
+                .await
+                .unwrap();
+            p.send_later(&serde_json::json!({"n": 2}), limit)
+                .await
+                .unwrap();
+            // Nothing was written yet: `cat` has nothing to echo.
+            assert!(matches!(
+                p.recv(Duration::from_millis(300)).await,
+                Err(IoFault::Timeout)
+            ));
+            p.send(&serde_json::json!({"n": 3}), limit).await.unwrap();
+            for n in 1..=3 {
+                let (line, _) = p.recv(limit).await.unwrap();
+                assert_eq!(&line[..], format!("{{\"n\":{n}}}").as_bytes());
+            }
+            // Enough queued lines are written without a send.
+            let big = "x".repeat(1000);
+            let mut queued = 0;
+            while queued < OUTBOX_FLUSH {
+                p.send_later(&big, limit).await.unwrap();
+                queued += big.len() + 3;
+            }
+            let (line, _) = p.recv(limit).await.unwrap();
+            assert_eq!(&line[..], format!("\"{big}\"").as_bytes());
+            p.kill().await;
+        });
+    }
+
+    /// A bot that has closed its input: a queued line reports it at once, like a send.
+    #[test]
+    fn queueing_for_a_bot_that_closed_its_input_is_a_fault() {
+        runtime().block_on(async {
+            let cmd = BotCommand::parse("sh -c 'exec 0<&-; sleep 5'").unwrap();
+            let mut p = BotProcess::spawn(&cmd, 1 << 20, 1024).unwrap();
+            let limit = Duration::from_secs(2);
+            let line = "y".repeat(OUTBOX_FLUSH);
+            let r = p.send_later(&line, limit).await;
+            assert!(matches!(r, Err(IoFault::Closed)), "{r:?}");
+            let r = p.send_later(&1, limit).await;
+            assert!(matches!(r, Err(IoFault::Closed)), "{r:?}");
+            p.kill().await;
+        });
     }
 }

@@ -1,6 +1,7 @@
 //! Replay files: one JSON-lines file per game, complete enough to re-simulate and verify the game.
 //! Written atomically (a temporary file in the same directory, fsync, rename): a replay is
-//! complete or absent, even if the referee is killed.
+//! complete or absent, even if the referee is killed. Tournaments write many without waiting
+//! and make them durable together ([`ReplayLog::write_atomic_unsynced`], then `syncfs`).
 //!
 //! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay_line.json`):
 //! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
@@ -26,8 +27,21 @@ impl ReplayLog {
         self.lines.push(serde_json::to_string(&v).expect("json"));
     }
 
-    /// Write atomically to `path` (directories are created).
+    /// Write atomically to `path` (directories are created), and make it durable: the file is
+    /// fsynced before it is renamed into place, and the directory after.
     pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {
+        self.write(path, true)
+    }
+
+    /// Write atomically to `path` (a temporary file renamed: complete or absent), without
+    /// waiting for the disk. For group commits: many replays are written, then one `syncfs`
+    /// makes them all durable (the tournament's results writer does this). After a crash before
+    /// that `syncfs`, the file may be missing or empty, never partly written with a valid end.
+    pub fn write_atomic_unsynced(&self, path: &Path) -> std::io::Result<()> {
+        self.write(path, false)
+    }
+
+    fn write(&self, path: &Path, sync: bool) -> std::io::Result<()> {
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::Builder::new()
@@ -42,10 +56,14 @@ impl ReplayLog {
             }
             w.flush()?;
         }
-        tmp.as_file().sync_all()?;
+        if sync {
+            tmp.as_file().sync_all()?;
+        }
         tmp.persist(path).map_err(|e| e.error)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
+        if sync {
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
         }
         Ok(())
     }

@@ -3,8 +3,12 @@
 //!
 //! ```sh
 //! cargo bench -p durak-tournaments --bench concurrency
-//! BENCH_GAMES=40 cargo bench -p durak-tournaments --bench concurrency   # deals per table
+//! BENCH_GAMES=40 BENCH_ROUNDS=3 cargo bench -p durak-tournaments --bench concurrency
+//! BENCH_NO_AFFINITY=1 cargo bench -p durak-tournaments --bench concurrency   # tables unpinned
 //! ```
+//!
+//! `BENCH_GAMES` is deals per table (12 tables), `BENCH_ROUNDS` the alternating rounds; the
+//! medians are reported. Tables are pinned to CPUs as `durak tournament --affinity auto` does.
 //!
 //! The built-in bots are run as `durak bot NAME` from `target/release/durak` (built here if
 //! missing) or from `DURAK_EXE`.
@@ -62,10 +66,13 @@ fn tournament(games: u32) -> Tournament {
     }
 }
 
-/// Games per second of the whole tournament at `concurrency`.
-fn run(t: &Tournament, concurrency: usize) -> (usize, f64) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = TournamentDir::create(&tmp.path().join("t"), t).expect("directory");
+/// Games per second of the whole tournament at `concurrency`, in a new directory under `root`.
+/// (Directories are removed only at the end: ext4 is slow to create files among inodes freed in
+/// the last seconds, which would tax each run with the previous run's clean-up.)
+fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f64) {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = TournamentDir::create(&root.join(format!("t{n}")), t).expect("directory");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -80,11 +87,26 @@ fn run(t: &Tournament, concurrency: usize) -> (usize, f64) {
                 observer: Arc::new(Silent),
                 sandbox: Default::default(),
                 resources: Default::default(),
+                cpu_groups: if std::env::var_os("BENCH_NO_AFFINITY").is_some() {
+                    None
+                } else {
+                    durak_referee::affinity::groups(concurrency)
+                },
             },
         ))
         .expect("the tournament runs");
     let secs = start.elapsed().as_secs_f64();
     (summary.played, summary.played as f64 / secs)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 fn main() {
@@ -94,34 +116,41 @@ fn main() {
     let games: u32 = std::env::var("BENCH_GAMES")
         .ok()
         .and_then(|g| g.parse().ok())
-        .unwrap_or(if bench { 25 } else { 1 });
+        .unwrap_or(if bench { 100 } else { 1 });
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(if bench { 7 } else { 1 });
     let t = tournament(games);
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let rounds: usize = if bench { 3 } else { 1 };
     // Warm up (page cache, first process starts).
-    run(&tournament(1), 2);
-    // Alternate the two settings and keep the best of each: other work on the machine only
-    // ever slows a run down.
-    let (mut best1, mut best2) = (0.0f64, 0.0f64);
+    let root = tempfile::tempdir().expect("temp dir");
+    run(root.path(), &tournament(1), 2);
+    // Alternate the two settings, so that whatever else the machine does falls on both alike;
+    // report medians.
+    let (mut gps1, mut gps2, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let mut games = 0;
     for round in 1..=rounds {
-        let (n1, gps1) = run(&t, 1);
-        let (_, gps2) = run(&t, 2);
+        let (n1, a) = run(root.path(), &t, 1);
+        let (_, b) = run(root.path(), &t, 2);
         games = n1;
         println!(
-            "round {round}: concurrency 1: {gps1:.1} games/s, concurrency 2: {gps2:.1} games/s \
+            "round {round}: concurrency 1: {a:.1} games/s, concurrency 2: {b:.1} games/s \
              ({:.2}x)",
-            gps2 / gps1
+            b / a
         );
-        best1 = best1.max(gps1);
-        best2 = best2.max(gps2);
+        gps1.push(a);
+        gps2.push(b);
+        ratios.push(b / a);
     }
+    let (m1, m2) = (median(gps1), median(gps2));
     println!(
-        "tournament/concurrency: {games} games of built-in bots per run, {cores} cores, best of \
-         {rounds}: concurrency 1: {best1:.1} games/s; concurrency 2: {best2:.1} games/s; ratio \
-         {:.2}x",
-        best2 / best1
+        "tournament/concurrency: {games} games of built-in bots per run, {cores} cores, median of \
+         {rounds} rounds: concurrency 1: {m1:.1} games/s; concurrency 2: {m2:.1} games/s; \
+         ratio {:.2}x (median of the rounds' ratios: {:.2}x)",
+        m2 / m1,
+        median(ratios)
     );
 }

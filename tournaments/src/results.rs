@@ -271,9 +271,17 @@ pub struct ResultsWriter {
 
 impl ResultsWriter {
     pub fn append(&mut self, line: &ResultLine) -> std::io::Result<()> {
-        let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
-        text.push('\n');
-        // One write of the whole line: a kill leaves the line whole or cut (then dropped).
+        self.append_all(&[line])
+    }
+
+    /// Append several lines with one write and one fsync (a group commit).
+    pub fn append_all(&mut self, lines: &[&ResultLine]) -> std::io::Result<()> {
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(&serde_json::to_string(line).map_err(std::io::Error::other)?);
+            text.push('\n');
+        }
+        // One write: a kill leaves whole lines and at most one cut last line (then dropped).
         self.file.write_all(text.as_bytes())?;
         self.file.sync_data()
     }
@@ -339,6 +347,22 @@ mod tests {
         let mut w = td.appender().unwrap();
         w.append(&line(2)).unwrap();
         assert_eq!(td.read_results().unwrap().lines.len(), 3);
+    }
+
+    /// A group commit appends its lines in order, after the lines already there.
+    #[test]
+    fn a_group_of_lines_is_appended_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let td = TournamentDir {
+            path: dir.path().to_path_buf(),
+        };
+        let mut w = td.appender().unwrap();
+        w.append(&line(0)).unwrap();
+        w.append_all(&[&line(3), &line(1), &line(2)]).unwrap();
+        w.append_all(&[]).unwrap();
+        let r = td.read_results().unwrap();
+        assert_eq!(r.lines, vec![line(0), line(3), line(1), line(2)]);
+        assert!(!r.torn_tail);
     }
 
     #[test]

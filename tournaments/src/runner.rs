@@ -12,10 +12,12 @@ use crate::config::Tournament;
 use crate::results::{FaultLine, ReadResults, ResultLine, ResultsWriter, TournamentDir};
 use crate::schedule::{Schedule, Table};
 use durak_protocol::FaultKind;
-use durak_referee::{play_match_with, GameRecord, MatchConfig, SeatSpec};
+use durak_referee::{play_match_with, GameRecord, MatchConfig, ReplayLog, SeatSpec};
 use durak_rules::Seat;
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// What a caller sees of a running tournament (a progress bar, a log).
 pub trait Observer: Send + Sync {
@@ -40,6 +42,10 @@ pub struct RunOptions {
     pub sandbox: durak_referee::Sandbox,
     /// Resource limits of every bot process.
     pub resources: durak_referee::ResourceLimits,
+    /// CPU groups, one per concurrent table (`durak_referee::affinity::groups`): the table
+    /// playing in slot *i* runs its referee thread and its bots on `cpu_groups[i]` only. `None`:
+    /// tables run wherever the kernel puts them.
+    pub cpu_groups: Option<Vec<Vec<usize>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -122,7 +128,6 @@ impl Discipline {
 }
 
 struct Shared {
-    writer: ResultsWriter,
     discipline: Discipline,
     done: usize,
     faults: usize,
@@ -222,14 +227,21 @@ pub async fn run_tournament(
     }
 
     let shared = Arc::new(Mutex::new(Shared {
-        writer: dir.appender()?,
         discipline,
         done: already,
         faults,
         lines: read.lines,
         error: None,
     }));
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(opts.concurrency.max(1)));
+    let (to_writer, writer) =
+        spawn_writer(dir.appender()?, shared.clone(), opts.observer.clone(), dir)?;
+    // Slots: at most `concurrency` tables at once; slot i uses CPU group i when pinned.
+    let concurrency = opts.concurrency.max(1);
+    let cpu_groups = opts.cpu_groups.filter(|g| g.len() == concurrency);
+    let (slot_tx, mut slot_rx) = tokio::sync::mpsc::channel::<usize>(concurrency);
+    for slot in 0..concurrency {
+        slot_tx.try_send(slot).expect("room for every slot");
+    }
     let mut tasks = tokio::task::JoinSet::new();
     for (table, plan) in work {
         let seats: Vec<SeatSpec> = table
@@ -260,13 +272,14 @@ pub async fn run_tournament(
         cfg.plan = Some(plan);
         let shared = shared.clone();
         let observer = opts.observer.clone();
+        let to_writer = to_writer.clone();
         let root = dir.path.clone();
-        // Tables start in schedule order: the permit is taken here, not in the task.
-        let permit = semaphore
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("never closed");
+        // Tables start in schedule order: the slot is taken here, not in the task.
+        let slot = Slot {
+            index: slot_rx.recv().await.expect("the runner keeps a sender"),
+            free: slot_tx.clone(),
+        };
+        let cpus = cpu_groups.as_ref().map(|g| g[slot.index].clone());
         {
             let s = shared.lock().expect("shared");
             if s.error.is_some() {
@@ -282,60 +295,44 @@ pub async fn run_tournament(
         // trip never waits for another table's work on a shared worker, so tables scale with
         // cores.
         tasks.spawn_blocking(move || {
+            let _pinned = cpus.map(Pinned::new);
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .map_err(|e| format!("cannot start a table's runtime: {e}"))?;
             rt.block_on(async move {
-                let _permit = permit;
-                let record = |rec: &GameRecord| -> Vec<Seat> {
-                    let line = result_line(&table, &names, rec, &root);
+                let _slot = slot;
+                let on_end = |rec: &GameRecord, replay: &mut Option<ReplayLog>| -> Vec<Seat> {
+                    let mut line = result_line(&table, &names, rec, &root);
                     let mut s = shared.lock().expect("shared");
                     if s.error.is_some() {
                         // Stop this table quickly; its games stay unrecorded for a resume.
+                        replay.take();
                         return (0..names.len()).collect();
                     }
                     let newly = s.discipline.record(&line);
-                    let mut line = line;
                     line.disqualified = newly
                         .iter()
                         .map(|(b, _)| s.discipline.names[*b].clone())
                         .collect();
-                    if let Err(e) = s.writer.append(&line) {
-                        s.error = Some(format!(
-                            "cannot append to {}: {e}",
-                            root.join(crate::results::RESULTS_FILE).display()
-                        ));
-                        return (0..names.len()).collect();
-                    }
-                    s.done += 1;
-                    s.faults += count_faults(&line);
-                    observer.game(&line, s.done, s.faults);
                     for (b, reason) in &newly {
                         observer.disqualified(&s.discipline.names[*b], reason);
                     }
-                    let out = table
+                    drop(s);
+                    // The writer makes the replay durable, then records the line.
+                    let replay = replay.take().zip(rec.replay.clone());
+                    let _ = to_writer.send(Job { replay, line });
+                    let s = shared.lock().expect("shared");
+                    table
                         .bots
                         .iter()
                         .enumerate()
                         .filter(|(_, &b)| s.discipline.is_disqualified(b))
                         .map(|(seat, _)| seat)
-                        .collect();
-                    s.lines.push(line);
-                    out
+                        .collect()
                 };
-                let on_game = |rec: &GameRecord| -> Vec<Seat> {
-                    // Appending and fsyncing blocks: on a multi-threaded runtime, let the worker's
-                    // other tables run meanwhile.
-                    if tokio::runtime::Handle::current().runtime_flavor()
-                        == tokio::runtime::RuntimeFlavor::MultiThread
-                    {
-                        tokio::task::block_in_place(|| record(rec))
-                    } else {
-                        record(rec)
-                    }
-                };
-                let played = play_match_with(&cfg, on_game).await;
+                let on_saved = |_: &GameRecord| {};
+                let played = play_match_with(&cfg, on_end, on_saved).await;
                 played.map(|_| ()).map_err(|e| {
                     let e = format!(
                         "table {} could not be played (replays go to {}): {e}",
@@ -365,6 +362,12 @@ pub async fn run_tournament(
             first_error.get_or_insert(e);
         }
     }
+    // Every table is done: the writer records what is left and stops.
+    drop(to_writer);
+    tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .map_err(|e| format!("the results writer failed: {e}"))?
+        .map_err(|_| "the results writer panicked".to_string())?;
     let shared = Arc::try_unwrap(shared)
         .ok()
         .expect("every task is done")
@@ -385,6 +388,136 @@ pub async fn run_tournament(
         played: results.len() - already,
         results,
     })
+}
+
+/// A finished game for the results writer: its replay (to write) and its result line.
+struct Job {
+    replay: Option<(ReplayLog, PathBuf)>,
+    line: ResultLine,
+}
+
+/// How long the results writer gathers finished games before it writes them: one `syncfs` and
+/// one fsync of the results then cover them all (a group commit). Tables never wait for it; a
+/// kill loses at most this much play, which `--resume` plays again.
+const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(20);
+
+/// Finished games waiting for the writer, at most: a table that gets this far ahead of the disk
+/// waits for it.
+const WRITER_QUEUE: usize = 1024;
+
+/// The results writer: one thread takes the games the tables finish, writes their replays,
+/// makes them durable with one `syncfs` of the tournament's file system, then appends their
+/// result lines with one fsync (so a line is never on disk before its replay), counts them and
+/// tells the observer. A write that fails stops the tournament.
+#[allow(clippy::type_complexity)]
+fn spawn_writer(
+    mut writer: ResultsWriter,
+    shared: Arc<Mutex<Shared>>,
+    observer: Arc<dyn Observer>,
+    dir: &TournamentDir,
+) -> Result<
+    (
+        std::sync::mpsc::SyncSender<Job>,
+        std::thread::JoinHandle<()>,
+    ),
+    String,
+> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(WRITER_QUEUE);
+    let results = dir.results_path();
+    let replays = dir.replays_path();
+    let handle = std::thread::Builder::new()
+        .name("results-writer".into())
+        .spawn(move || {
+            while let Ok(first) = rx.recv() {
+                let mut batch = vec![first];
+                let until = Instant::now() + GROUP_COMMIT_WINDOW;
+                while batch.len() < WRITER_QUEUE {
+                    let left = until.saturating_duration_since(Instant::now());
+                    match rx.recv_timeout(left) {
+                        Ok(job) => batch.push(job),
+                        Err(_) => break,
+                    }
+                }
+                if shared.lock().expect("shared").error.is_some() {
+                    continue;
+                }
+                if let Err(e) = write_batch(&mut writer, &batch, &replays) {
+                    let e = match e {
+                        (Some(p), e) => format!("cannot write the replay {}: {e}", p.display()),
+                        (None, e) => format!("cannot append to {}: {e}", results.display()),
+                    };
+                    shared.lock().expect("shared").error.get_or_insert(e);
+                    continue;
+                }
+                let mut s = shared.lock().expect("shared");
+                for job in batch {
+                    s.done += 1;
+                    s.faults += count_faults(&job.line);
+                    observer.game(&job.line, s.done, s.faults);
+                    s.lines.push(job.line);
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the results writer: {e}"))?;
+    Ok((tx, handle))
+}
+
+/// Replays first, made durable together; then their lines. On failure: the file concerned (a
+/// replay) or `None` (the results file or the sync).
+fn write_batch(
+    writer: &mut ResultsWriter,
+    batch: &[Job],
+    replays: &std::path::Path,
+) -> Result<(), (Option<PathBuf>, std::io::Error)> {
+    let mut any = false;
+    for (log, path) in batch.iter().filter_map(|j| j.replay.as_ref()) {
+        log.write_atomic_unsynced(path)
+            .map_err(|e| (Some(path.clone()), e))?;
+        any = true;
+    }
+    if any {
+        let d = std::fs::File::open(replays).map_err(|e| (Some(replays.to_path_buf()), e))?;
+        rustix::fs::syncfs(&d).map_err(|e| (Some(replays.to_path_buf()), e.into()))?;
+    }
+    let lines: Vec<&ResultLine> = batch.iter().map(|j| &j.line).collect();
+    writer.append_all(&lines).map_err(|e| (None, e))
+}
+
+/// A table's place among the `concurrency` running at once; given back when the table ends.
+struct Slot {
+    index: usize,
+    free: tokio::sync::mpsc::Sender<usize>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // Never full: there are as many places in the channel as slots.
+        let _ = self.free.try_send(self.index);
+    }
+}
+
+/// The calling thread runs on `cpus` (and so do the bots it starts) until this is dropped; then
+/// it may run anywhere again (blocking-pool threads are reused).
+struct Pinned {
+    all: Vec<usize>,
+}
+
+impl Pinned {
+    fn new(cpus: Vec<usize>) -> Pinned {
+        let all = durak_referee::affinity::allowed_cpus();
+        if let Err(e) = durak_referee::affinity::pin_current_thread(&cpus) {
+            tracing::warn!("cannot pin a table to CPUs {cpus:?}: {e}");
+        }
+        Pinned { all }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if !self.all.is_empty() {
+            let _ = durak_referee::affinity::pin_current_thread(&self.all);
+        }
+    }
 }
 
 fn result_line(
