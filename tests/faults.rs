@@ -204,14 +204,22 @@ fn illegal_move_names_the_rule_and_the_bot_is_told() {
     assert!(h.received().contains(&format!(r#""rule":"{rule}""#)));
 }
 
+/// Ending before the hello is a failure to start (disqualifying in a tournament), with the code.
 #[test]
-fn crash_at_start_is_a_crash_with_the_code() {
-    let (_, r) = expect_fault("exit 3\n", FaultKind::Crash);
+fn exiting_before_the_hello_is_start_failed_with_the_code() {
+    let (_, r) = expect_fault("exit 3\n", FaultKind::StartFailed);
+    let detail = &r.games[0].faults[0].detail;
     assert!(
-        r.games[0].faults[0].detail.contains("code 3"),
-        "{:?}",
-        r.games[0]
+        detail.contains("before its hello") && detail.contains("code 3"),
+        "{detail}"
     );
+}
+
+#[test]
+fn closing_stdout_before_the_hello_is_start_failed() {
+    let (_, r) = expect_fault("exec 1>&-\nsleep 5\n", FaultKind::StartFailed);
+    let detail = &r.games[0].faults[0].detail;
+    assert!(detail.contains("before its hello"), "{detail}");
 }
 
 #[test]

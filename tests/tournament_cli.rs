@@ -666,3 +666,57 @@ fn each_table_gets_its_own_cpus_unless_affinity_is_off() {
         );
     }
 }
+
+/// A bot that ends before its hello (a syntax error, a missing module) failed to start: it is
+/// disqualified after its first game, and forfeits the rest without being started again.
+#[test]
+fn a_bot_that_dies_before_its_hello_is_disqualified_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("dead.sh"),
+        "echo 'ModuleNotFoundError: no module named numpy' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("t.toml"),
+        "[tournament]\nseed = 3\ngames = 2\nconcurrency = 1\nmax_consecutive_faults = 5\n\n\
+         [[bot]]\nname = \"dead\"\ncommand = \"sh dead.sh\"\n\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\n\
+         [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n",
+    )
+    .unwrap();
+    let out = durak(
+        &["tournament", "-c", "t.toml", "--out", "out", "--json", "-q"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dead = s["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["bot"] == "dead")
+        .cloned()
+        .unwrap();
+    let per_bot = 2 * 2 * 2; // opponents × rotations × games
+    assert_eq!(dead["games"], per_bot);
+    assert_eq!(dead["losses"], per_bot);
+    assert_eq!(dead["faults"]["start_failed"], 1, "{dead}");
+    assert_eq!(dead["faults"]["forfeit"], per_bot - 1, "{dead}");
+    // Its first game is the tournament's first (it is the first bot of the first table).
+    assert_eq!(dead["disqualified_after_game"], 0, "{dead}");
+    let first = &results(&tmp.path().join("out"))[0];
+    let detail = first["faults"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("before its hello") && detail.contains("code 1"),
+        "{first}"
+    );
+    // What it said on stderr is kept in the replay, for its author.
+    let replay = std::fs::read_to_string(
+        tmp.path()
+            .join("out")
+            .join(first["replay"].as_str().unwrap()),
+    )
+    .unwrap();
+    assert!(replay.contains("no module named numpy"));
+}

@@ -527,9 +527,10 @@ pub fn fix_for(fault: &str, rule: Option<&str>, pointer: Option<&str>, decision:
             "send one answer per line, ending with a newline; answers are short.".into()
         }
         "start_failed" => "check the command: it must start your bot from its working \
-             directory (a program on PATH or a path, then its arguments), and the bot must \
-             answer the referee's hello with {\"type\": \"hello\", \"protocol\": 1, \"name\": \
-             ..., \"version\": ...}."
+             directory (a program on PATH or a path, then its arguments); if the bot ended \
+             before its hello, its stderr (below, if it wrote any) usually says why (a syntax \
+             error, a missing module). The bot must answer the referee's hello with \
+             {\"type\": \"hello\", \"protocol\": 1, \"name\": ..., \"version\": ...}."
             .into(),
         _ => "see docs/PROTOCOL.md and docs/WRITING_A_BOT.md.".into(),
     }

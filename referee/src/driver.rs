@@ -246,16 +246,25 @@ async fn start_bot(
     };
     let startup = Duration::from_millis(limits.startup_ms);
     let hello = proto::hello(variant, players, seat, games, &limits);
+    // A bot that ends (or closes its output) before its hello did not start: `start_failed`,
+    // which disqualifies it from a tournament at once (it would fail the same way every game).
+    let before_hello = |f: Fault| match f.kind {
+        FaultKind::Crash | FaultKind::Closed => Fault {
+            kind: FaultKind::StartFailed,
+            detail: format!("it ended before its hello: {}", f.detail),
+            ..f
+        },
+        _ => f,
+    };
     if let Err(f) = proc.send(&hello, startup).await {
-        return Err((io_fault(seat, f, "hello", limits.startup_ms, 0), Some(proc)));
+        let f = before_hello(io_fault(seat, f, "hello", limits.startup_ms, 0));
+        return Err((f, Some(proc)));
     }
     let line = match proc.recv(startup).await {
         Ok((line, _)) => line,
         Err(f) => {
-            return Err((
-                io_fault(seat, f, "hello at start-up", limits.startup_ms, 0),
-                Some(proc),
-            ))
+            let f = before_hello(io_fault(seat, f, "hello at start-up", limits.startup_ms, 0));
+            return Err((f, Some(proc)));
         }
     };
     let v = match proto::parse_line(&line) {
