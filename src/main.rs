@@ -43,13 +43,19 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("DURAK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+    // Warnings for people by default ("WARN what happened"); DURAK_LOG=debug (or any filter)
+    // gives the full format, with times and modules.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("DURAK_LOG");
+    let detailed = filter.is_ok();
+    let log = tracing_subscriber::fmt()
+        .with_env_filter(filter.unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")))
         .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if detailed {
+        log.init();
+    } else {
+        log.without_time().with_target(false).init();
+    }
     let result = match cli.command {
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament_cmd::run(args),

@@ -276,14 +276,14 @@ impl Standings {
                 .replace('"', "&quot;")
         }
         let mut out = format!(
-            "<p>{} · {} · tables of {} · {} games per table · seed {} · \
+            "<p>{} · {} · tables of {} · {} per table · seed {} · \
              {} of {} games played</p>\n<table class=\"standings\">\n<tr><th>#</th><th>bot</th>\
              <th>games</th><th>losses</th><th>draws</th><th>loss rate</th><th>95% CI</th>\
              <th>rating ± σ</th><th>faults</th></tr>\n",
             esc(&self.variant),
             esc(&self.format),
             self.table_size,
-            self.games_per_table,
+            plural(self.games_per_table as usize, "game"),
             self.seed,
             self.games_played,
             self.games_scheduled
@@ -344,13 +344,13 @@ impl Standings {
     /// Tables for people: the standings, then the head-to-head cross-table (2-player tables).
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{} · {} · tables of {} · {} games per table · seed {} · {} of {} games played\n",
+            "{} · {} · tables of {} · {} per table · seed {} · {} of {} games played\n",
             self.variant,
             crate::config::Format::parse(&self.format)
                 .map(|f| f.describe())
                 .unwrap_or("?"),
             self.table_size,
-            self.games_per_table,
+            plural(self.games_per_table as usize, "game"),
             self.seed,
             self.games_played,
             self.games_scheduled
@@ -446,6 +446,15 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+/// "1 game", "2 games".
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 
