@@ -43,6 +43,10 @@ pub struct CheckBotArgs {
     /// Keep the full games' replays in DIR (for `durak replay`)
     #[arg(long, value_name = "DIR")]
     replay_dir: Option<PathBuf>,
+    /// Isolation of the bot: `default` or `strict` (bubblewrap: no network, read-only system,
+    /// only its own folder visible), as in `durak tournament --sandbox`. See docs/SECURITY.md.
+    #[arg(long, default_value = "default", value_name = "default|strict")]
+    sandbox: durak_referee::Sandbox,
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
@@ -61,6 +65,10 @@ pub struct SubmitArgs {
     /// Full games per table in the check
     #[arg(long, default_value_t = 3)]
     games: u32,
+    /// Isolation of the bot: `default` or `strict` (bubblewrap: no network, read-only system,
+    /// only its own folder visible), as in `durak tournament --sandbox`. See docs/SECURITY.md.
+    #[arg(long, default_value = "default", value_name = "default|strict")]
+    sandbox: durak_referee::Sandbox,
     /// Print the check's report as JSON
     #[arg(long)]
     json: bool,
@@ -114,7 +122,10 @@ fn print_report(report: &Report, json: bool) {
 
 pub fn check_bot(args: CheckBotArgs) -> CmdResult {
     let spec = join_words(&args.bot);
-    let mut cmd = BotCommand::parse(&spec)?;
+    if args.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    let mut cmd = BotCommand::parse(&spec)?.with_sandbox(args.sandbox);
     if !spec.starts_with("builtin:") {
         // The bot runs where the user is (or in --cwd), as `durak submit` runs it in its folder.
         let dir = match &args.cwd {
@@ -239,13 +250,18 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             .unwrap_or_else(|| "both".into()),
         (None, None) => "both".into(),
     };
-    let mut cmd = BotCommand::parse(&m.command).map_err(|e| {
-        format!(
-            "{}: command = {:?}: {e}",
-            folder.join(manifest::FILE).display(),
-            m.command
-        )
-    })?;
+    if args.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    let mut cmd = BotCommand::parse(&m.command)
+        .map_err(|e| {
+            format!(
+                "{}: command = {:?}: {e}",
+                folder.join(manifest::FILE).display(),
+                m.command
+            )
+        })?
+        .with_sandbox(args.sandbox);
     cmd.cwd = Some(folder.clone());
     let t = existing.as_ref().map(|(_, c)| &c.tournament);
     let base = Limits::default();

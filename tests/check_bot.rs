@@ -483,3 +483,63 @@ fn the_tutorial_bots_pass() {
         assert_passes(&format!("{} {}", interpreter.display(), path.display()));
     }
 }
+
+/// `--sandbox strict` checks the bot as a strict tournament runs it: here a bot that refuses to
+/// play if it can read a file next to its folder fails in the default mode and passes in strict
+/// mode, where only its own folder is visible.
+#[test]
+fn check_bot_runs_the_bot_in_the_sandbox_asked_for() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("DURAK_ALLOW_NO_BWRAP").is_some(),
+            "bubblewrap is not installed: apt-get install bubblewrap (or set DURAK_ALLOW_NO_BWRAP=1)"
+        );
+        eprintln!("SKIPPED: bubblewrap is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("secret.txt"), "the organiser's notes").unwrap();
+    let folder = tmp.path().join("bot");
+    std::fs::create_dir(&folder).unwrap();
+    sh_bot(&folder, &GOOD);
+    let body = std::fs::read_to_string(folder.join("bot.sh")).unwrap();
+    std::fs::write(
+        folder.join("bot.sh"),
+        format!(
+            "if cat ../secret.txt >/dev/null 2>&1; then echo 'I can read ../secret.txt' >&2; \
+             exit 7; fi\n{body}"
+        ),
+    )
+    .unwrap();
+    let run = |sandbox: &str| {
+        durak(
+            &[
+                "check-bot",
+                "--variant",
+                "podkidnoy",
+                "--games",
+                "1",
+                "--sandbox",
+                sandbox,
+                "--cwd",
+                folder.to_str().unwrap(),
+                "sh bot.sh",
+            ],
+            &repo(),
+        )
+    };
+    let default = run("default");
+    let report = flat(&text(&default.stdout));
+    assert_eq!(default.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("start_failed") && report.contains("I can read ../secret.txt"),
+        "{report}"
+    );
+    let strict = run("strict");
+    assert!(
+        strict.status.success(),
+        "{}{}",
+        text(&strict.stdout),
+        text(&strict.stderr)
+    );
+}

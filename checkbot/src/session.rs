@@ -151,8 +151,18 @@ impl Session<'_> {
             p.stderr = stderr_tail(proc);
             p
         };
+        // Ending before the hello is a failure to start, as the referee judges it
+        // (a tournament disqualifies such a bot at once).
+        let before_hello = |mut p: Problem, f: &IoFault| {
+            if matches!(f, IoFault::Crash(_) | IoFault::Closed) {
+                p.fault = FaultKind::StartFailed.name().into();
+                p.message = format!("it ended before its hello: {}", p.message);
+                p.fix = fix_for("start_failed", None, None, "");
+            }
+            p
+        };
         if let Err(f) = proc.send(&hello, startup).await {
-            let mut p = io_problem(&f, "sent it hello", &limits, 0);
+            let mut p = before_hello(io_problem(&f, "sent it hello", &limits, 0), &f);
             proc.kill().await;
             p = fail(p, &proc);
             return Err(p);
@@ -164,7 +174,7 @@ impl Session<'_> {
                 (line, ms)
             }
             Err(f) => {
-                let mut p = io_problem(&f, "waited for its hello", &limits, 0);
+                let mut p = before_hello(io_problem(&f, "waited for its hello", &limits, 0), &f);
                 if f == IoFault::Timeout {
                     p.message = format!(
                         "no hello within the start-up limit of {} ms",
