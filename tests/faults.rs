@@ -222,6 +222,39 @@ fn closing_stdout_before_the_hello_is_start_failed() {
     assert!(detail.contains("before its hello"), "{detail}");
 }
 
+/// A crash's last words on stderr (a traceback) are in the replay, every time: the referee
+/// reads stderr to its end once the bot is gone. Before its hello (a start-up error) and
+/// mid-game, on a single-threaded runtime as tournaments and `durak play` use, where the stderr
+/// reader gets its turn only when the driver waits.
+#[test]
+fn a_crash_keeps_its_last_words_from_stderr() {
+    let before_hello = "echo 'Traceback: ImportError numpy' >&2\nexit 4\n".to_string();
+    let mid_game = format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) echo 'Traceback: KeyError legal' >&2; exit 4;; esac; done\n");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for _ in 0..10 {
+        for (body, kind, words) in [
+            (&before_hello, FaultKind::StartFailed, "ImportError numpy"),
+            (&mid_game, FaultKind::Crash, "KeyError legal"),
+        ] {
+            let h = Hostile::new();
+            let seats = vec![h.seat(body, hostile_limits()), builtin("random")];
+            let mut cfg = MatchConfig::new(Variant::Podkidnoy, seats, 1, 11);
+            cfg.replay_dir = Some(h.dir.path().join("replays"));
+            let r = rt.block_on(play_match(&cfg, |_| {})).unwrap();
+            assert_eq!(r.games[0].faults[0].kind, kind, "{:?}", r.games[0]);
+            let replay = std::fs::read_to_string(r.games[0].replay.as_ref().unwrap()).unwrap();
+            let stderr = replay
+                .lines()
+                .find(|l| l.contains(r#""type":"stderr","seat":0"#))
+                .expect("stderr recorded");
+            assert!(stderr.contains(words), "{stderr}");
+        }
+    }
+}
+
 #[test]
 fn crash_mid_game_is_a_crash_with_the_code() {
     let (_, r) = expect_fault(

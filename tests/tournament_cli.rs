@@ -484,12 +484,7 @@ fn the_demo_runs_the_builtin_and_sample_bots() {
 /// test fails loudly, unless DURAK_ALLOW_NO_BWRAP=1 (CI installs bubblewrap).
 #[test]
 fn a_tournament_in_strict_isolation_plays_cleanly() {
-    if which("bwrap").is_none() {
-        assert!(
-            std::env::var_os("DURAK_ALLOW_NO_BWRAP").is_some(),
-            "bubblewrap is not installed: apt-get install bubblewrap (or set DURAK_ALLOW_NO_BWRAP=1)"
-        );
-        eprintln!("SKIPPED: bubblewrap is not installed");
+    if !common::strict_ready() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

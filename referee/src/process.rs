@@ -180,6 +180,8 @@ pub struct BotProcess {
     outbox: Vec<u8>,
     lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
     stderr: Arc<Mutex<StderrLog>>,
+    /// True once everything the bot's processes wrote to stderr has been read.
+    stderr_eof: tokio::sync::watch::Receiver<bool>,
     exit: Option<ExitStatus>,
     max_line: usize,
     strict: bool,
@@ -277,11 +279,15 @@ impl BotProcess {
         let stderr_cap = opts.stderr_cap;
         let max_line = opts.max_line;
         // Drain stderr all the time so the bot never blocks on it; keep the first `cap` bytes.
+        let (stderr_eof_tx, stderr_eof) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let mut buf = vec![0u8; 8192];
             loop {
                 match err.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
+                    Ok(0) | Err(_) => {
+                        let _ = stderr_eof_tx.send(true);
+                        break;
+                    }
                     Ok(n) => {
                         let mut l = log.lock().expect("stderr log");
                         let room = stderr_cap.saturating_sub(l.text.len());
@@ -303,6 +309,7 @@ impl BotProcess {
             outbox: Vec::with_capacity(4096),
             lines: FramedRead::new(stdout, codec),
             stderr,
+            stderr_eof,
             exit: None,
             max_line,
             strict: prep.strict,
@@ -490,7 +497,14 @@ impl BotProcess {
                 }
             }
         }
-        // Everything of the bot is gone: remove its private directory now.
+        // Everything of the bot is gone, so its stderr ends: read the rest (a crash's last
+        // words, a traceback) before anyone looks at it.
+        let _ = tokio::time::timeout(
+            Duration::from_millis(250),
+            self.stderr_eof.wait_for(|eof| *eof),
+        )
+        .await;
+        // Remove its private directory now.
         if let Some(dir) = self.private_dir.take() {
             let _ = dir.close();
         }
