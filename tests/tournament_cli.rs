@@ -715,3 +715,89 @@ fn a_bot_that_dies_before_its_hello_is_disqualified_at_once() {
     .unwrap();
     assert!(replay.contains("no module named numpy"));
 }
+
+/// What is recorded does not depend on concurrency, nor on where a run was cut: with a bot that
+/// always faults (disqualified after its third game in the schedule's order), -j 1, 2 and 3
+/// record the same games with the same results, and a run cut after any number of recorded
+/// games then resumed ends the same.
+#[test]
+fn disqualification_does_not_depend_on_concurrency_or_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.sh"), BAD_BOT).unwrap();
+    std::fs::write(
+        tmp.path().join("t.toml"),
+        "[tournament]\nseed = 9\ngames = 2\nmax_consecutive_faults = 3\n\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\n\
+         [[bot]]\nname = \"bad\"\ncommand = \"sh bad.sh\"\n\n\
+         [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n\n\
+         [[bot]]\nname = \"greedy-2\"\ncommand = \"builtin:greedy\"\n",
+    )
+    .unwrap();
+    let run = |out: &str, j: &str| {
+        let o = durak(
+            &[
+                "tournament",
+                "-c",
+                "t.toml",
+                "--out",
+                out,
+                "-q",
+                "-j",
+                j,
+                "--affinity",
+                "off",
+            ],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        comparable(&tmp.path().join(out))
+    };
+    let one = run("j1", "1");
+    let total = 4 * 3 * 2 * 2 / 2; // pairs × rotations × games
+    assert_eq!(one.len(), total);
+    let bad_games: Vec<&Value> = one
+        .iter()
+        .filter(|l| l["seats"].as_array().unwrap().iter().any(|s| s == "bad"))
+        .collect();
+    let faulted = |l: &Value| {
+        l["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // Its first three games fault (malformed), the rest are forfeits.
+    for (i, l) in bad_games.iter().enumerate() {
+        let want = if i < 3 { "malformed" } else { "forfeit" };
+        assert_eq!(faulted(l), vec![want.to_string()], "{l}");
+    }
+    assert_eq!(bad_games[2]["disqualified"], serde_json::json!(["bad"]));
+    for j in ["2", "3"] {
+        for round in 0..3 {
+            let out = format!("j{j}-{round}");
+            assert_eq!(run(&out, j), one, "-j {j} (run {round})");
+        }
+    }
+    // Cut after k recorded lines, then resumed: the same results.
+    let whole = std::fs::read_to_string(tmp.path().join("j2-0/results.jsonl")).unwrap();
+    for k in [1, 4, 9, 15] {
+        let cut = tmp.path().join(format!("cut{k}"));
+        copy_dir(&tmp.path().join("j2-0"), &cut);
+        let kept: String = whole.lines().take(k).map(|l| format!("{l}\n")).collect();
+        std::fs::write(cut.join("results.jsonl"), kept).unwrap();
+        let o = durak(
+            &[
+                "tournament",
+                "--resume",
+                cut.to_str().unwrap(),
+                "-q",
+                "-j",
+                "2",
+            ],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(comparable(&cut), one, "cut after {k} lines");
+    }
+}

@@ -4,9 +4,12 @@
 //! resumed by playing exactly the games missing from the results.
 //!
 //! Disqualification: a bot that cannot be started (`start_failed`) is disqualified at once; a
-//! bot that faults in `max_consecutive_faults` games in a row (in the order the games finish) is
-//! disqualified after the last of them. From then on its games are forfeits: recorded with a
-//! `forfeit` fault, the bot is not started, the others are not asked to play.
+//! bot that faults in `max_consecutive_faults` games in a row, in the schedule's order (game
+//! ids), is disqualified after the last of them. From then on its games are forfeits: recorded
+//! with a `forfeit` fault, the bot is not started, the others are not asked to play. A game
+//! with a forfeit changes no streak. Finished games are sequenced in id order before they
+//! count ([`run_tournament`]), so what is recorded does not depend on `concurrency`, nor on
+//! where a killed run was resumed.
 
 use crate::config::Tournament;
 use crate::results::{FaultLine, ReadResults, ResultLine, ResultsWriter, TournamentDir};
@@ -82,8 +85,14 @@ impl Discipline {
     }
 
     /// Take a finished game into account; returns the bots it disqualifies (index, reason).
+    ///
+    /// A game with a forfeit was not played (nobody was asked anything): it changes no streak,
+    /// so the order in which forfeits are recorded never matters.
     pub fn record(&mut self, line: &ResultLine) -> Vec<(usize, String)> {
         let mut newly = Vec::new();
+        if line.faults.iter().any(|f| f.kind == FaultKind::Forfeit) {
+            return newly;
+        }
         for (seat, name) in line.seats.iter().enumerate() {
             let Some(b) = self.names.iter().position(|n| n == name) else {
                 continue;
@@ -93,11 +102,7 @@ impl Discipline {
                 .iter()
                 .filter(|f| f.seat == seat && f.kind != FaultKind::Forfeit)
                 .collect();
-            let forfeit = line
-                .faults
-                .iter()
-                .any(|f| f.seat == seat && f.kind == FaultKind::Forfeit);
-            if forfeit || self.disqualified[b].is_some() {
+            if self.disqualified[b].is_some() {
                 continue;
             }
             if let Some(f) = faults.iter().find(|f| f.kind == FaultKind::StartFailed) {
@@ -122,6 +127,11 @@ impl Discipline {
         newly
     }
 
+    /// The index of the bot with this name.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
     pub fn is_disqualified(&self, bot: usize) -> bool {
         self.disqualified[bot].is_some()
     }
@@ -129,6 +139,10 @@ impl Discipline {
 
 struct Shared {
     discipline: Discipline,
+    seq: Sequencer,
+    /// Every line sequenced (recorded, or on its way to the writer), for planning passes.
+    accepted: Vec<ResultLine>,
+    /// Lines written, their count, and the faults in them.
     done: usize,
     faults: usize,
     lines: Vec<ResultLine>,
@@ -196,7 +210,27 @@ fn check_recorded(
     Ok(played)
 }
 
+/// The played games of each table (index -> loser), from result lines.
+fn played_of(
+    schedule: &Schedule,
+    lines: &[ResultLine],
+) -> BTreeMap<u32, BTreeMap<u32, Option<Seat>>> {
+    let mut played: BTreeMap<u32, BTreeMap<u32, Option<Seat>>> = BTreeMap::new();
+    for l in lines {
+        if let Some((table, g)) = schedule.game(l.id) {
+            played.entry(table.id).or_default().insert(g.index, l.loser);
+        }
+    }
+    played
+}
+
 /// Play every game of the tournament not yet in `dir`'s results.
+///
+/// Tables play concurrently, but what is recorded does not depend on it: finished games are
+/// *sequenced* in id order (the schedule's) before they count. The disqualifications follow
+/// that order, as if the games had been played one by one. A game that turns out to have been
+/// played by a bot already disqualified before it (its table started before that was known) is
+/// not recorded; its table stops, and the next pass plays its remaining games as forfeits.
 pub async fn run_tournament(
     t: &Tournament,
     dir: &TournamentDir,
@@ -205,39 +239,198 @@ pub async fn run_tournament(
     let schedule = Schedule::build(t);
     let total = schedule.total_games();
     let read = dir.read_results()?;
-    let played = check_recorded(t, dir, &schedule, &read)?;
+    check_recorded(t, dir, &schedule, &read)?;
     dir.repair(&read)?;
 
     let mut discipline = Discipline::new(t);
     let mut faults = 0;
-    for l in &read.lines {
+    let mut recorded = read.lines;
+    recorded.sort_by_key(|l| l.id);
+    for l in &recorded {
         discipline.record(l);
         faults += count_faults(l);
     }
-    let already = read.lines.len();
+    let already = recorded.len();
     opts.observer.start(total, already, faults);
-
-    let mut work: Vec<(Table, Vec<durak_referee::PlannedGame>)> = Vec::new();
-    let empty = BTreeMap::new();
-    for table in &schedule.tables {
-        let plan = table.plan(played.get(&table.id).unwrap_or(&empty), t.variant)?;
-        if !plan.is_empty() {
-            work.push((table.clone(), plan));
-        }
-    }
 
     let shared = Arc::new(Mutex::new(Shared {
         discipline,
+        seq: Sequencer::default(),
+        accepted: recorded.clone(),
         done: already,
         faults,
-        lines: read.lines,
+        lines: recorded,
         error: None,
     }));
     let (to_writer, writer) =
         spawn_writer(dir.appender()?, shared.clone(), opts.observer.clone(), dir)?;
+    let mut first_error = None;
+    // Each pass plays the games not yet accepted; a pass that stops a table (a bot disqualified
+    // in a game before it) leaves work for the next. Every such stop disqualifies a bot more,
+    // so there are at most as many passes as bots, plus one.
+    for _pass in 0..=t.bots.len() {
+        let accepted = shared.lock().expect("shared").accepted.clone();
+        let played = played_of(&schedule, &accepted);
+        let empty = BTreeMap::new();
+        let mut work: Vec<(Table, Vec<durak_referee::PlannedGame>)> = Vec::new();
+        for table in &schedule.tables {
+            let plan = table.plan(played.get(&table.id).unwrap_or(&empty), t.variant)?;
+            if !plan.is_empty() {
+                work.push((table.clone(), plan));
+            }
+        }
+        if work.is_empty() {
+            break;
+        }
+        shared.lock().expect("shared").seq = Sequencer {
+            expected: work
+                .iter()
+                .flat_map(|(table, plan)| {
+                    plan.iter().filter_map(|p| {
+                        let g = table.games.iter().find(|g| g.index == p.index)?;
+                        Some((g.id, table.id))
+                    })
+                })
+                .collect(),
+            ..Sequencer::default()
+        };
+        if let Err(e) = run_pass(t, dir, &opts, work, &shared, &to_writer).await {
+            first_error.get_or_insert(e);
+        }
+        if shared.lock().expect("shared").error.is_some() || first_error.is_some() {
+            break;
+        }
+    }
+    // Every table is done: the writer records what is left and stops.
+    drop(to_writer);
+    tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .map_err(|e| format!("the results writer failed: {e}"))?
+        .map_err(|_| "the results writer panicked".to_string())?;
+    let shared = Arc::try_unwrap(shared)
+        .ok()
+        .expect("every task is done")
+        .into_inner()
+        .expect("shared");
+    if let Some(e) = shared.error.or(first_error) {
+        return Err(format!(
+            "{e}\n  the games finished so far are recorded: finish with `durak tournament \
+             --resume {}`",
+            dir.path.display()
+        ));
+    }
+    let mut results = shared.lines;
+    results.sort_by_key(|l| l.id);
+    if results.len() != total {
+        return Err(format!(
+            "{} of {total} games recorded after every pass (a bug: please report it)\n  \
+             finish with `durak tournament --resume {}`",
+            results.len(),
+            dir.path.display()
+        ));
+    }
+    Ok(RunSummary {
+        total,
+        already,
+        played: results.len() - already,
+        results,
+    })
+}
+
+/// Finished games that may wait for earlier ones, at most (each holds its replay in memory,
+/// about 25 KB for a two-player game).
+const HOLD_MAX: usize = 2048;
+
+/// Finished games put back in id order before they count (see [`run_tournament`]).
+#[derive(Default)]
+struct Sequencer {
+    /// This pass's games not yet sequenced: id -> table.
+    expected: BTreeMap<u64, u32>,
+    /// Finished games waiting for the games before them.
+    held: BTreeMap<u64, Job>,
+    /// Tables stopped in this pass: nothing more of theirs is recorded in it.
+    stopped: HashSet<u32>,
+}
+
+impl Shared {
+    /// Take a finished game in, and sequence every game whose turn has come.
+    fn sequence(&mut self, job: Job, observer: &dyn Observer, to_writer: &Sender<Job>) {
+        if self.seq.stopped.contains(&job.line.table) {
+            return;
+        }
+        self.seq.held.insert(job.line.id, job);
+        self.advance(observer, to_writer);
+    }
+
+    /// Sequence the games whose turn has come: each counts for the disqualifications and goes
+    /// to the writer, in id order; one played by a bot disqualified before it stops its table.
+    fn advance(&mut self, observer: &dyn Observer, to_writer: &Sender<Job>) {
+        while let Some((&next, _)) = self.seq.expected.first_key_value() {
+            let Some(mut job) = self.seq.held.remove(&next) else {
+                break;
+            };
+            self.seq.expected.remove(&next);
+            let late = job.line.seats.iter().enumerate().any(|(seat, name)| {
+                let forfeit = job
+                    .line
+                    .faults
+                    .iter()
+                    .any(|f| f.seat == seat && f.kind == FaultKind::Forfeit);
+                !forfeit
+                    && self
+                        .discipline
+                        .index(name)
+                        .is_some_and(|b| self.discipline.is_disqualified(b))
+            });
+            if late {
+                self.stop_table(job.line.table);
+                continue;
+            }
+            let newly = self.discipline.record(&job.line);
+            job.line.disqualified = newly
+                .iter()
+                .map(|(b, _)| self.discipline.names[*b].clone())
+                .collect();
+            for (b, reason) in &newly {
+                observer.disqualified(&self.discipline.names[*b], reason);
+            }
+            self.accepted.push(job.line.clone());
+            // Unbounded, so this never blocks under the lock; the writer keeps this order.
+            let _ = to_writer.send(job);
+        }
+    }
+
+    /// Record nothing more of `table` in this pass; the next pass plays its remaining games.
+    fn stop_table(&mut self, table: u32) {
+        self.seq.stopped.insert(table);
+        self.seq.held.retain(|_, j| j.line.table != table);
+        self.seq.expected.retain(|_, t| *t != table);
+    }
+
+    /// A table of this pass ended: the games it did not finish will not come.
+    fn table_ended(&mut self, table: u32, observer: &dyn Observer, to_writer: &Sender<Job>) {
+        let held = &self.seq.held;
+        self.seq
+            .expected
+            .retain(|id, t| *t != table || held.contains_key(id));
+        self.advance(observer, to_writer);
+    }
+}
+
+type Sender<T> = std::sync::mpsc::Sender<T>;
+
+/// One pass: the tables of `work`, at most `concurrency` at once, in schedule order.
+async fn run_pass(
+    t: &Tournament,
+    dir: &TournamentDir,
+    opts: &RunOptions,
+    work: Vec<(Table, Vec<durak_referee::PlannedGame>)>,
+    shared: &Arc<Mutex<Shared>>,
+    to_writer: &Sender<Job>,
+) -> Result<(), String> {
     // Slots: at most `concurrency` tables at once; slot i uses CPU group i when pinned.
     let concurrency = opts.concurrency.max(1);
-    let cpu_groups = opts.cpu_groups.filter(|g| g.len() == concurrency);
+    let cpu_groups = opts.cpu_groups.clone().filter(|g| g.len() == concurrency);
     let (slot_tx, mut slot_rx) = tokio::sync::mpsc::channel::<usize>(concurrency);
     for slot in 0..concurrency {
         slot_tx.try_send(slot).expect("room for every slot");
@@ -300,29 +493,33 @@ pub async fn run_tournament(
                 .enable_all()
                 .build()
                 .map_err(|e| format!("cannot start a table's runtime: {e}"))?;
-            rt.block_on(async move {
+            let end = |s: &mut Shared| s.table_ended(table.id, observer.as_ref(), &to_writer);
+            let played = rt.block_on(async {
                 let _slot = slot;
                 let on_end = |rec: &GameRecord, replay: &mut Option<ReplayLog>| -> Vec<Seat> {
-                    let mut line = result_line(&table, &names, rec, &root);
+                    let line = result_line(&table, &names, rec, &root);
+                    let id = line.id;
+                    let replay = replay.take().zip(rec.replay.clone());
                     let mut s = shared.lock().expect("shared");
-                    if s.error.is_some() {
-                        // Stop this table quickly; its games stay unrecorded for a resume.
-                        replay.take();
+                    if s.error.is_none() {
+                        s.sequence(Job { replay, line }, observer.as_ref(), &to_writer);
+                    }
+                    // Held games keep their replays in memory: past HOLD_MAX, a table whose
+                    // game waits for earlier ones waits too. (The table with the earliest
+                    // games never does: its games never wait.)
+                    while s.error.is_none()
+                        && s.seq.held.len() > HOLD_MAX
+                        && s.seq.held.contains_key(&id)
+                    {
+                        drop(s);
+                        std::thread::sleep(Duration::from_millis(5));
+                        s = shared.lock().expect("shared");
+                    }
+                    if s.error.is_some() || s.seq.stopped.contains(&table.id) {
+                        // Stop this table quickly; its games stay unrecorded (for the next
+                        // pass, or a resume).
                         return (0..names.len()).collect();
                     }
-                    let newly = s.discipline.record(&line);
-                    line.disqualified = newly
-                        .iter()
-                        .map(|(b, _)| s.discipline.names[*b].clone())
-                        .collect();
-                    for (b, reason) in &newly {
-                        observer.disqualified(&s.discipline.names[*b], reason);
-                    }
-                    drop(s);
-                    // The writer makes the replay durable, then records the line.
-                    let replay = replay.take().zip(rec.replay.clone());
-                    let _ = to_writer.send(Job { replay, line });
-                    let s = shared.lock().expect("shared");
                     table
                         .bots
                         .iter()
@@ -331,22 +528,19 @@ pub async fn run_tournament(
                         .map(|(seat, _)| seat)
                         .collect()
                 };
-                let on_saved = |_: &GameRecord| {};
-                let played = play_match_with(&cfg, on_end, on_saved).await;
-                played.map(|_| ()).map_err(|e| {
-                    let e = format!(
-                        "table {} could not be played (replays go to {}): {e}",
-                        table.id,
-                        root.join(crate::results::REPLAYS_DIR).display()
-                    );
-                    // The tables still to start do not start; those playing stop.
-                    shared
-                        .lock()
-                        .expect("shared")
-                        .error
-                        .get_or_insert(e.clone());
-                    e
-                })
+                play_match_with(&cfg, on_end, |_| {}).await
+            });
+            let mut s = shared.lock().expect("shared");
+            end(&mut s);
+            played.map(|_| ()).map_err(|e| {
+                let e = format!(
+                    "table {} could not be played (replays go to {}): {e}",
+                    table.id,
+                    root.join(crate::results::REPLAYS_DIR).display()
+                );
+                // The tables still to start do not start; those playing stop.
+                s.error.get_or_insert(e.clone());
+                e
             })
         });
     }
@@ -362,32 +556,10 @@ pub async fn run_tournament(
             first_error.get_or_insert(e);
         }
     }
-    // Every table is done: the writer records what is left and stops.
-    drop(to_writer);
-    tokio::task::spawn_blocking(move || writer.join())
-        .await
-        .map_err(|e| format!("the results writer failed: {e}"))?
-        .map_err(|_| "the results writer panicked".to_string())?;
-    let shared = Arc::try_unwrap(shared)
-        .ok()
-        .expect("every task is done")
-        .into_inner()
-        .expect("shared");
-    if let Some(e) = shared.error.or(first_error) {
-        return Err(format!(
-            "{e}\n  the games finished so far are recorded: finish with `durak tournament \
-             --resume {}`",
-            dir.path.display()
-        ));
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    let mut results = shared.lines;
-    results.sort_by_key(|l| l.id);
-    Ok(RunSummary {
-        total,
-        already,
-        played: results.len() - already,
-        results,
-    })
 }
 
 /// A finished game for the results writer: its replay (to write) and its result line.
@@ -401,9 +573,8 @@ struct Job {
 /// kill loses at most this much play, which `--resume` plays again.
 const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
-/// Finished games waiting for the writer, at most: a table that gets this far ahead of the disk
-/// waits for it.
-const WRITER_QUEUE: usize = 1024;
+/// Games written in one group at most.
+const GROUP_MAX: usize = 1024;
 
 /// The results writer: one thread takes the games the tables finish, writes their replays,
 /// makes them durable with one `syncfs` of the tournament's file system, then appends their
@@ -415,14 +586,8 @@ fn spawn_writer(
     shared: Arc<Mutex<Shared>>,
     observer: Arc<dyn Observer>,
     dir: &TournamentDir,
-) -> Result<
-    (
-        std::sync::mpsc::SyncSender<Job>,
-        std::thread::JoinHandle<()>,
-    ),
-    String,
-> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(WRITER_QUEUE);
+) -> Result<(Sender<Job>, std::thread::JoinHandle<()>), String> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
     let results = dir.results_path();
     let replays = dir.replays_path();
     let handle = std::thread::Builder::new()
@@ -431,7 +596,7 @@ fn spawn_writer(
             while let Ok(first) = rx.recv() {
                 let mut batch = vec![first];
                 let until = Instant::now() + GROUP_COMMIT_WINDOW;
-                while batch.len() < WRITER_QUEUE {
+                while batch.len() < GROUP_MAX {
                     let left = until.saturating_duration_since(Instant::now());
                     match rx.recv_timeout(left) {
                         Ok(job) => batch.push(job),
@@ -563,5 +728,159 @@ fn result_line(
         }),
         duration_ms: rec.duration_ms,
         disqualified: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Bot, Format};
+
+    fn tournament() -> Tournament {
+        let bot = |name: &str| Bot {
+            name: name.into(),
+            command: "builtin:random".into(),
+            cwd: "/".into(),
+            limits: durak_protocol::Limits::default(),
+        };
+        Tournament {
+            variant: durak_rules::Variant::Podkidnoy,
+            format: Format::Duplicate,
+            table_size: 2,
+            games: 2,
+            seed: 1,
+            challenger: None,
+            concurrency: None,
+            max_consecutive_faults: 2,
+            bots: vec![bot("good"), bot("bad"), bot("other")],
+        }
+    }
+
+    /// Game `id` at `table` between `seats`; `faulty` seats fault (`kind`).
+    fn game(id: u64, table: u32, seats: [&str; 2], faulty: &[(usize, FaultKind)]) -> Job {
+        Job {
+            replay: None,
+            line: ResultLine {
+                id,
+                table,
+                game: (id % 2) as u32,
+                deal: None,
+                seats: seats.iter().map(|s| s.to_string()).collect(),
+                seed: 1,
+                dealer: 0,
+                loser: faulty.first().map(|f| f.0),
+                durak: None,
+                draw: faulty.is_empty(),
+                faults: faulty
+                    .iter()
+                    .map(|&(seat, kind)| FaultLine {
+                        seat,
+                        bot: seats[seat].into(),
+                        kind,
+                        detail: String::new(),
+                        rule: None,
+                    })
+                    .collect(),
+                moves: 1,
+                replay: None,
+                duration_ms: 1,
+                disqualified: vec![],
+                move_limit: None,
+            },
+        }
+    }
+
+    fn shared(expected: &[(u64, u32)]) -> Shared {
+        Shared {
+            discipline: Discipline::new(&tournament()),
+            seq: Sequencer {
+                expected: expected.iter().copied().collect(),
+                ..Sequencer::default()
+            },
+            accepted: vec![],
+            done: 0,
+            faults: 0,
+            lines: vec![],
+            error: None,
+        }
+    }
+
+    fn ids(s: &Shared) -> Vec<u64> {
+        s.accepted.iter().map(|l| l.id).collect()
+    }
+
+    /// Games finishing out of order count in id order; a game played by a bot disqualified by
+    /// an earlier game stops its table, whose later games are not recorded.
+    #[test]
+    fn games_count_in_id_order_and_late_ones_stop_their_table() {
+        use FaultKind::Malformed;
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Table 0: ids 0, 1 (good v bad); table 1: ids 2, 3 (bad v other).
+        let mut s = shared(&[(0, 0), (1, 0), (2, 1), (3, 1)]);
+        // Table 1 is faster: both its games end first (bad faults in both).
+        s.sequence(
+            game(2, 1, ["bad", "other"], &[(0, Malformed)]),
+            &Silent,
+            &tx,
+        );
+        s.sequence(
+            game(3, 1, ["bad", "other"], &[(0, Malformed)]),
+            &Silent,
+            &tx,
+        );
+        assert!(ids(&s).is_empty(), "games 2 and 3 wait for games 0 and 1");
+        // Game 0: bad faults. Then 1: bad faults again, the second in a row: disqualified at 1.
+        s.sequence(game(0, 0, ["good", "bad"], &[(1, Malformed)]), &Silent, &tx);
+        assert_eq!(ids(&s), vec![0]);
+        s.sequence(game(1, 0, ["good", "bad"], &[(1, Malformed)]), &Silent, &tx);
+        // Game 2 was played by bad after its disqualification: table 1 stops, 2 and 3 wait
+        // for the next pass.
+        assert_eq!(ids(&s), vec![0, 1]);
+        assert_eq!(s.accepted[1].disqualified, vec!["bad".to_string()]);
+        assert!(s.seq.stopped.contains(&1));
+        assert!(s.seq.expected.is_empty() && s.seq.held.is_empty());
+        // Whatever table 1 still sends is dropped.
+        s.sequence(
+            game(3, 1, ["bad", "other"], &[(0, Malformed)]),
+            &Silent,
+            &tx,
+        );
+        assert_eq!(ids(&s), vec![0, 1]);
+        let sent: Vec<u64> = rx.try_iter().map(|j: Job| j.line.id).collect();
+        assert_eq!(
+            sent,
+            vec![0, 1],
+            "the writer gets the accepted games, in order"
+        );
+    }
+
+    /// A table that ends without some of its games (an error) does not hold the others back.
+    #[test]
+    fn a_table_that_ends_early_lets_the_later_games_through() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let mut s = shared(&[(0, 0), (1, 0), (2, 1)]);
+        s.sequence(game(2, 1, ["bad", "other"], &[]), &Silent, &tx);
+        s.sequence(game(0, 0, ["good", "bad"], &[]), &Silent, &tx);
+        assert_eq!(ids(&s), vec![0]);
+        s.table_ended(0, &Silent, &tx);
+        assert_eq!(ids(&s), vec![0, 2]);
+    }
+
+    /// Forfeits change no streak: a faulting bot's streak goes on across a game in which
+    /// someone forfeited.
+    #[test]
+    fn a_forfeit_game_changes_no_streak() {
+        let t = tournament();
+        let mut d = Discipline::new(&t);
+        let malformed = game(0, 0, ["good", "bad"], &[(1, FaultKind::Malformed)]).line;
+        let forfeit = game(1, 0, ["bad", "other"], &[(1, FaultKind::Forfeit)]).line;
+        assert!(d.record(&malformed).is_empty());
+        assert!(d.record(&forfeit).is_empty());
+        let again = game(2, 0, ["good", "bad"], &[(1, FaultKind::Malformed)]).line;
+        assert_eq!(
+            d.record(&again).len(),
+            1,
+            "the second fault in a row disqualifies"
+        );
     }
 }
