@@ -773,6 +773,23 @@ fn disqualification_does_not_depend_on_concurrency_or_resume() {
         assert_eq!(faulted(l), vec![want.to_string()], "{l}");
     }
     assert_eq!(bad_games[2]["disqualified"], serde_json::json!(["bad"]));
+    // A game with a forfeit is not played: at a table's first game nobody is running yet, and
+    // nobody is started (the replay's header has no bot's hello).
+    let mut not_started = 0;
+    for l in bad_games.iter().filter(|l| l["game"] == 0) {
+        if faulted(l) != vec!["forfeit".to_string()] {
+            continue;
+        }
+        let replay =
+            std::fs::read_to_string(tmp.path().join("j1").join(l["replay"].as_str().unwrap()))
+                .unwrap();
+        let header: Value = serde_json::from_str(replay.lines().next().unwrap()).unwrap();
+        for seat in header["seats"].as_array().unwrap() {
+            assert!(seat["bot_name"].is_null(), "started for a forfeit: {seat}");
+        }
+        not_started += 1;
+    }
+    assert!(not_started >= 3, "{not_started}");
     for j in ["2", "3"] {
         for round in 0..3 {
             let out = format!("j{j}-{round}");

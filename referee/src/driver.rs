@@ -506,8 +506,10 @@ async fn play_game(
         error_context: (None, None),
     };
 
-    // Start (or restart) every bot that is not running; a bot that cannot start loses.
+    // Start (or restart) every bot that is not running; a bot that cannot start loses. A game
+    // with a forfeit is not played: nobody else is started for it.
     let mut start_stderr = Vec::new();
+    let forfeits = (0..n).any(|seat| cfg.forfeit.get(seat).copied().unwrap_or(false));
     #[allow(clippy::needless_range_loop)] // seat numbers index cfg.seats, cfg.forfeit and seats
     for seat in 0..n {
         if cfg.forfeit.get(seat).copied().unwrap_or(false) {
@@ -519,7 +521,7 @@ async fn play_game(
             });
             continue;
         }
-        if seats[seat].live.is_none() {
+        if seats[seat].live.is_none() && !forfeits {
             match start_bot(
                 &cfg.seats[seat],
                 cfg.variant,
