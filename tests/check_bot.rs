@@ -12,28 +12,13 @@ mod common;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+use std::process::Command;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn durak(args: &[&str], cwd: &Path) -> Output {
-    Command::new(DURAK)
-        .args(args)
-        .current_dir(cwd)
-        .env("DURAK_EXE", DURAK)
-        .output()
-        .expect("durak runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-use common::which;
+use common::{durak, text, which, DURAK};
 
 /// The plain interpreter is preferred: a pyenv shim can take a second to start.
 fn python() -> Option<PathBuf> {

@@ -6,29 +6,14 @@ mod common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const DURAK: &str = env!("CARGO_BIN_EXE_durak");
-
-fn durak(args: &[&str], cwd: &Path) -> Output {
-    Command::new(DURAK)
-        .args(args)
-        .current_dir(cwd)
-        .env("DURAK_EXE", DURAK)
-        .output()
-        .expect("durak runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-use common::which;
+use common::{durak, text, which, DURAK};
 
 /// The plain interpreter is preferred: a pyenv shim can take a second to start.
 fn python() -> Option<PathBuf> {

@@ -351,12 +351,8 @@ pub async fn play_match_with(
             };
             (setup, p.seed)
         });
-        let (record, write) = play_game(&owned, &mut series, &mut seats, index, deal).await?;
+        let (record, mut log) = play_game(&owned, &mut series, &mut seats, index, deal).await?;
         dealer = record.loser.unwrap_or(record.dealer);
-        let (mut log, path) = match write {
-            Some((log, path)) => (Some(log), Some(path)),
-            None => (None, None),
-        };
         for seat in on_end(&record, &mut log) {
             if seat < n && !owned.forfeit[seat] {
                 owned.forfeit[seat] = true;
@@ -367,20 +363,12 @@ pub async fn play_match_with(
         }
         // Writing and fsyncing blocks: off the async worker, while the next game is played.
         let write = log
-            .zip(path)
+            .zip(record.replay.clone())
             .map(|(log, path)| tokio::task::spawn_blocking(move || log.write_atomic(&path)));
-        if let Some((w, prev)) = pending.take() {
-            finish_write(w).await?;
-            on_saved(&prev);
-            games.push(prev);
-        }
-        pending = Some((write, record));
+        let previous = pending.replace((write, record));
+        settle(previous, &mut on_saved, &mut games).await?;
     }
-    if let Some((w, prev)) = pending.take() {
-        finish_write(w).await?;
-        on_saved(&prev);
-        games.push(prev);
-    }
+    settle(pending, &mut on_saved, &mut games).await?;
     let losses = series.losses().to_vec();
     for s in seats.iter_mut() {
         if let Some(mut live) = s.live.take() {
@@ -412,11 +400,21 @@ pub async fn play_match_with(
 /// A replay being written (`None`: the match keeps no replays).
 type PendingWrite = Option<tokio::task::JoinHandle<std::io::Result<()>>>;
 
-async fn finish_write(w: PendingWrite) -> std::io::Result<()> {
-    match w {
-        Some(h) => h.await.map_err(std::io::Error::other)?,
-        None => Ok(()),
+/// Wait for a game's replay to be on disk, then hand the game on.
+async fn settle(
+    game: Option<(PendingWrite, GameRecord)>,
+    on_saved: &mut impl FnMut(&GameRecord),
+    games: &mut Vec<GameRecord>,
+) -> std::io::Result<()> {
+    let Some((write, record)) = game else {
+        return Ok(());
+    };
+    if let Some(h) = write {
+        h.await.map_err(std::io::Error::other)??;
     }
+    on_saved(&record);
+    games.push(record);
+    Ok(())
 }
 
 struct GameRun<'a> {
@@ -492,7 +490,7 @@ async fn play_game(
     seats: &mut [SeatState],
     index: u32,
     deal: Option<(Setup, u64)>,
-) -> std::io::Result<(GameRecord, Option<(ReplayLog, PathBuf)>)> {
+) -> std::io::Result<(GameRecord, Option<ReplayLog>)> {
     let started = Instant::now();
     let n = cfg.seats.len();
     let (setup, seed) = deal.unwrap_or_else(|| (series.next_setup(), series.next_seed()));
@@ -716,11 +714,11 @@ async fn play_game(
     }
     run.log.push(result);
     // The replay is written by the caller (overlapping the next game).
-    let write = cfg.replay_dir.as_ref().map(|dir| {
-        let path = replay_path(dir, &cfg.replay_prefix, index);
-        (std::mem::take(&mut run.log), path)
-    });
-    let replay = write.as_ref().map(|(_, path)| path.clone());
+    let replay = cfg
+        .replay_dir
+        .as_ref()
+        .map(|dir| replay_path(dir, &cfg.replay_prefix, index));
+    let log = replay.is_some().then(|| std::mem::take(&mut run.log));
     series.record(outcome);
     let record = GameRecord {
         move_limit,
@@ -734,7 +732,7 @@ async fn play_game(
         replay,
         duration_ms,
     };
-    Ok((record, write))
+    Ok((record, log))
 }
 
 fn stderr_line(seat: Seat, p: &BotProcess) -> Value {

@@ -10,6 +10,7 @@ use durak_referee::{
 use durak_rules::Variant;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -329,4 +330,22 @@ pub fn strict_ready() -> bool {
             }
         }
     }
+}
+
+/// The `durak` binary under test.
+pub const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+
+/// Run `durak ARGS` in `cwd` (built-in bots run as this same binary).
+pub fn durak(args: &[&str], cwd: &Path) -> Output {
+    Command::new(DURAK)
+        .args(args)
+        .current_dir(cwd)
+        .env("DURAK_EXE", DURAK)
+        .output()
+        .expect("durak runs")
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }

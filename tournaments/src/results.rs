@@ -264,16 +264,12 @@ pub fn read_results_file(path: &Path) -> Result<ReadResults, String> {
     Ok(out)
 }
 
-/// Appends result lines, each fsynced before `append` returns.
+/// Appends result lines, fsynced before `append_all` returns.
 pub struct ResultsWriter {
     file: File,
 }
 
 impl ResultsWriter {
-    pub fn append(&mut self, line: &ResultLine) -> std::io::Result<()> {
-        self.append_all(&[line])
-    }
-
     /// Append several lines with one write and one fsync (a group commit).
     pub fn append_all(&mut self, lines: &[&ResultLine]) -> std::io::Result<()> {
         let mut text = String::new();
@@ -331,8 +327,8 @@ mod tests {
             path: dir.path().to_path_buf(),
         };
         let mut w = td.appender().unwrap();
-        w.append(&line(0)).unwrap();
-        w.append(&line(1)).unwrap();
+        w.append_all(&[&line(0)]).unwrap();
+        w.append_all(&[&line(1)]).unwrap();
         let whole = std::fs::read(td.results_path()).unwrap();
         let mut torn = whole.clone();
         let third = serde_json::to_string(&line(2)).unwrap();
@@ -345,7 +341,7 @@ mod tests {
         td.repair(&r).unwrap();
         assert_eq!(std::fs::read(td.results_path()).unwrap(), whole);
         let mut w = td.appender().unwrap();
-        w.append(&line(2)).unwrap();
+        w.append_all(&[&line(2)]).unwrap();
         assert_eq!(td.read_results().unwrap().lines.len(), 3);
     }
 
@@ -357,7 +353,7 @@ mod tests {
             path: dir.path().to_path_buf(),
         };
         let mut w = td.appender().unwrap();
-        w.append(&line(0)).unwrap();
+        w.append_all(&[&line(0)]).unwrap();
         w.append_all(&[&line(3), &line(1), &line(2)]).unwrap();
         w.append_all(&[]).unwrap();
         let r = td.read_results().unwrap();

@@ -94,14 +94,10 @@ impl Discipline {
             return newly;
         }
         for (seat, name) in line.seats.iter().enumerate() {
-            let Some(b) = self.names.iter().position(|n| n == name) else {
+            let Some(b) = self.index(name) else {
                 continue;
             };
-            let faults: Vec<&FaultLine> = line
-                .faults
-                .iter()
-                .filter(|f| f.seat == seat && f.kind != FaultKind::Forfeit)
-                .collect();
+            let faults: Vec<&FaultLine> = line.faults.iter().filter(|f| f.seat == seat).collect();
             if self.disqualified[b].is_some() {
                 continue;
             }
@@ -156,16 +152,14 @@ fn count_faults(l: &ResultLine) -> usize {
         .count()
 }
 
-/// Check the recorded lines against the schedule; returns, per table, the outcomes of its
-/// played games by index.
+/// Check the recorded lines against the schedule: each of its games, recorded once.
 fn check_recorded(
     t: &Tournament,
     dir: &TournamentDir,
     schedule: &Schedule,
     read: &ReadResults,
-) -> Result<BTreeMap<u32, BTreeMap<u32, Option<Seat>>>, String> {
+) -> Result<(), String> {
     let mut seen = HashSet::new();
-    let mut played: BTreeMap<u32, BTreeMap<u32, Option<Seat>>> = BTreeMap::new();
     let path = dir.results_path();
     let fix = "fix: resume with the tournament directory this file belongs to, or start a new \
                tournament";
@@ -205,9 +199,8 @@ fn check_recorded(
                 l.id
             ));
         }
-        played.entry(table.id).or_default().insert(g.index, l.loser);
     }
-    Ok(played)
+    Ok(())
 }
 
 /// The played games of each table (index -> loser), from result lines.
@@ -580,7 +573,6 @@ const GROUP_MAX: usize = 1024;
 /// makes them durable with one `syncfs` of the tournament's file system, then appends their
 /// result lines with one fsync (so a line is never on disk before its replay), counts them and
 /// tells the observer. A write that fails stops the tournament.
-#[allow(clippy::type_complexity)]
 fn spawn_writer(
     mut writer: ResultsWriter,
     shared: Arc<Mutex<Shared>>,
