@@ -3,20 +3,11 @@
 //! failing bot is refused with the report; a bad `bot.toml` or a duplicate name is refused with
 //! the file, the key and the fix. The bots are `sh` scripts, so no interpreter is needed.
 
+mod common;
+
+use common::durak;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-const DURAK: &str = env!("CARGO_BIN_EXE_durak");
-
-fn durak(args: &[&str], cwd: &Path) -> Output {
-    Command::new(DURAK)
-        .args(args)
-        .current_dir(cwd)
-        .env("DURAK_EXE", DURAK)
-        .output()
-        .expect("durak runs")
-}
 
 /// Output folded into single spaces (messages are wrapped).
 fn flat(b: &[u8]) -> String {
