@@ -621,15 +621,28 @@ mod tests {
         });
     }
 
-    /// A bot that has closed its input: a queued line reports it at once, like a send.
+    /// A bot that has closed its input: queueing reports it as soon as a write fails, and every
+    /// later queued line at once, like a send.
     #[test]
     fn queueing_for_a_bot_that_closed_its_input_is_a_fault() {
         runtime().block_on(async {
-            let cmd = BotCommand::parse("sh -c 'exec 0<&-; sleep 5'").unwrap();
+            let cmd = BotCommand::parse("sh -c 'exec 0<&-; echo closed; sleep 5'").unwrap();
             let mut p = BotProcess::spawn(&cmd, 1 << 20, 1024).unwrap();
-            let limit = Duration::from_secs(2);
+            let limit = Duration::from_secs(10);
+            // Wait until the bot closed its input. The supervisor may still hold the pipe for
+            // a moment after that (it closes its copies after the fork), so the first writes
+            // can still succeed; a write fails once nobody can read.
+            let (line, _) = p.recv(limit).await.unwrap();
+            assert_eq!(&line[..], b"closed");
             let line = "y".repeat(OUTBOX_FLUSH);
-            let r = p.send_later(&line, limit).await;
+            let mut r = Ok(());
+            for _ in 0..200 {
+                r = p.send_later(&line, limit).await;
+                if r.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
             assert!(matches!(r, Err(IoFault::Closed)), "{r:?}");
             let r = p.send_later(&1, limit).await;
             assert!(matches!(r, Err(IoFault::Closed)), "{r:?}");
