@@ -108,21 +108,9 @@ pub fn render_step(v: &StepView) -> String {
     );
     let _ = writeln!(out, "hands:");
     for s in &v.seats {
-        let mut tags = Vec::new();
-        if let Some(r) = &s.role {
-            tags.push(r.clone());
-        }
-        if s.to_act {
-            tags.push("to act".into());
-        }
-        if !s.active {
-            tags.push("out".into());
-        }
+        let mut tags = s.tags();
         if s.faulted {
-            tags.push("FAULT".into());
-        }
-        if s.loser {
-            tags.push("durak".into());
+            tags.push("FAULT");
         }
         let tags = if tags.is_empty() {
             String::new()

@@ -229,19 +229,7 @@ fn hand_lines(v: &StepView, trump: Option<Suit>) -> Vec<Line<'static>> {
                 Style::default().add_modifier(Modifier::BOLD)
             },
         )];
-        let mut tags = Vec::new();
-        if let Some(r) = &s.role {
-            tags.push(r.clone());
-        }
-        if s.to_act {
-            tags.push("to act".into());
-        }
-        if !s.active {
-            tags.push("out".into());
-        }
-        if s.loser {
-            tags.push("durak".into());
-        }
+        let tags = s.tags();
         if !tags.is_empty() {
             head.push(dim(format!("  {}", tags.join(" · "))));
         }

@@ -117,6 +117,27 @@ pub struct SeatView {
     pub loser: bool,
 }
 
+impl SeatView {
+    /// The seat's state in words, in the order the views print them: its role, `to act`,
+    /// `out`, `durak`. A fault is left to each view to show as it sees fit.
+    pub fn tags(&self) -> Vec<&str> {
+        let mut tags = Vec::new();
+        if let Some(r) = &self.role {
+            tags.push(r.as_str());
+        }
+        if self.to_act {
+            tags.push("to act");
+        }
+        if !self.active {
+            tags.push("out");
+        }
+        if self.loser {
+            tags.push("durak");
+        }
+        tags
+    }
+}
+
 /// Everything one step shows in one view.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepView {
