@@ -4,149 +4,30 @@
 
 mod common;
 
-use durak_protocol::{FaultKind, Limits};
-use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
+use common::*;
+use durak_protocol::FaultKind;
+use durak_referee::{play_match, MatchConfig, MatchResult, Sandbox, SeatSpec};
 use durak_rules::Variant;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-const PREAMBLE: &str = r#"PIDS="$1"; LOG="$2"; echo $$ >> "$PIDS"
-request_id() { printf '%s' "$1" | sed -n 's/.*"type":"request","id":\([0-9]*\).*/\1/p'; }
-"#;
-
-const HELLO: &str = r#"read line; echo "$line" >> "$LOG"
-echo '{"type":"hello","protocol":1,"name":"hostile","version":"1"}'
-"#;
-
-struct Hostile {
-    dir: tempfile::TempDir,
-}
-
-impl Hostile {
-    fn new() -> Hostile {
-        Hostile {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn pids_file(&self) -> PathBuf {
-        self.dir.path().join("pids")
-    }
-    fn log_file(&self) -> PathBuf {
-        self.dir.path().join("stdin.log")
-    }
-    /// A seat running `body` (sh) after the preamble.
-    fn seat(&self, body: &str, limits: Limits) -> SeatSpec {
-        let script = self.dir.path().join("bot.sh");
-        std::fs::write(&script, format!("{PREAMBLE}{body}")).unwrap();
-        let spec = format!(
-            "sh {} {} {}",
-            script.display(),
-            self.pids_file().display(),
-            self.log_file().display()
-        );
-        SeatSpec {
-            name: "hostile".into(),
-            command: BotCommand::parse(&spec).unwrap(),
-            limits,
-        }
-    }
-    fn pids(&self) -> Vec<u32> {
-        std::fs::read_to_string(self.pids_file())
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
-    }
-    fn received(&self) -> String {
-        std::fs::read_to_string(self.log_file()).unwrap_or_default()
-    }
-}
-
-use common::alive;
-
-fn assert_no_process_left(h: &Hostile) {
-    let pids = h.pids();
-    assert!(!pids.is_empty(), "the hostile bot never recorded its PID");
-    // SIGKILL is delivered asynchronously; allow the kernel a moment.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
-    assert!(left.is_empty(), "processes of the bot left alive: {left:?}");
-}
+// The shared helpers in the default sandbox, which is all this file needs.
 
 fn builtin(name: &str) -> SeatSpec {
-    SeatSpec {
-        name: format!("builtin:{name}"),
-        command: BotCommand {
-            spec: format!("builtin:{name}"),
-            program: PathBuf::from(env!("CARGO_BIN_EXE_durak")),
-            args: vec!["bot".into(), name.into()],
-            cwd: None,
-            isolation: Default::default(),
-        },
-        limits: Limits {
-            move_ms: 10_000,
-            ..Limits::default()
-        },
-    }
+    common::builtin(name, Sandbox::Default)
 }
 
-fn hostile_limits() -> Limits {
-    Limits {
-        startup_ms: 3_000,
-        move_ms: 300,
-        bank_ms: 0,
-        max_line_bytes: 1 << 20,
-    }
+fn seat(h: &Hostile, body: &str) -> SeatSpec {
+    h.seat(body, hostile_limits(), Sandbox::Default)
 }
 
-fn run(seats: Vec<SeatSpec>, games: u32, dir: &Path) -> MatchResult {
-    let mut cfg = MatchConfig::new(Variant::Podkidnoy, seats, games, 11);
-    cfg.replay_dir = Some(dir.join("replays"));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(play_match(&cfg, |_| {}))
-        .expect("the match is played")
-}
-
-/// Play one game of the hostile bot (seat 0) against builtin:random; expect the named fault.
+/// Play one game of the hostile bot (seat 0) against builtin:random; expect the named fault, a
+/// complete replay that records it, a referee that did not hang, and no process left.
 fn expect_fault(body: &str, kind: FaultKind) -> (Hostile, MatchResult) {
     let h = Hostile::new();
-    let start = Instant::now();
-    let r = run(
-        vec![h.seat(body, hostile_limits()), builtin("random")],
-        1,
-        h.dir.path(),
-    );
-    let g = &r.games[0];
-    assert_eq!(g.loser, Some(0), "the faulting seat loses: {g:?}");
-    assert!(!g.draw);
-    assert_eq!(g.faults.len(), 1, "{g:?}");
-    assert_eq!(g.faults[0].seat, 0);
-    assert_eq!(g.faults[0].kind, kind, "{g:?}");
-    // The replay exists, is complete and records the fault.
-    let replay = std::fs::read_to_string(g.replay.as_ref().unwrap()).unwrap();
-    assert!(replay
-        .lines()
-        .next()
-        .unwrap()
-        .contains(r#""type":"header""#));
-    assert!(replay.contains(&format!(r#""type":"fault","seat":0,"kind":"{kind}""#)));
-    assert!(replay
-        .lines()
-        .last()
-        .unwrap()
-        .contains(r#""type":"result""#));
+    let r = common::expect_fault(&h, body, hostile_limits(), Sandbox::Default, kind);
     assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "the referee must not hang"
+        !h.pids().is_empty(),
+        "the hostile bot never recorded its PID"
     );
-    assert_no_process_left(&h);
     (h, r)
 }
 
@@ -240,9 +121,9 @@ fn a_crash_keeps_its_last_words_from_stderr() {
             (&mid_game, FaultKind::Crash, "KeyError legal"),
         ] {
             let h = Hostile::new();
-            let seats = vec![h.seat(body, hostile_limits()), builtin("random")];
+            let seats = vec![seat(&h, body), builtin("random")];
             let mut cfg = MatchConfig::new(Variant::Podkidnoy, seats, 1, 11);
-            cfg.replay_dir = Some(h.dir.path().join("replays"));
+            cfg.replay_dir = Some(h.replay_dir());
             let r = rt.block_on(play_match(&cfg, |_| {})).unwrap();
             assert_eq!(r.games[0].faults[0].kind, kind, "{:?}", r.games[0]);
             let replay = std::fs::read_to_string(r.games[0].replay.as_ref().unwrap()).unwrap();
@@ -336,9 +217,9 @@ fn a_stderr_flood_costs_nothing_and_is_capped() {
         "yes 'flooding stderr' >&2 &\necho $! >> \"$PIDS\"\nexec {} bot random\n",
         env!("CARGO_BIN_EXE_durak")
     );
-    let mut seat = h.seat(&body, hostile_limits());
+    let mut seat = seat(&h, &body);
     seat.limits.move_ms = 10_000;
-    let r = run(vec![seat, builtin("greedy")], 2, h.dir.path());
+    let r = run(vec![seat, builtin("greedy")], 2, &h.replay_dir());
     for g in &r.games {
         assert!(g.faults.is_empty(), "no fault from a stderr flood: {g:?}");
         let replay = std::fs::read_to_string(g.replay.as_ref().unwrap()).unwrap();
@@ -359,11 +240,7 @@ fn a_faulting_bot_is_restarted_for_the_next_game() {
     // process is started for each game (a new hello each time).
     let h = Hostile::new();
     let body = format!("{HELLO}while read -r line; do case \"$line\" in *'\"type\":\"request\"'*) exit 9;; esac; done\n");
-    let r = run(
-        vec![h.seat(&body, hostile_limits()), builtin("random")],
-        3,
-        h.dir.path(),
-    );
+    let r = run(vec![seat(&h, &body), builtin("random")], 3, &h.replay_dir());
     for g in &r.games {
         assert_eq!(g.loser, Some(0));
         assert_eq!(g.faults[0].kind, FaultKind::Crash);
