@@ -18,7 +18,7 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-use common::{durak, text, which, DURAK};
+use common::{durak, text, which};
 
 /// The plain interpreter is preferred: a pyenv shim can take a second to start.
 fn python() -> Option<PathBuf> {
@@ -132,23 +132,7 @@ fn js_heuristic_bot_passes() {
 
 #[test]
 fn rust_sample_bot_passes() {
-    let exe_dir = Path::new(DURAK).parent().expect("target/<profile>");
-    let mut build = Command::new(env!("CARGO"));
-    build
-        .args(["build", "-q", "-p", "durak-sample-bot"])
-        .current_dir(repo());
-    if exe_dir.file_name() == Some("release".as_ref()) {
-        build.arg("--release");
-    }
-    let out = build.output().expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "cargo build -p durak-sample-bot: {}",
-        text(&out.stderr)
-    );
-    let bot = exe_dir.join("durak-sample-bot");
-    assert!(bot.is_file(), "{} was built", bot.display());
-    assert_passes(&bot.display().to_string());
+    assert_passes(&common::rust_sample_bot().display().to_string());
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use durak_protocol::schema::{validate, Schema};
 use durak_protocol::Limits;
-use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, SeatSpec};
+use durak_referee::{play_match, BotCommand, MatchConfig, MatchResult, PlannedGame, SeatSpec};
 use durak_rules::Variant;
 use std::path::PathBuf;
 
@@ -42,6 +42,54 @@ fn play(variant: Variant, specs: &[String], games: u32, seed: u64) -> MatchResul
     rt.block_on(play_match(&cfg, |_| {})).unwrap()
 }
 
+/// The moves of each game of a match of `specs` over the deals `seeds` (the replays' `move`
+/// lines, timings left out).
+fn moves(variant: Variant, specs: &[String], seeds: &[u64]) -> Vec<Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let seats = specs.iter().map(|s| seat(s)).collect();
+    let mut cfg = MatchConfig::new(variant, seats, seeds.len() as u32, 0);
+    cfg.plan = Some(
+        seeds
+            .iter()
+            .enumerate()
+            .map(|(i, &seed)| PlannedGame {
+                index: i as u32,
+                seed,
+                dealer: Some(i % specs.len()),
+                first_game: i == 0,
+            })
+            .collect(),
+    );
+    cfg.replay_dir = Some(dir.path().to_path_buf());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(play_match(&cfg, |_| {})).unwrap();
+    let mut out = Vec::new();
+    for g in &r.games {
+        assert!(g.faults.is_empty(), "{g:?}");
+        let replay = std::fs::read_to_string(g.replay.as_ref().unwrap()).unwrap();
+        let game = replay
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "move")
+            .map(|v| format!("{} {}", v["seat"], v["move"]))
+            .collect();
+        out.push(game);
+    }
+    out
+}
+
+/// A bot's game depends only on its deal, not on what it played before: the same deal (seed
+/// 200) after two different first games gives the same moves. This is what makes a tournament
+/// with random sample bots reproducible, resumes included.
+fn same_deal_same_game(variant: Variant, bot: String) {
+    let specs = [bot, "builtin:greedy".to_string()];
+    let a = moves(variant, &specs, &[100, 200]);
+    let b = moves(variant, &specs, &[300, 200]);
+    assert_ne!(a[0], b[0], "different deals, different games");
+    assert!(a[1].len() > 10, "{:?}", a[1]);
+    assert_eq!(a[1], b[1], "{}", specs[0]);
+}
+
 fn sample_bot_plays_cleanly(interpreter: &str, file: &str) {
     let Some(exe) = common::interpreter(interpreter) else {
         eprintln!(
@@ -62,6 +110,32 @@ fn sample_bot_plays_cleanly(interpreter: &str, file: &str) {
             assert!(g.faults.is_empty(), "{file} in {variant}: {g:?}");
         }
         assert!(r.seats[0].bot_name.is_some(), "{file} said hello");
+    }
+    same_deal_same_game(Variant::Podkidnoy, bot);
+}
+
+#[test]
+fn rust_sample_bot_plays_the_same_game_for_the_same_deal() {
+    same_deal_same_game(
+        Variant::Prostoy,
+        common::rust_sample_bot().display().to_string(),
+    );
+}
+
+/// The sample bots stay small enough to read in one sitting.
+#[test]
+fn every_script_sample_bot_is_under_150_lines() {
+    for file in [
+        "sample-bots/python/random_bot.py",
+        "sample-bots/python/heuristic_bot.py",
+        "sample-bots/js/random_bot.js",
+        "sample-bots/js/heuristic_bot.js",
+    ] {
+        let lines = std::fs::read_to_string(root().join(file))
+            .unwrap()
+            .lines()
+            .count();
+        assert!(lines < 150, "{file} has {lines} lines");
     }
 }
 

@@ -8,10 +8,23 @@ const readline = require("readline");
 const RANKS = "6789TJQKA";
 const LIMIT = 20000; // huge option sets (very big hands) are cut to this many options
 
+// A seeded generator (mulberry32), seeded by each deal: the same tournament seed, the same games.
+let state = 0;
+function seed(text) {
+  state = 2166136261; // FNV-1a of the text
+  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 16777619);
+}
+function random() {
+  let t = (state = (state + 0x6d2b79f5) | 0);
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
 function shuffled(items) {
   const a = items.slice();
   for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
+    const j = Math.floor(random() * (i + 1));
     [a[i], a[j]] = [a[j], a[i]];
   }
   return a;
@@ -39,16 +52,12 @@ function pairCount(cards) {
 // Collects options until LIMIT is reached; `add` returns false once full.
 function collector() {
   const options = [];
-  const add = (o) => {
-    if (options.length < LIMIT) options.push(o);
-    return options.length < LIMIT;
-  };
+  const add = (o) => { if (options.length < LIMIT) options.push(o); return options.length < LIMIT; };
   return { options, add };
 }
 
 function attackOptions(legal) {
   const { options, add } = collector();
-  const sizes = legal.sizes;
   const hands = [[shuffled(legal.hand), false]];
   if (legal.exchange) {
     // P-4: the six of trumps out, the trump card in
@@ -60,13 +69,13 @@ function attackOptions(legal) {
       // podkidnoy K-4: one rank, at most max(sizes) cards
       for (const r of RANKS) {
         const same = hand.filter((c) => c[0] === r);
-        for (let k = 1; k <= Math.min(same.length, Math.max(...sizes)); k++) {
+        for (let k = 1; k <= Math.min(same.length, Math.max(...legal.sizes)); k++) {
           combinations(same, k, (g) => add([g, exchange]));
         }
       }
     } else {
       // prostoy P-5: 1 card, a pair + 1, or two pairs + 1
-      for (const k of sizes) {
+      for (const k of legal.sizes) {
         const legalGroup = (g) => k === 1 || pairCount(g) >= (k - 1) / 2;
         combinations(hand, k, (g) => (legalGroup(g) ? add([g, exchange]) : true));
       }
@@ -92,9 +101,7 @@ function matchings(toBeat, used, partial, prefix, emit) {
   return true;
 }
 
-function pick(options) {
-  return options[Math.floor(Math.random() * options.length)];
-}
+const pick = (options) => options[Math.floor(random() * options.length)];
 
 function answer(req) {
   const legal = req.legal;
@@ -135,7 +142,8 @@ input.on("line", (line) => {
   if (!line.trim()) return;
   const msg = JSON.parse(line);
   if (msg.type === "hello") send({ type: "hello", protocol: 1, name: "random-js", version: "1.0" });
+  else if (msg.type === "event" && msg.event.kind === "dealt_hand") seed(line);
   else if (msg.type === "request") send(answer(msg));
   else if (msg.type === "match_end") process.exit(0); // the match is over: exit at once
-  // game_start, event, error, game_end: nothing to do
+  // game_start, other events, error, game_end: nothing to do
 });

@@ -122,11 +122,13 @@ def main():
         kind = message.get("type")
         if kind == "hello":
             send({"type": "hello", "protocol": 1, "name": "random-py", "version": "1.0"})
+        elif kind == "event" and message["event"]["kind"] == "dealt_hand":
+            random.seed(line)  # seeded by the deal: the same tournament seed, the same games
         elif kind == "request":
             send(answer(message))
         elif kind == "match_end":
             break
-        # game_start, event, error, game_end: nothing to do
+        # game_start, other events, error, game_end: nothing to do
 
 
 if __name__ == "__main__":

@@ -349,3 +349,25 @@ pub fn durak(args: &[&str], cwd: &Path) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// The Rust sample bot, built with cargo's own `cargo build -p durak-sample-bot` into this test's
+/// target directory and profile (`cargo test` does not build other packages' binaries).
+pub fn rust_sample_bot() -> PathBuf {
+    let exe_dir = Path::new(DURAK).parent().expect("target/<profile>");
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "-q", "-p", "durak-sample-bot"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if exe_dir.file_name() == Some("release".as_ref()) {
+        build.arg("--release");
+    }
+    let out = build.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build -p durak-sample-bot: {}",
+        text(&out.stderr)
+    );
+    let bot = exe_dir.join("durak-sample-bot");
+    assert!(bot.is_file(), "{} was built", bot.display());
+    bot
+}

@@ -1,6 +1,7 @@
 //! A sample Durak bot in Rust (protocol v1, see docs/PROTOCOL.md): reads JSON lines on stdin,
 //! answers every request with a random legal move built from the request's `legal` object.
-//! Only serde_json is used; the random numbers come from a tiny xorshift generator.
+//! Only serde_json is used; the random numbers come from a tiny xorshift generator, seeded by
+//! each deal, so the same match seed gives the same games.
 //!
 //! Build and play:  cargo build --release -p durak-sample-bot
 //!                  durak play target/release/durak-sample-bot builtin:greedy
@@ -155,6 +156,14 @@ fn main() {
                 answer
             }
             Some("match_end") => break,
+            Some("event") if msg["event"]["kind"] == "dealt_hand" => {
+                // Seeded by the deal (FNV-1a of the line): the same match seed, the same games.
+                let h = line.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+                });
+                rng = Rng(h | 1);
+                continue;
+            }
             _ => continue,
         };
         writeln!(out, "{reply}")
