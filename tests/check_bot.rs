@@ -342,6 +342,38 @@ fn a_bot_that_ignores_ids_fails_on_the_id() {
     assert!(report.contains("copy the request's \"id\""), "{report}");
 }
 
+/// A bot whose every answer is a debug line: checks that need a readable answer, or a finished
+/// game, are "not seen", never passed.
+#[test]
+fn checks_never_observed_are_not_seen_rather_than_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bot.sh");
+    std::fs::write(
+        &path,
+        r#"read -r line
+echo '{"type":"hello","protocol":1,"name":"chatty","version":"1"}'
+while read -r line; do
+  case "$line" in *'"type":"request"'*) echo "debug: thinking about it";; esac
+done
+"#,
+    )
+    .unwrap();
+    let (code, report, json) = check(&format!("sh {}", path.display()), &["--variant", "prostoy"]);
+    assert_eq!(code, 1, "{report}");
+    for id in ["ids", "game-end"] {
+        assert_eq!(check_of(&json, id)["status"], "skip", "{id}: {report}");
+    }
+    assert!(report.contains("- answers echo the request id"), "{report}");
+    assert!(
+        report.contains("- keeps running after game_end"),
+        "{report}"
+    );
+    assert!(
+        report.contains("not seen: no answer of the bot could be read"),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_bot_that_attacks_with_two_cards_in_prostoy_fails_with_p5() {
     let dir = tempfile::tempdir().unwrap();

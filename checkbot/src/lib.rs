@@ -186,6 +186,9 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
     } else if !started {
         ids.status = Status::Skip;
         ids.summary = Some("not checked: the bot did not start".into());
+    } else if f.ids_echoed == 0 {
+        ids.status = Status::Skip;
+        ids.summary = Some("not seen: no answer of the bot could be read (see below)".into());
     }
     basics.checks.push(ids);
     let mut between = Check::new(
@@ -212,6 +215,10 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
     } else if !started {
         between.status = Status::Skip;
         between.summary = Some("not checked: the bot did not start".into());
+    } else if f.games_continued == 0 {
+        between.status = Status::Skip;
+        between.summary =
+            Some("not seen: the bot never finished a game and played the next (see below)".into());
     }
     basics.checks.push(between);
     let mut end = Check::new(

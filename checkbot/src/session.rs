@@ -28,6 +28,10 @@ pub struct Findings {
     pub times: Vec<(String, f64)>,
     /// Positions where an answer echoed the wrong id.
     pub wrong_ids: Vec<String>,
+    /// Answers that echoed their request's id.
+    pub ids_echoed: usize,
+    /// Times a process that had finished a game went on to answer in the next one.
+    pub games_continued: usize,
     /// "the bot exited after game_end of ..." notes.
     pub exited_between_games: Vec<String>,
     /// Matches (groups) after whose match_end the bot did not exit in time.
@@ -284,6 +288,9 @@ impl Session<'_> {
                 .await
             {
                 End::Over(outcome) => {
+                    if finished > 0 {
+                        self.findings.games_continued += 1;
+                    }
                     finished += 1;
                     match outcome.loser {
                         Some(s) => losses[s] += 1,
@@ -629,6 +636,7 @@ impl Session<'_> {
             fail(&mut x, refusal_problem(&r, decision));
             return (x, None);
         }
+        self.findings.ids_echoed += 1;
         if let Err(e) = game.check(BOT, &mv) {
             let r = Refusal {
                 kind: FaultKind::Illegal,
