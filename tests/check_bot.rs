@@ -427,7 +427,7 @@ fn a_bot_that_quits_after_game_end_fails_the_lifecycle_check() {
 fn a_missing_program_and_a_silent_bot_are_explained() {
     let (code, report, _) = check("no-such-program-xyz bot.py", &[]);
     assert_eq!(code, 1, "{report}");
-    assert!(report.contains("not a program on PATH"), "{report}");
+    assert!(report.contains("nor a program on PATH"), "{report}");
     assert!(report.contains("how to fix it"), "{report}");
 
     let dir = tempfile::tempdir().unwrap();

@@ -93,9 +93,39 @@ impl BotCommand {
                     full.display()
                 ));
             }
+            if full.is_dir() {
+                return Err(format!(
+                    "bot {:?}: {} is a directory: name the program in it",
+                    self.spec,
+                    full.display()
+                ));
+            }
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&full).map(|m| m.permissions().mode());
+            if mode.is_ok_and(|m| m & 0o111 == 0) {
+                return Err(format!(
+                    "bot {:?}: {} is not executable: run `chmod +x {}` (a script also needs a                      first line such as `#!/usr/bin/env python3`), or name its interpreter:                      \"{} {}\"",
+                    self.spec,
+                    full.display(),
+                    p.display(),
+                    interpreter_for(p),
+                    p.display()
+                ));
+            }
         } else if which(p).is_none() {
+            if base.join(p).is_file() {
+                return Err(format!(
+                    "bot {:?}: {} is not a program on PATH; for the file {} here, write \"./{}\"                      (if it is executable) or name its interpreter: \"{} {}\"",
+                    self.spec,
+                    p.display(),
+                    p.display(),
+                    p.display(),
+                    interpreter_for(p),
+                    p.display()
+                ));
+            }
             return Err(format!(
-                "bot {:?}: {} is not a file here and not a program on PATH",
+                "bot {:?}: {} is neither a file here nor a program on PATH",
                 self.spec,
                 p.display()
             ));
@@ -120,6 +150,19 @@ impl BotCommand {
             }
         }
         Ok(())
+    }
+}
+
+/// The interpreter a script's extension suggests, for error messages.
+fn interpreter_for(script: &std::path::Path) -> &'static str {
+    match script.extension().and_then(|e| e.to_str()) {
+        Some("py") => "python3",
+        Some("js" | "mjs") => "node",
+        Some("sh") => "sh",
+        Some("rb") => "ruby",
+        Some("pl") => "perl",
+        Some("jar") => "java -jar",
+        _ => "INTERPRETER",
     }
 }
 
@@ -619,6 +662,45 @@ mod tests {
             assert_eq!(&line[..], format!("\"{big}\"").as_bytes());
             p.kill().await;
         });
+    }
+
+    /// The usual ways to name a bot wrongly are refused before anything starts, with the fix.
+    #[test]
+    fn a_bot_named_wrongly_is_refused_with_the_fix() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("mybot.py");
+        std::fs::write(&script, "#!/usr/bin/env python3\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let check = |spec: &str| {
+            let mut cmd = BotCommand::parse(spec).unwrap();
+            cmd.cwd = Some(dir.path().to_path_buf());
+            cmd.check_exists()
+        };
+        // A path to a file that cannot run.
+        let e = check("./mybot.py").unwrap_err();
+        assert!(e.contains("is not executable"), "{e}");
+        assert!(e.contains("chmod +x ./mybot.py"), "{e}");
+        assert!(e.contains("\"python3 ./mybot.py\""), "{e}");
+        // A bare name looks on PATH only, though the file is here.
+        let e = check("mybot.py").unwrap_err();
+        assert!(e.contains("not a program on PATH"), "{e}");
+        assert!(e.contains("\"./mybot.py\""), "{e}");
+        assert!(e.contains("\"python3 mybot.py\""), "{e}");
+        // A directory.
+        std::fs::create_dir(dir.path().join("bot")).unwrap();
+        let e = check("./bot").unwrap_err();
+        assert!(e.contains("is a directory"), "{e}");
+        // Neither here nor on PATH.
+        let e = check("nosuchprogram-xyz").unwrap_err();
+        assert!(
+            e.contains("neither a file here nor a program on PATH"),
+            "{e}"
+        );
+        // Once executable, the path is fine, and so is naming the interpreter.
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        check("./mybot.py").unwrap();
+        check("sh mybot.py").unwrap();
     }
 
     /// A bot that has closed its input: queueing reports it as soon as a write fails, and every
