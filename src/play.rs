@@ -78,9 +78,10 @@ pub fn parse_variant(s: &str) -> Result<Variant, String> {
 
 pub fn run(args: PlayArgs) -> CmdResult {
     let variant = parse_variant(&args.variant)?;
-    variant
-        .check_players(args.bots.len())
-        .map_err(|e| format!("{e} (you gave {} bots)", args.bots.len()))?;
+    variant.check_players(args.bots.len()).map_err(|e| {
+        let n = args.bots.len();
+        format!("{e} (you gave {n} bot{})", if n == 1 { "" } else { "s" })
+    })?;
     let limits = args.limits.limits();
     if args.sandbox == Sandbox::Strict {
         durak_referee::isolation::check_strict_sandbox()?;
@@ -108,10 +109,24 @@ pub fn run(args: PlayArgs) -> CmdResult {
             .unwrap_or(0)
     });
     let mut cfg = MatchConfig::new(variant, seats, args.games, seed);
-    cfg.replay_dir = Some(
-        args.replay_dir
-            .unwrap_or_else(|| PathBuf::from(format!("replays/play-{seed}"))),
-    );
+    cfg.replay_dir = Some(match args.replay_dir {
+        // A match never mixes its replays with another's, nor overwrites them.
+        Some(dir) if holds_replays(&dir) => {
+            return Err(format!(
+                "--replay-dir {}: it already holds replays (game-NNNN.jsonl) of another match; \
+                 give another directory, or remove them first",
+                dir.display()
+            ))
+        }
+        Some(dir) => dir,
+        None => (1..)
+            .map(|k| match k {
+                1 => PathBuf::from(format!("replays/play-{seed}")),
+                k => PathBuf::from(format!("replays/play-{seed}-{k}")),
+            })
+            .find(|d| !holds_replays(d))
+            .expect("a free directory"),
+    });
     let json = args.json;
     let result = crate::runtime_sequential()?
         .block_on(play_match(&cfg, |g| {
@@ -136,6 +151,10 @@ pub fn run(args: PlayArgs) -> CmdResult {
                         format!("  FAULT {}", faults.join("; "))
                     }
                 );
+                // Where to see it: the moves, the error sent and the bot's stderr.
+                if let (false, Some(p)) = (faults.is_empty(), &g.replay) {
+                    println!("          see it: durak replay {}", p.display());
+                }
             }
         }))
         .map_err(|e| format!("the match could not be played: {e}"))?;
@@ -145,6 +164,17 @@ pub fn run(args: PlayArgs) -> CmdResult {
         print_summary(&result);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `dir` holds a replay of a match (`game-*.jsonl`).
+fn holds_replays(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("game-") && name.ends_with(".jsonl")
+        })
+    })
 }
 
 fn print_summary(r: &MatchResult) {

@@ -322,3 +322,24 @@ fn a_game_going_round_in_circles_ends_as_a_draw_at_the_move_limit() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A bot that exits on game_end (a common beginner's bug) is charged a crash in the next game,
+/// and the detail says what happened and what to do.
+#[test]
+fn exiting_after_game_end_is_explained_in_the_next_game() {
+    let h = Hostile::new();
+    let body = r#"sed -u '/"type":"game_end"/q' | "$DURAK" bot random
+"#;
+    let mut bot = seat(&h, body);
+    bot.limits.move_ms = 5_000;
+    let r = run(vec![bot, builtin("random")], 2, &h.replay_dir());
+    assert!(r.games[0].faults.is_empty(), "{:?}", r.games[0]);
+    let f = &r.games[1].faults[0];
+    assert_eq!((f.seat, f.kind), (0, FaultKind::Crash), "{f:?}");
+    assert!(
+        f.detail
+            .contains("ended after the previous game's game_end"),
+        "{f:?}"
+    );
+    assert!(f.detail.contains("exit after match_end"), "{f:?}");
+}

@@ -311,3 +311,44 @@ fn html_page_from_the_command_line() {
     assert!(out2.is_file());
     assert!(stdout(&o).contains("\nverified: "), "{}", stdout(&o));
 }
+
+/// `durak play` never mixes the replays of two matches, nor overwrites them: the default
+/// directory moves on to `play-SEED-2`, and a given directory that holds replays is refused.
+#[test]
+fn play_never_mixes_or_overwrites_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let play = |extra: &[&str], games: &str| {
+        Command::new(DURAK)
+            .current_dir(dir.path())
+            .args(["play", "--seed", "50", "--games", games])
+            .args(extra)
+            .args(["builtin:random", "builtin:greedy"])
+            .output()
+            .unwrap()
+    };
+    let first = play(&[], "3");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = play(&["--variant", "prostoy"], "2");
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert!(
+        stdout(&second).contains("replays: replays/play-50-2"),
+        "{}",
+        stdout(&second)
+    );
+    let count = |d: &str| std::fs::read_dir(dir.path().join(d)).unwrap().count();
+    assert_eq!(
+        (count("replays/play-50"), count("replays/play-50-2")),
+        (3, 2)
+    );
+    let first_game = std::fs::read_to_string(dir.path().join("replays/play-50/game-0000.jsonl"));
+    assert!(first_game.unwrap().contains(r#""variant":"podkidnoy""#));
+
+    let refused = play(&["--replay-dir", "replays/play-50"], "1");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("already holds replays"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(count("replays/play-50"), 3);
+}

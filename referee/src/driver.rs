@@ -157,6 +157,10 @@ struct ReplayMove<'a> {
 
 struct Live {
     proc: BotProcess,
+    /// Games this process has finished (it read their game_end).
+    games_done: u32,
+    /// It sent a line in the current game.
+    answered: bool,
 }
 
 struct SeatState {
@@ -457,8 +461,20 @@ impl GameRun<'_> {
         }
     }
 
-    async fn fault(&mut self, seats: &mut [SeatState], f: Fault) {
+    async fn fault(&mut self, seats: &mut [SeatState], mut f: Fault) {
         let seat = f.seat;
+        // A process that finished a game and died before saying anything in this one most
+        // likely exits on game_end: say so, rather than a bare crash.
+        if let Some(live) = seats[seat].live.as_ref() {
+            let ended = matches!(f.kind, FaultKind::Crash | FaultKind::Closed);
+            if ended && live.games_done > 0 && !live.answered {
+                f.detail.push_str(
+                    ", before its first answer in this game: it ended after the previous \
+                     game's game_end. Keep reading stdin after game_end (the next game_start \
+                     follows) and exit after match_end",
+                );
+            }
+        }
         self.log.push(
             json!({"type": "fault", "seat": seat, "kind": f.kind, "detail": f.detail,
                              "rule": f.rule}),
@@ -534,7 +550,11 @@ async fn play_game(
                 Ok((proc, hello)) => {
                     seats[seat].info.bot_name = Some(hello.name);
                     seats[seat].info.bot_version = Some(hello.version);
-                    seats[seat].live = Some(Live { proc });
+                    seats[seat].live = Some(Live {
+                        proc,
+                        games_done: 0,
+                        answered: false,
+                    });
                 }
                 Err((f, proc)) => {
                     if let Some(mut p) = proc {
@@ -696,6 +716,8 @@ async fn play_game(
                     tracing::warn!(seat, "bot ended after game {index}: {}", describe_exit(st));
                 }
             } else {
+                live.games_done += 1;
+                live.answered = false;
                 run.log.push(stderr_line(seat, &live.proc));
             }
         }
@@ -787,6 +809,7 @@ async fn ask(
         .recv(total)
         .await
         .map_err(|f| io_fault(seat, f, "answer", limits.move_ms, bank[seat]))?;
+    live.answered = true;
     let elapsed = arrived.saturating_duration_since(sent);
     let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
     let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);
