@@ -289,6 +289,35 @@ fn resume_target(
             }
             None => None,
         };
+        if file.is_none() {
+            // Bots on the command line: what the command leaves out is the stored tournament's,
+            // not the defaults (a mismatch is only what the organiser actually gave).
+            let there = stored.to_config_file();
+            let t = there.tournament;
+            let o = &mut overrides;
+            o.variant = o.variant.take().or(t.variant);
+            o.format = o.format.take().or(t.format);
+            o.table_size = o.table_size.or(t.table_size);
+            o.games = o.games.or(t.games);
+            o.challenger = o.challenger.take().or(t.challenger);
+            o.max_consecutive_faults = o.max_consecutive_faults.or(t.max_consecutive_faults);
+            // Limits, when every stored bot has the same.
+            let common = |f: fn(&BotSection) -> Option<u64>| {
+                let first = there.bots.first().and_then(f);
+                there
+                    .bots
+                    .iter()
+                    .all(|b| f(b) == first)
+                    .then_some(first)
+                    .flatten()
+            };
+            o.move_ms = o.move_ms.or(common(|b| b.move_ms));
+            o.bank_ms = o.bank_ms.or(common(|b| b.bank_ms));
+            o.startup_ms = o.startup_ms.or(common(|b| b.startup_ms));
+            o.max_line_bytes = o
+                .max_line_bytes
+                .or(common(|b| b.max_line_bytes.map(|v| v as u64)).map(|v| v as usize));
+        }
         let has_seed = file
             .as_ref()
             .is_some_and(|(_, f)| f.tournament.seed.is_some());

@@ -348,6 +348,50 @@ fn bad_configurations_are_refused_before_anything_starts() {
     assert!(e.contains("games is 1 there and 2 here"), "{e}");
     let e = refused(&["tournament", "--resume", "done", "--seed", "6"], p);
     assert!(e.contains("seed is 5 there and 6 here"), "{e}");
+    // Bots on the command line: what the command leaves out is the stored tournament's.
+    let cli = [
+        "tournament",
+        "--variant",
+        "prostoy",
+        "--games",
+        "1",
+        "--move-time-ms",
+        "3000",
+        "--seed",
+        "7",
+        "-q",
+        "--out",
+        "cli",
+        "builtin:random",
+        "builtin:greedy",
+    ];
+    let out = durak(&cli, p);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let again = [
+        "tournament",
+        "--resume",
+        "cli",
+        "-q",
+        "builtin:random",
+        "builtin:greedy",
+    ];
+    let out = durak(&again, p);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let e = refused(
+        &[
+            "tournament",
+            "--resume",
+            "cli",
+            "builtin:greedy",
+            "builtin:random",
+        ],
+        p,
+    );
+    assert!(
+        e.contains("the bot list is [\"builtin:random\", \"builtin:greedy\"] there"),
+        "{e}"
+    );
+    assert!(!e.contains("variant"), "{e}");
     // The same configuration again is accepted (and finds nothing left to play).
     let out = durak(
         &["tournament", "-c", "ok.toml", "--resume", "done", "-q"],

@@ -691,7 +691,7 @@ impl Tournament {
                 .any(|(a, b)| a.name != b.name)
         {
             cmp(
-                "the bots",
+                "the bot list",
                 format!("[{}]", list(there)),
                 format!("[{}]", list(self)),
             );
