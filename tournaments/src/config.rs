@@ -159,6 +159,22 @@ pub struct BotSection {
     pub max_line_bytes: Option<usize>,
 }
 
+/// The accepted key closest to the unknown one in a parse error ("unknown field `tabel_size`,
+/// expected one of `variant`, ..."), when it is close enough to be a typo (Jaro-Winkler 0.8).
+fn did_you_mean(msg: &str) -> Option<String> {
+    let quoted =
+        |s: &str| -> Vec<String> { s.split('`').skip(1).step_by(2).map(String::from).collect() };
+    let rest = msg.split("unknown field").nth(1)?;
+    let (unknown, expected) = rest.split_once("expected")?;
+    let unknown = quoted(unknown).into_iter().next()?;
+    quoted(expected)
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(&unknown, &k), k))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
 impl ConfigFile {
     /// Read and parse a configuration file; unknown keys are refused with their line.
     pub fn load(path: &Path) -> Result<ConfigFile, String> {
@@ -176,11 +192,18 @@ impl ConfigFile {
         toml::from_str(text).map_err(|e| {
             let msg = e.to_string();
             let fix = if msg.contains("unknown field") {
-                "fix: remove or rename that key; the accepted keys are listed above"
+                match did_you_mean(&msg) {
+                    Some(key) => {
+                        format!("fix: did you mean `{key}`? (the accepted keys are listed above)")
+                    }
+                    None => {
+                        "fix: remove or rename that key; the accepted keys are listed above".into()
+                    }
+                }
             } else if msg.contains("missing field") {
-                "fix: add the missing key (every [[bot]] needs a name and a command)"
+                "fix: add the missing key (every [[bot]] needs a name and a command)".into()
             } else {
-                "fix: correct the TOML at that line"
+                "fix: correct the TOML at that line".to_string()
             };
             format!(
                 "{}: {}\n  {fix}",
@@ -751,6 +774,20 @@ name = "b"
 command = "builtin:greedy"
 move_ms = 50
 "#;
+
+    #[test]
+    fn an_unknown_key_close_to_an_accepted_one_gets_a_suggestion() {
+        let err = |toml: &str| ConfigFile::parse(toml, Path::new("t.toml")).unwrap_err();
+        let e = err("[tournament]\ntabel_size = 2\n");
+        assert!(e.contains("did you mean `table_size`?"), "{e}");
+        // The command-line flag's name for the file's key.
+        let e = err("[[bot]]\nname = \"a\"\ncommand = \"x\"\nmove_time_ms = 5\n");
+        assert!(e.contains("did you mean `move_ms`?"), "{e}");
+        // Nothing close: no guess.
+        let e = err("[tournament]\nzzz = 1\n");
+        assert!(!e.contains("did you mean"), "{e}");
+        assert!(e.contains("remove or rename that key"), "{e}");
+    }
 
     #[test]
     fn defaults_and_per_bot_limits() {
