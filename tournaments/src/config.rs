@@ -465,9 +465,14 @@ impl Input {
             }
         }
         if bots.len() < table_size {
+            let fix = if bots.len() >= 2 {
+                format!(", or set table_size = {} or lower", bots.len())
+            } else {
+                String::new() // a table needs two players at least
+            };
             return Err(format!(
                 "{} bot{} for tables of {table_size} ({})\n  fix: add bots ([[bot]] in the \
-                 configuration file, or on the command line), or lower table_size",
+                 configuration file, or on the command line){fix}",
                 bots.len(),
                 if bots.len() == 1 { "" } else { "s" },
                 self.origin("table_size", ot)
@@ -879,6 +884,7 @@ move_ms = 50
         let mut i = input(&format!("[tournament]\ntable_size = 3\n{BOTS}"));
         let e = i.resolve().unwrap_err();
         assert!(e.contains("2 bots for tables of 3"), "{e}");
+        assert!(e.contains("or set table_size = 2 or lower"), "{e}");
         i.overrides.table_size = Some(9);
         let e = i.resolve().unwrap_err();
         assert!(e.contains("the command line: --table-size 9"), "{e}");
