@@ -261,6 +261,22 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
     let out = durak(&["tournament", "--resume", "cut", "-q"], tmp.path());
     assert!(out.status.success());
     assert_eq!(results(&cut).len(), total);
+
+    // While another run holds the directory, a second one is refused and changes nothing
+    // (two at once used to play every game twice); standings can still be read.
+    let held = durak_tournaments::TournamentDir { path: cut.clone() }
+        .lock()
+        .unwrap();
+    let out = durak(&["tournament", "--resume", "cut", "-q"], tmp.path());
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(e.contains("another `durak tournament` is running"), "{e}");
+    assert_eq!(comparable(&cut), whole);
+    let b = durak(&["standings", "cut", "--json"], tmp.path());
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+    drop(held);
+    let out = durak(&["tournament", "--resume", "cut", "-q"], tmp.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 fn refused(args: &[&str], cwd: &Path) -> String {

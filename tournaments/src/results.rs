@@ -82,6 +82,12 @@ pub struct TournamentDir {
     pub path: PathBuf,
 }
 
+/// A running tournament's hold on its directory (see [`TournamentDir::lock`]).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
 /// The results read back: the lines in file order, and where the valid part of the file ends.
 #[derive(Clone, Debug, Default)]
 pub struct ReadResults {
@@ -186,6 +192,30 @@ impl TournamentDir {
 
     /// Make the directory ready to resume: cut a torn final line, remove replays that were being
     /// written when the referee died.
+    /// Hold the directory for a run that writes to it: an exclusive `flock` on the results
+    /// file, released when the [`DirLock`] drops or the process dies (even by SIGKILL). A
+    /// second run on the same directory is refused instead of playing every game again.
+    pub fn lock(&self) -> Result<DirLock, String> {
+        let path = self.results_path();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(DirLock { _file: file }),
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(format!(
+                "{}: another `durak tournament` is running on this directory (it holds {} \
+                 locked)\n  fix: let it finish, or stop it and run `durak tournament --resume {}`",
+                self.path.display(),
+                RESULTS_FILE,
+                self.path.display()
+            )),
+            Err(e) => Err(format!("{}: cannot lock: {e}", path.display())),
+        }
+    }
+
     pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
         let path = self.results_path();
         if read.torn_tail {

@@ -229,6 +229,8 @@ pub async fn run_tournament(
     dir: &TournamentDir,
     opts: RunOptions,
 ) -> Result<RunSummary, String> {
+    // Before reading or repairing anything: another run may be writing.
+    let _lock = dir.lock()?;
     let schedule = Schedule::build(t);
     let total = schedule.total_games();
     let read = dir.read_results()?;
