@@ -4,9 +4,9 @@
 use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
-use durak_tournaments::results::ResultLine;
+use durak_tournaments::results::{ReadResults, ResultLine};
 use durak_tournaments::runner::{Observer, RunOptions};
-use durak_tournaments::{run_tournament, Standings, Tournament, TournamentDir};
+use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -183,6 +183,9 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             dir.path.display()
         ),
     );
+    // A results file that does not fit the tournament is bad input (exit 2), found before
+    // anything starts; the run checks it again under its lock.
+    checked_results(&t, &dir, args.quiet)?;
     let progress = Arc::new(Progress::new(args.quiet));
     let outcome = crate::runtime()?.block_on(run_tournament(
         &t,
@@ -502,13 +505,56 @@ fn write_html(
 
 pub fn standings(args: StandingsArgs) -> CmdResult {
     let (dir, t) = TournamentDir::open(&args.dir, false)?;
-    let read = dir.read_results()?;
+    let read = checked_results(&t, &dir, false)?;
     print_standings(&t, &read.lines, args.json, args.csv);
     if args.html {
         let index = write_html(&t, &dir, &read.lines)?;
         eprintln!("web pages: {}", index.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The results of `dir`, checked against the tournament's schedule (a mismatch is refused,
+/// exit 2), with notes on what a kill or a hand may have left: a torn last line, missing replays.
+fn checked_results(
+    t: &Tournament,
+    dir: &TournamentDir,
+    quiet: bool,
+) -> Result<ReadResults, String> {
+    let read = dir.read_results()?;
+    verify_results(t, dir, &read)?;
+    if read.torn_tail {
+        note(
+            quiet,
+            &format!(
+                "note: the last line of {} is cut short (the referee was killed while writing \
+                 it): that game is left out, and `durak tournament --resume {}` plays it again",
+                dir.results_path().display(),
+                dir.path.display()
+            ),
+        );
+    }
+    missing_replays_note(dir, &read.lines, quiet);
+    Ok(read)
+}
+
+fn missing_replays_note(dir: &TournamentDir, lines: &[ResultLine], quiet: bool) {
+    let missing = dir.missing_replays(lines);
+    if let Some(first) = missing.first() {
+        note(
+            quiet,
+            &format!(
+                "warning: {} replay{} named in {} {} missing (first: {}): {} games still count, \
+                 but cannot be replayed or verified",
+                missing.len(),
+                if missing.len() == 1 { "" } else { "s" },
+                dir.results_path().display(),
+                if missing.len() == 1 { "is" } else { "are" },
+                first.display(),
+                if missing.len() == 1 { "its" } else { "their" },
+            ),
+        );
+    }
 }
 
 /// The progress bar: games done, ETA, faults so far (hidden with --quiet or off a terminal).

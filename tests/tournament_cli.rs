@@ -863,3 +863,90 @@ fn disqualification_does_not_depend_on_concurrency_or_resume() {
         assert_eq!(comparable(&cut), one, "cut after {k} lines");
     }
 }
+
+/// A tournament directory damaged by hand: `durak standings` refuses results that do not fit
+/// the tournament beside them (as `--resume` does), naming the line, instead of printing wrong
+/// standings; a torn last line and missing replays are noted.
+#[test]
+fn standings_refuse_results_that_do_not_fit_the_tournament() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    let config = "[tournament]\nseed = 9\ngames = 4\n\n[[bot]]\nname = \"r\"\ncommand = \
+                  \"builtin:random\"\n\n[[bot]]\nname = \"g\"\ncommand = \"builtin:greedy\"\n";
+    std::fs::write(p.join("t.toml"), config).unwrap();
+    let out = durak(&["tournament", "-c", "t.toml", "--out", "good", "-q"], p);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let good = durak(&["standings", "good", "--json"], p);
+    assert!(
+        good.status.success() && good.stderr.is_empty(),
+        "{}",
+        text(&good.stderr)
+    );
+    let results = std::fs::read_to_string(p.join("good/results.jsonl")).unwrap();
+    let toml = std::fs::read_to_string(p.join("good/tournament.toml")).unwrap();
+    let first = results.lines().next().unwrap();
+
+    let damaged = |name: &str, results: &str, toml: &str| {
+        copy_dir(&p.join("good"), &p.join(name));
+        std::fs::write(p.join(name).join("results.jsonl"), results).unwrap();
+        std::fs::write(p.join(name).join("tournament.toml"), toml).unwrap();
+        durak(&["standings", name, "--json"], p)
+    };
+    for (name, results, toml, says) in [
+        (
+            "twice",
+            format!("{results}{first}\n"),
+            toml.clone(),
+            "is recorded twice",
+        ),
+        (
+            "games",
+            results.clone(),
+            toml.replace("games = 4", "games = 2"),
+            "this tournament",
+        ),
+        (
+            "seed",
+            results.clone(),
+            toml.replace("seed = 9", "seed = 10"),
+            "not played by",
+        ),
+        (
+            "renamed",
+            results.clone(),
+            toml.replace("\"g\"", "\"h\""),
+            "not played by",
+        ),
+    ] {
+        let out = damaged(name, &results, &toml);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out.stdout));
+        let e = text(&out.stderr);
+        assert!(
+            e.contains(says) && e.contains("results.jsonl: line "),
+            "{name}: {e}"
+        );
+        // --resume refuses it the same way, before anything starts.
+        let out = durak(&["tournament", "--resume", name, "-q"], p);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out.stderr));
+    }
+
+    // A torn last line: left out, with a note; a missing replay: counted, with a warning.
+    let torn = format!("{results}{}", &first[..first.len() / 2]);
+    let out = damaged("torn", &torn, &toml);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), text(&good.stdout));
+    assert!(
+        text(&out.stderr).contains("is cut short"),
+        "{}",
+        text(&out.stderr)
+    );
+    let replay: Value = serde_json::from_str(first).unwrap();
+    std::fs::remove_file(p.join("torn").join(replay["replay"].as_str().unwrap())).unwrap();
+    let out = durak(&["standings", "torn", "--json"], p);
+    assert_eq!(text(&out.stdout), text(&good.stdout));
+    assert!(
+        text(&out.stderr).contains("1 replay named in"),
+        "{}",
+        text(&out.stderr)
+    );
+}

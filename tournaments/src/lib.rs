@@ -22,6 +22,6 @@ pub mod standings;
 
 pub use config::{Bot, ConfigFile, Format, Tournament};
 pub use results::{ResultLine, TournamentDir};
-pub use runner::{run_tournament, Observer, RunOptions, RunSummary};
+pub use runner::{run_tournament, verify_results, Observer, RunOptions, RunSummary};
 pub use schedule::{Schedule, ScheduledGame, Table};
 pub use standings::Standings;

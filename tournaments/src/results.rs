@@ -216,6 +216,15 @@ impl TournamentDir {
         }
     }
 
+    /// Replays that result lines name but that are not there (deleted or moved by hand).
+    pub fn missing_replays(&self, lines: &[ResultLine]) -> Vec<PathBuf> {
+        lines
+            .iter()
+            .filter_map(|l| l.replay.as_ref().map(|r| self.path.join(r)))
+            .filter(|p| !p.is_file())
+            .collect()
+    }
+
     pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
         let path = self.results_path();
         if read.torn_tail {

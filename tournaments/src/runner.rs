@@ -153,6 +153,17 @@ fn count_faults(l: &ResultLine) -> usize {
 }
 
 /// Check the recorded lines against the schedule: each of its games, recorded once.
+/// Check the results read from `dir` against the tournament's schedule: every line a game of
+/// it (table, seats, seed), none twice. A file that fails is refused by `--resume` and by
+/// `durak standings` alike, naming the line.
+pub fn verify_results(
+    t: &Tournament,
+    dir: &TournamentDir,
+    read: &ReadResults,
+) -> Result<(), String> {
+    check_recorded(t, dir, &Schedule::build(t), read)
+}
+
 fn check_recorded(
     t: &Tournament,
     dir: &TournamentDir,
@@ -308,9 +319,13 @@ pub async fn run_tournament(
         .into_inner()
         .expect("shared");
     if let Some(e) = shared.error.or(first_error) {
+        let kept = dir.read_results().map(|r| r.lines.len()).unwrap_or(0);
         return Err(format!(
-            "{e}\n  the games finished so far are recorded: finish with `durak tournament \
-             --resume {}`",
+            "{e}\n  the {kept} game{} in {} {} safe; once the cause is fixed (a full disk?), \
+             finish with `durak tournament --resume {}`",
+            if kept == 1 { "" } else { "s" },
+            dir.results_path().display(),
+            if kept == 1 { "is" } else { "are" },
             dir.path.display()
         ));
     }
