@@ -34,7 +34,11 @@ pub fn wilson(x: u32, n: u32, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At x = 0 and x = n the bound is exactly 0 (or 1); computed, it can miss by a rounding
+    // error (1e-17), and the interval would not contain the rate itself.
+    let low = if x == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let high = if x as f64 == n { 1.0 } else { (centre + half).min(1.0) };
+    (low, high)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -474,6 +478,17 @@ mod tests {
         assert_eq!(lo, 0.0);
         assert!((hi - Z95 * Z95 / (5.0 + Z95 * Z95)).abs() < 1e-12);
         assert_eq!(wilson(0, 0, Z95), (0.0, 1.0));
+        // Every interval contains its rate, exactly at the ends: 0 losses, or all (a
+        // disqualified bot), for every game count (24 of 0 and 10 of 10 used to miss by 1e-17).
+        for n in 1..=2000 {
+            assert_eq!(wilson(0, n, Z95).0, 0.0, "0 of {n}");
+            assert_eq!(wilson(n, n, Z95).1, 1.0, "{n} of {n}");
+            for x in [1, n / 2, n - 1] {
+                let (lo, hi) = wilson(x, n, Z95);
+                let p = x as f64 / n as f64;
+                assert!(lo <= p && p <= hi, "{x} of {n}: {lo}..{hi}");
+            }
+        }
     }
 
     #[test]
