@@ -68,7 +68,7 @@ pub struct TournamentArgs {
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     limits_rlimit: Vec<String>,
     /// Games at once, each with its own bot processes [default: the number of cores]
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     concurrency: Option<usize>,
     /// `auto`: when there are at least as many CPUs as games at once, each game gets its own
     /// CPUs (its referee thread and its bots are pinned to them); `off`: the kernel places them.

@@ -391,6 +391,19 @@ impl Input {
         let (max_faults, _) = pick!(max_consecutive_faults);
         let max_consecutive_faults = max_faults.unwrap_or(DEFAULT_MAX_CONSECUTIVE_FAULTS);
 
+        // A limit given on the command line applies to every bot, over the file's values.
+        for (key, v) in [
+            ("startup_ms", o.startup_ms),
+            ("move_ms", o.move_ms),
+            ("max_line_bytes", o.max_line_bytes.map(|v| v as u64)),
+        ] {
+            if v == Some(0) {
+                return Err(format!(
+                    "{}: it must be positive\n  fix: give a positive value (or leave it out)",
+                    self.setting(key, true, "0".into())
+                ));
+            }
+        }
         let base = Limits::default();
         let defaults = Limits {
             startup_ms: pick!(startup_ms).0.unwrap_or(base.startup_ms),
@@ -431,10 +444,13 @@ impl Input {
                     command: b.command.clone(),
                     cwd,
                     limits: Limits {
-                        startup_ms: b.startup_ms.unwrap_or(defaults.startup_ms),
-                        move_ms: b.move_ms.unwrap_or(defaults.move_ms),
-                        bank_ms: b.bank_ms.unwrap_or(defaults.bank_ms),
-                        max_line_bytes: b.max_line_bytes.unwrap_or(defaults.max_line_bytes),
+                        startup_ms: o.startup_ms.or(b.startup_ms).unwrap_or(defaults.startup_ms),
+                        move_ms: o.move_ms.or(b.move_ms).unwrap_or(defaults.move_ms),
+                        bank_ms: o.bank_ms.or(b.bank_ms).unwrap_or(defaults.bank_ms),
+                        max_line_bytes: o
+                            .max_line_bytes
+                            .or(b.max_line_bytes)
+                            .unwrap_or(defaults.max_line_bytes),
                     },
                 };
                 self.check_bot(&bot, &here)?;
@@ -806,6 +822,23 @@ move_ms = 50
         assert_eq!(t.bots[1].limits.move_ms, 50);
         assert_eq!(t.bots[1].limits.bank_ms, 7);
         assert_eq!(t.bots[0].cwd, PathBuf::from("/tmp/conf"));
+        // A limit on the command line wins over the file's, per-bot ones included.
+        let mut i = input(&format!("[tournament]\nseed = 5\nmove_ms = 40\n{BOTS}"));
+        i.overrides.move_ms = Some(70);
+        let t = i.resolve().unwrap();
+        assert_eq!(
+            (t.bots[0].limits.move_ms, t.bots[1].limits.move_ms),
+            (70, 70)
+        );
+        // So a resume given another limit sees the difference.
+        let stored = input(&format!("[tournament]\nseed = 5\n{BOTS}"))
+            .resolve()
+            .unwrap();
+        assert!(t.differences(&stored).iter().any(|d| d.contains("move_ms")));
+        // A zero on the command line is blamed on the command line.
+        i.overrides.max_line_bytes = Some(0);
+        let e = i.resolve().unwrap_err();
+        assert!(e.contains("the command line: --max-line-bytes 0"), "{e}");
     }
 
     #[test]

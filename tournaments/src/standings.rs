@@ -36,8 +36,16 @@ pub fn wilson(x: u32, n: u32, z: f64) -> (f64, f64) {
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
     // At x = 0 and x = n the bound is exactly 0 (or 1); computed, it can miss by a rounding
     // error (1e-17), and the interval would not contain the rate itself.
-    let low = if x == 0 { 0.0 } else { (centre - half).max(0.0) };
-    let high = if x as f64 == n { 1.0 } else { (centre + half).min(1.0) };
+    let low = if x == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let high = if x as f64 == n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
     (low, high)
 }
 
