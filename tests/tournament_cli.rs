@@ -950,3 +950,57 @@ fn standings_refuse_results_that_do_not_fit_the_tournament() {
         text(&out.stderr)
     );
 }
+
+/// Two bots that cannot start at one table: nobody plays and nobody wins (a draw), whether they
+/// fail to start or forfeit, so they do not collect wins against each other; the replays of
+/// those games verify.
+#[test]
+fn a_game_where_every_seat_forfeits_is_a_draw() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("dead.sh"), "exit 1\n").unwrap();
+    std::fs::write(
+        tmp.path().join("t.toml"),
+        "[tournament]\nseed = 4\ngames = 2\nconcurrency = 1\n\n\
+         [[bot]]\nname = \"dead-1\"\ncommand = \"sh dead.sh\"\n\n\
+         [[bot]]\nname = \"dead-2\"\ncommand = \"sh dead.sh\"\n\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n",
+    )
+    .unwrap();
+    let out = durak(
+        &["tournament", "-c", "t.toml", "--out", "out", "--json", "-q"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dir = tmp.path().join("out");
+    let both_out: Vec<Value> = results(&dir)
+        .into_iter()
+        .filter(|l| l["faults"].as_array().unwrap().len() == 2)
+        .collect();
+    // Their first game (both fail to start), then three where both forfeit.
+    assert_eq!(both_out.len(), 4, "{both_out:?}");
+    for l in &both_out {
+        assert_eq!(
+            (l["draw"].as_bool(), l["loser"].is_null()),
+            (Some(true), true),
+            "{l}"
+        );
+        let replay = dir.join(l["replay"].as_str().unwrap());
+        let v = durak(
+            &["replay", "--verify", replay.to_str().unwrap()],
+            tmp.path(),
+        );
+        assert!(v.status.success(), "{}{}", text(&v.stdout), text(&v.stderr));
+    }
+    // Against each other, the two dead bots won nothing.
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text_of = s.to_string();
+    for b in s["standings"].as_array().unwrap() {
+        if b["bot"] != "greedy" {
+            assert_eq!(
+                b["losses"].as_u64().unwrap() + b["draws"].as_u64().unwrap(),
+                b["games"].as_u64().unwrap(),
+                "{text_of}"
+            );
+        }
+    }
+}

@@ -597,7 +597,12 @@ async fn play_game(
     }
 
     let mut outcome: Option<Outcome> = None;
-    if let Some(f) = run.faults.first() {
+    let everyone_faulted = (0..n).all(|seat| run.faults.iter().any(|f| f.seat == seat));
+    if everyone_faulted {
+        // No seat could play (each forfeited or failed to start): nobody wins, a draw, so that
+        // bots that never play do not collect wins against each other.
+        outcome = Some(Outcome { loser: None });
+    } else if let Some(f) = run.faults.first() {
         outcome = Some(Outcome {
             loser: Some(f.seat),
         });

@@ -670,7 +670,20 @@ impl Walk<'_> {
                 ),
             );
         }
-        if let Some(first) = self.faults.first().cloned() {
+        let players = self.replay.header.players;
+        let everyone_faulted = (0..players).all(|seat| self.faults.iter().any(|f| f.seat == seat));
+        if everyone_faulted {
+            // Nobody could play (each seat forfeited or failed to start): a draw.
+            if r.loser.is_some() || !r.draw {
+                self.diverge(
+                    number,
+                    format!(
+                        "the result says {}, but every seat faulted before play, which is a draw",
+                        result_words(r.loser, r.draw)
+                    ),
+                );
+            }
+        } else if let Some(first) = self.faults.first().cloned() {
             if r.loser != Some(first.seat) || r.draw {
                 self.diverge(
                     number,
