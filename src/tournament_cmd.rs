@@ -187,7 +187,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
     // anything starts; the run checks it again under its lock.
     checked_results(&t, &dir, args.quiet)?;
     let progress = Arc::new(Progress::new(args.quiet));
-    let outcome = crate::runtime()?.block_on(run_tournament(
+    let run = run_tournament(
         &t,
         &dir,
         RunOptions {
@@ -201,7 +201,21 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                 durak_referee::affinity::groups(concurrency)
             },
         },
-    ));
+    );
+    let outcome = crate::runtime()?.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return run.await;
+        };
+        tokio::select! {
+            r = run => r,
+            _ = int.recv() => interrupted(&progress, &dir, "Ctrl-C", 130),
+            _ = term.recv() => interrupted(&progress, &dir, "SIGTERM", 143),
+        }
+    });
     progress.bar.finish_and_clear();
     let summary = match outcome {
         Ok(s) => s,
@@ -233,6 +247,20 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         ),
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stopped by a signal: say what is kept and how to go on, then exit at once. What is recorded
+/// is safe as after a kill (each line after its replay); the bots die with the referee.
+fn interrupted(progress: &Progress, dir: &TournamentDir, how: &str, code: i32) -> ! {
+    progress.bar.finish_and_clear();
+    let kept = dir.read_results().map(|r| r.lines.len()).unwrap_or(0);
+    eprintln!(
+        "stopped ({how}): {kept} game{} recorded in {}; finish with `durak tournament --resume {}`",
+        if kept == 1 { " is" } else { "s are" },
+        dir.results_path().display(),
+        dir.path.display()
+    );
+    std::process::exit(code)
 }
 
 /// A new tournament: from a configuration file and/or bots, or the demo.

@@ -1004,3 +1004,50 @@ fn a_game_where_every_seat_forfeits_is_a_draw() {
         }
     }
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM stops a tournament at once, saying what is kept and how to go on;
+/// `--resume` then finishes it with every game once.
+#[test]
+fn a_signal_stops_a_tournament_with_the_way_to_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.toml"), RESUME_CONFIG).unwrap();
+    let total = 3 * 2 * 30;
+    for (signal, out, says, code) in [
+        ("-INT", "int", "stopped (Ctrl-C)", 130),
+        ("-TERM", "term", "stopped (SIGTERM)", 143),
+    ] {
+        let dir = tmp.path().join(out);
+        let child = Command::new(DURAK)
+            .args(["tournament", "-c", "t.toml", "--out", out, "-q"])
+            .current_dir(tmp.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while results(&dir).len() < 10 {
+            assert!(Instant::now() < deadline, "no progress");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let kill = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let o = child.wait_with_output().unwrap();
+        let e = text(&o.stderr);
+        assert!(!o.status.success(), "finished before the signal: {e}");
+        assert_eq!(o.status.code(), Some(code), "{e}");
+        assert!(
+            e.contains(says) && e.contains(&format!("--resume {out}")),
+            "{e}"
+        );
+        let o = durak(&["tournament", "--resume", out, "-q"], tmp.path());
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let ids: Vec<u64> = comparable(&dir)
+            .iter()
+            .map(|l| l["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, (0..total as u64).collect::<Vec<_>>(), "each game once");
+    }
+}
