@@ -426,6 +426,12 @@ impl Input {
                         i + 1
                     ));
                 }
+                if b.name.chars().any(char::is_control) {
+                    return Err(format!(
+                        "{here}: the name holds a control character (a line break, a tab...)\n  \
+                         fix: give a name on one line; it is printed in tables and file names"
+                    ));
+                }
                 let cwd = match &b.cwd {
                     Some(c) => absolute(&file_dir, Path::new(c)),
                     None => file_dir.clone(),
@@ -808,6 +814,17 @@ move_ms = 50
         let e = err("[tournament]\nzzz = 1\n");
         assert!(!e.contains("did you mean"), "{e}");
         assert!(e.contains("remove or rename that key"), "{e}");
+    }
+
+    #[test]
+    fn a_bot_name_on_two_lines_is_refused() {
+        let e = input("[[bot]]\nname = \"a\\nb\"\ncommand = \"builtin:random\"\n")
+            .resolve()
+            .unwrap_err();
+        assert!(
+            e.contains("control character") && e.contains("[[bot]] #1"),
+            "{e}"
+        );
     }
 
     #[test]
