@@ -162,12 +162,15 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                 .unwrap_or(1)
         })
         .max(1);
+    // A results file that does not fit the tournament is bad input (exit 2), found before
+    // anything starts; the run checks it again under its lock.
+    let recorded = checked_results(&t, &dir, args.quiet)?.lines.len();
+    let finished = recorded == durak_tournaments::Schedule::build(&t).total_games();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     note(
         args.quiet,
         &format!(
-            "{} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
-             {} at once; results in {} (stop it any time, finish it with --resume)",
+            "{} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n{}",
             t.variant.name(),
             t.format.describe(),
             t.table_size,
@@ -175,17 +178,24 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             if t.games == 1 { "" } else { "s" },
             t.seed,
             bots.join(", "),
-            if concurrency == 1 {
-                "1 game".to_string()
+            if finished {
+                format!(
+                    "finished: all {recorded} games are in {}",
+                    dir.path.display()
+                )
             } else {
-                format!("{concurrency} games")
-            },
-            dir.path.display()
+                format!(
+                    "{} at once; results in {} (stop it any time, finish it with --resume)",
+                    if concurrency == 1 {
+                        "1 game".to_string()
+                    } else {
+                        format!("{concurrency} games")
+                    },
+                    dir.path.display()
+                )
+            }
         ),
     );
-    // A results file that does not fit the tournament is bad input (exit 2), found before
-    // anything starts; the run checks it again under its lock.
-    checked_results(&t, &dir, args.quiet)?;
     let progress = Arc::new(Progress::new(args.quiet));
     let run = run_tournament(
         &t,
