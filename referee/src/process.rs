@@ -81,11 +81,14 @@ impl BotCommand {
         let p = &self.program;
         let base = self.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         if p.components().count() > 1 || p.is_absolute() {
-            let full = if p.is_absolute() {
+            let full: PathBuf = if p.is_absolute() {
                 p.clone()
             } else {
                 base.join(p)
-            };
+            }
+            .components()
+            .filter(|c| c != &std::path::Component::CurDir)
+            .collect();
             if !full.exists() {
                 return Err(format!(
                     "bot {:?}: {} does not exist",
@@ -100,14 +103,15 @@ impl BotCommand {
                     full.display()
                 ));
             }
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&full).map(|m| m.permissions().mode());
-            if mode.is_ok_and(|m| m & 0o111 == 0) {
+            // As this user would run it (as root: any execute bit).
+            if rustix::fs::access(&full, rustix::fs::Access::EXEC_OK).is_err() {
                 return Err(format!(
-                    "bot {:?}: {} is not executable: run `chmod +x {}` (a script also needs a                      first line such as `#!/usr/bin/env python3`), or name its interpreter:                      \"{} {}\"",
+                    "bot {:?}: {} is not executable: run `chmod +x {}` (a script also needs a \
+                     first line such as `#!/usr/bin/env python3`), or name its interpreter: \
+                     \"{} {}\"",
                     self.spec,
                     full.display(),
-                    p.display(),
+                    full.display(),
                     interpreter_for(p),
                     p.display()
                 ));
@@ -115,7 +119,8 @@ impl BotCommand {
         } else if which(p).is_none() {
             if base.join(p).is_file() {
                 return Err(format!(
-                    "bot {:?}: {} is not a program on PATH; for the file {} here, write \"./{}\"                      (if it is executable) or name its interpreter: \"{} {}\"",
+                    "bot {:?}: {} is not a program on PATH; for the file {} here, write \"./{}\" \
+                     (if it is executable) or name its interpreter: \"{} {}\"",
                     self.spec,
                     p.display(),
                     p.display(),
@@ -680,7 +685,7 @@ mod tests {
         // A path to a file that cannot run.
         let e = check("./mybot.py").unwrap_err();
         assert!(e.contains("is not executable"), "{e}");
-        assert!(e.contains("chmod +x ./mybot.py"), "{e}");
+        assert!(e.contains(&format!("chmod +x {}", script.display())), "{e}");
         assert!(e.contains("\"python3 ./mybot.py\""), "{e}");
         // A bare name looks on PATH only, though the file is here.
         let e = check("mybot.py").unwrap_err();
