@@ -465,9 +465,12 @@ impl GameRun<'_> {
         let seat = f.seat;
         // A process that finished a game and died before saying anything in this one most
         // likely exits on game_end: say so, rather than a bare crash.
-        if let Some(live) = seats[seat].live.as_ref() {
-            let ended = matches!(f.kind, FaultKind::Crash | FaultKind::Closed);
-            if ended && live.games_done > 0 && !live.answered {
+        if let Some(live) = seats[seat].live.as_mut() {
+            // Exited by itself with a status code (not killed by a signal: a CPU limit, a
+            // segfault), in a game it said nothing in, after finishing one.
+            let exited = f.kind == FaultKind::Crash
+                && live.proc.try_exit().is_some_and(|st| st.code().is_some());
+            if exited && live.games_done > 0 && !live.answered {
                 f.detail.push_str(
                     ", before its first answer in this game: it ended after the previous \
                      game's game_end. Keep reading stdin after game_end (the next game_start \
