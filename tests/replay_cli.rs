@@ -352,3 +352,27 @@ fn play_never_mixes_or_overwrites_replays() {
     );
     assert_eq!(count("replays/play-50"), 3);
 }
+
+/// A game in which no seat could start is a draw, and every view says so: no seat "loses by
+/// fault", and the replay verifies.
+#[test]
+fn a_game_nobody_could_start_reads_as_a_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let replays = dir.path().join("r");
+    let o = durak(&[
+        "play",
+        "--replay-dir",
+        replays.to_str().unwrap(),
+        "sh -c 'exit 1'",
+        "sh -c 'exit 3'",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let game = replays.join("game-0000.jsonl");
+    let all = durak(&["replay", "--all", game.to_str().unwrap()]);
+    let text = stdout(&all);
+    assert!(text.contains("a draw: no seat could play"), "{text}");
+    assert!(text.contains("seat 0 (sh -c 'exit 1') faulted"), "{text}");
+    assert!(!text.contains("loses by fault"), "{text}");
+    let v = durak(&["replay", "--verify", game.to_str().unwrap()]);
+    assert!(v.status.success(), "{}{}", stdout(&v), stderr(&v));
+}

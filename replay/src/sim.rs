@@ -604,13 +604,16 @@ impl Walk<'_> {
             },
             None => {
                 let outcome = self.game.outcome();
+                let everyone_faulted = self.everyone_faulted();
                 End {
                     loser: self
                         .faults
                         .first()
                         .map(|f| f.seat)
+                        .filter(|_| !everyone_faulted)
                         .or(outcome.and_then(|o| o.loser)),
-                    draw: self.faults.is_empty() && outcome.is_some_and(|o| o.is_draw()),
+                    draw: everyone_faulted
+                        || (self.faults.is_empty() && outcome.is_some_and(|o| o.is_draw())),
                     faults: self.faults.clone(),
                     moves: self.game.move_count(),
                     duration_ms: None,
@@ -649,6 +652,11 @@ impl Walk<'_> {
         }
     }
 
+    /// Every seat faulted (each forfeited or failed to start: nobody could play): a draw.
+    fn everyone_faulted(&self) -> bool {
+        (0..self.replay.header.players).all(|seat| self.faults.iter().any(|f| f.seat == seat))
+    }
+
     fn check_result(&mut self, number: usize, r: &ResultRecord) {
         if r.faults != self.faults {
             let listed: Vec<String> = r
@@ -670,8 +678,7 @@ impl Walk<'_> {
                 ),
             );
         }
-        let players = self.replay.header.players;
-        let everyone_faulted = (0..players).all(|seat| self.faults.iter().any(|f| f.seat == seat));
+        let everyone_faulted = self.everyone_faulted();
         if everyone_faulted {
             // Nobody could play (each seat forfeited or failed to start): a draw.
             if r.loser.is_some() || !r.draw {

@@ -207,29 +207,37 @@ pub fn fault_words(kind: &str) -> &'static str {
     }
 }
 
-/// A fault as one sentence.
-pub fn fault_text(h: &Header, f: &FaultRecord) -> String {
+/// A fault as one sentence; `loses`: the fault cost this seat the game (the first fault does,
+/// unless every seat faulted before play, which is a draw).
+pub fn fault_text(h: &Header, f: &FaultRecord, loses: bool) -> String {
     let rule = f
         .rule
         .as_deref()
         .map(|r| format!(" (rule {r})"))
         .unwrap_or_default();
     format!(
-        "{} loses by fault: {}{rule}. {}",
+        "{} {}: {}{rule}. {}",
         seat_name(h, f.seat),
+        if loses { "loses by fault" } else { "faulted" },
         fault_words(&f.kind),
         f.detail
     )
 }
 
-fn fault_view(h: &Header, f: &FaultRecord) -> FaultView {
+fn fault_view(h: &Header, f: &FaultRecord, loser: Option<Seat>) -> FaultView {
+    let loses = loser == Some(f.seat);
     FaultView {
         seat: f.seat,
         kind: f.kind.clone(),
         rule: f.rule.clone(),
         detail: f.detail.clone(),
-        text: fault_text(h, f),
-        short: format!("seat {} loses by fault: {}", f.seat, fault_words(&f.kind)),
+        text: fault_text(h, f, loses),
+        short: format!(
+            "seat {} {}: {}",
+            f.seat,
+            if loses { "loses by fault" } else { "faulted" },
+            fault_words(&f.kind)
+        ),
     }
 }
 
@@ -440,6 +448,9 @@ pub fn legal_text(l: &Legal, variant: Variant) -> String {
 /// How a game ended, in words.
 pub fn result_text(h: &Header, end: &crate::sim::End) -> String {
     let mut s = match (end.loser, end.draw) {
+        (_, true) if !end.faults.is_empty() => {
+            "a draw: no seat could play (each forfeited or could not start)".to_string()
+        }
         (_, true) => "a draw: every player is out (C-9)".to_string(),
         (Some(l), false) => {
             if end.faults.first().is_some_and(|f| f.seat == l) {
@@ -590,7 +601,11 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
         elapsed_ms,
         timing,
         refused,
-        faults: step.faults.iter().map(|f| fault_view(h, f)).collect(),
+        faults: step
+            .faults
+            .iter()
+            .map(|f| fault_view(h, f, sim.end().loser))
+            .collect(),
         events,
         table: public
             .table

@@ -142,8 +142,11 @@ impl Standings {
                     dq[b].get_or_insert(l.id);
                 }
             }
-            // Weng-Lin: one-player teams; the durak last, the others tied first.
-            if seats.iter().all(Option::is_some) && seats.len() >= 2 {
+            // Weng-Lin: one-player teams; the durak last, the others tied first. A game nobody
+            // played (every seat faulted before play: a draw) says nothing of skill.
+            let nobody_played =
+                (0..seats.len()).all(|seat| l.faults.iter().any(|f| f.seat == seat));
+            if seats.iter().all(Option::is_some) && seats.len() >= 2 && !nobody_played {
                 let teams: Vec<[WengLinRating; 1]> =
                     seats.iter().map(|b| [ratings[b.unwrap()]]).collect();
                 let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams

@@ -264,6 +264,24 @@ fn three_player_game_the_durak_last_the_others_tied() {
     assert_eq!((y.losses, x.losses, z.losses), (1, 0, 0));
 }
 
+/// A game nobody played (both seats forfeited: a draw) counts as a game and a draw, and moves
+/// no rating: it says nothing of skill.
+#[test]
+fn a_game_nobody_played_moves_no_rating() {
+    let t = tournament(&["a", "b"], 2);
+    let mut void = line(0, &["a", "b"], None);
+    void.faults = vec![
+        fault(0, "a", FaultKind::Forfeit),
+        fault(1, "b", FaultKind::StartFailed),
+    ];
+    let s = Standings::compute(&t, &[void]);
+    for name in ["a", "b"] {
+        let b = get(&s, name);
+        assert_eq!((b.games, b.draws, b.losses), (1, 1, 0));
+        assert!(close(b.rating, 25.0) && close(b.rating_uncertainty, 25.0 / 3.0));
+    }
+}
+
 #[test]
 fn standings_read_back_from_a_results_file() {
     let dir = tempfile::tempdir().unwrap();
