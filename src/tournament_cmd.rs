@@ -328,37 +328,31 @@ fn resume_target(
             None if args.bots.is_empty() => {
                 Some((dir.config_path(), ConfigFile::load(&dir.config_path())?))
             }
-            None => None,
+            None => {
+                // Bots on the command line: what the command leaves out is the stored
+                // tournament's, not the defaults, so a mismatch is only what the organiser
+                // gave, and messages name DIR/tournament.toml for the rest. Its bots are the
+                // command line's; their limits, the stored ones when all bots share them.
+                let mut there = stored.to_config_file();
+                let common = |f: fn(&BotSection) -> Option<u64>| {
+                    let first = there.bots.first().and_then(f);
+                    there
+                        .bots
+                        .iter()
+                        .all(|b| f(b) == first)
+                        .then_some(first)
+                        .flatten()
+                };
+                let t = &mut there.tournament;
+                t.move_ms = common(|b| b.move_ms);
+                t.bank_ms = common(|b| b.bank_ms);
+                t.startup_ms = common(|b| b.startup_ms);
+                t.max_line_bytes =
+                    common(|b| b.max_line_bytes.map(|v| v as u64)).map(|v| v as usize);
+                there.bots.clear();
+                Some((dir.config_path(), there))
+            }
         };
-        if file.is_none() {
-            // Bots on the command line: what the command leaves out is the stored tournament's,
-            // not the defaults (a mismatch is only what the organiser actually gave).
-            let there = stored.to_config_file();
-            let t = there.tournament;
-            let o = &mut overrides;
-            o.variant = o.variant.take().or(t.variant);
-            o.format = o.format.take().or(t.format);
-            o.table_size = o.table_size.or(t.table_size);
-            o.games = o.games.or(t.games);
-            o.challenger = o.challenger.take().or(t.challenger);
-            o.max_consecutive_faults = o.max_consecutive_faults.or(t.max_consecutive_faults);
-            // Limits, when every stored bot has the same.
-            let common = |f: fn(&BotSection) -> Option<u64>| {
-                let first = there.bots.first().and_then(f);
-                there
-                    .bots
-                    .iter()
-                    .all(|b| f(b) == first)
-                    .then_some(first)
-                    .flatten()
-            };
-            o.move_ms = o.move_ms.or(common(|b| b.move_ms));
-            o.bank_ms = o.bank_ms.or(common(|b| b.bank_ms));
-            o.startup_ms = o.startup_ms.or(common(|b| b.startup_ms));
-            o.max_line_bytes = o
-                .max_line_bytes
-                .or(common(|b| b.max_line_bytes.map(|v| v as u64)).map(|v| v as usize));
-        }
         let has_seed = file
             .as_ref()
             .is_some_and(|(_, f)| f.tournament.seed.is_some());
