@@ -46,16 +46,16 @@ pub struct TournamentArgs {
     /// Disqualify a bot after this many faulted games in a row; 0: never [default: 3]
     #[arg(long)]
     max_consecutive_faults: Option<u32>,
-    /// Default time limit per decision, in milliseconds [default: 1000]
+    /// Time limit per decision of every bot, in milliseconds (over the file's) [default: 1000]
     #[arg(long)]
     move_time_ms: Option<u64>,
-    /// Default time bank per game, in milliseconds [default: 10000]
+    /// Time bank per game of every bot, in milliseconds (over the file's) [default: 10000]
     #[arg(long)]
     bank_ms: Option<u64>,
-    /// Default time to start and say hello, in milliseconds [default: 10000]
+    /// Time to start and say hello, every bot, in milliseconds (over the file's) [default: 10000]
     #[arg(long)]
     startup_ms: Option<u64>,
-    /// Default longest line a bot may send, in bytes [default: 1048576]
+    /// Longest line a bot may send, every bot, in bytes (over the file's) [default: 1048576]
     #[arg(long)]
     max_line_bytes: Option<usize>,
     /// Bot isolation: `default` (process group, private directory, cleared environment,
@@ -162,8 +162,10 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                 .unwrap_or(1)
         })
         .max(1);
+    // Held from before anything of the directory is read until the run is over.
+    let lock = dir.lock()?;
     // A results file that does not fit the tournament is bad input (exit 2), found before
-    // anything starts; the run checks it again under its lock.
+    // anything starts.
     let recorded = checked_results(&t, &dir, args.quiet)?.lines.len();
     let finished = recorded == durak_tournaments::Schedule::build(&t).total_games();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
@@ -200,6 +202,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
     let run = run_tournament(
         &t,
         &dir,
+        &lock,
         RunOptions {
             concurrency,
             observer: progress.clone(),
@@ -226,6 +229,13 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             _ = term.recv() => interrupted(&progress, &dir, "SIGTERM", 143),
         }
     });
+    // The signal handlers tokio installed stay after the run: give Ctrl-C and SIGTERM their
+    // default action back, so they still stop what follows (web pages, printing).
+    // SAFETY: setting the default disposition of two signals; nothing else handles them now.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+    }
     progress.bar.finish_and_clear();
     let summary = match outcome {
         Ok(s) => s,
@@ -576,14 +586,19 @@ fn missing_replays_note(dir: &TournamentDir, lines: &[ResultLine], quiet: bool) 
         note(
             quiet,
             &format!(
-                "warning: {} replay{} named in {} {} missing (first: {}): {} games still count, \
+                "warning: {} replay{} named in {} {} missing (first: {}): {} still count{}, \
                  but cannot be replayed or verified",
                 missing.len(),
                 if missing.len() == 1 { "" } else { "s" },
                 dir.results_path().display(),
                 if missing.len() == 1 { "is" } else { "are" },
                 first.display(),
-                if missing.len() == 1 { "its" } else { "their" },
+                if missing.len() == 1 {
+                    "its game"
+                } else {
+                    "their games"
+                },
+                if missing.len() == 1 { "s" } else { "" },
             ),
         );
     }

@@ -300,6 +300,10 @@ impl Session<'_> {
                 End::Fault(kind) => {
                     losses[BOT] += 1;
                     let answered = check.exchanges.iter().any(|x| x.answer.is_some());
+                    if finished > 0 && answered {
+                        // It lived on after game_end and answered in this game.
+                        self.findings.games_continued += 1;
+                    }
                     if finished > 0
                         && !answered
                         && matches!(kind, FaultKind::Crash | FaultKind::Closed)

@@ -73,6 +73,7 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
     static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = TournamentDir::create(&root.join(format!("t{n}")), t).expect("directory");
+    let lock = dir.lock().expect("lock");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -82,6 +83,7 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
         .block_on(run_tournament(
             t,
             &dir,
+            &lock,
             RunOptions {
                 concurrency,
                 observer: Arc::new(Silent),

@@ -21,7 +21,7 @@ pub mod schedule;
 pub mod standings;
 
 pub use config::{Bot, ConfigFile, Format, Tournament};
-pub use results::{ResultLine, TournamentDir};
+pub use results::{DirLock, ResultLine, TournamentDir};
 pub use runner::{run_tournament, verify_results, Observer, RunOptions, RunSummary};
 pub use schedule::{Schedule, ScheduledGame, Table};
 pub use standings::Standings;

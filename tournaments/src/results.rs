@@ -190,8 +190,6 @@ impl TournamentDir {
         read_results_file(&self.results_path())
     }
 
-    /// Make the directory ready to resume: cut a torn final line, remove replays that were being
-    /// written when the referee died.
     /// Hold the directory for a run that writes to it: an exclusive `flock` on the results
     /// file, released when the [`DirLock`] drops or the process dies (even by SIGKILL). A
     /// second run on the same directory is refused instead of playing every game again.
@@ -225,6 +223,8 @@ impl TournamentDir {
             .collect()
     }
 
+    /// Make the directory ready to resume: cut a torn final line, remove replays that were being
+    /// written when the referee died.
     pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
         let path = self.results_path();
         if read.torn_tail {

@@ -12,7 +12,7 @@
 //! where a killed run was resumed.
 
 use crate::config::Tournament;
-use crate::results::{FaultLine, ReadResults, ResultLine, ResultsWriter, TournamentDir};
+use crate::results::{DirLock, FaultLine, ReadResults, ResultLine, ResultsWriter, TournamentDir};
 use crate::schedule::{Schedule, Table};
 use durak_protocol::FaultKind;
 use durak_referee::{play_match_with, GameRecord, MatchConfig, ReplayLog, SeatSpec};
@@ -152,7 +152,6 @@ fn count_faults(l: &ResultLine) -> usize {
         .count()
 }
 
-/// Check the recorded lines against the schedule: each of its games, recorded once.
 /// Check the results read from `dir` against the tournament's schedule: every line a game of
 /// it (table, seats, seed), none twice. A file that fails is refused by `--resume` and by
 /// `durak standings` alike, naming the line.
@@ -164,6 +163,7 @@ pub fn verify_results(
     check_recorded(t, dir, &Schedule::build(t), read)
 }
 
+/// Check the recorded lines against the schedule: each of its games, recorded once.
 fn check_recorded(
     t: &Tournament,
     dir: &TournamentDir,
@@ -235,13 +235,15 @@ fn played_of(
 /// that order, as if the games had been played one by one. A game that turns out to have been
 /// played by a bot already disqualified before it (its table started before that was known) is
 /// not recorded; its table stops, and the next pass plays its remaining games as forfeits.
+///
+/// The caller holds the directory ([`TournamentDir::lock`]) from before it reads anything of it
+/// until this returns: no other run can write it meanwhile.
 pub async fn run_tournament(
     t: &Tournament,
     dir: &TournamentDir,
+    _held: &DirLock,
     opts: RunOptions,
 ) -> Result<RunSummary, String> {
-    // Before reading or repairing anything: another run may be writing.
-    let _lock = dir.lock()?;
     let schedule = Schedule::build(t);
     let total = schedule.total_games();
     let read = dir.read_results()?;
