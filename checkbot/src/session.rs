@@ -627,16 +627,7 @@ impl Session<'_> {
                 return (x, None);
             }
         };
-        if answer_id != id {
-            let r = Refusal {
-                kind: FaultKind::Schema,
-                rule: None,
-                pointer: Some("/id".into()),
-                message: format!(
-                    "/id: the answer is for request {answer_id}, but the open request is {id} \
-                     (answer each request once, echoing its id)"
-                ),
-            };
+        if let Err(r) = proto::check_answer_id(answer_id, id) {
             fail(&mut x, refusal_problem(&r, decision));
             return (x, None);
         }

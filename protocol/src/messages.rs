@@ -572,6 +572,19 @@ pub fn game_end(game: u32, outcome: Outcome, faults: &[Fault]) -> Value {
            "faults": faults})
 }
 
+/// Whether nobody could play: every one of `players` seats faulted before play (each forfeited
+/// or failed to start). Such a game is a draw, and says nothing of skill. The first faulting
+/// seat is the durak otherwise (a game ends at its first fault once play has begun).
+pub fn nobody_played(players: usize, faulted: impl IntoIterator<Item = Seat>) -> bool {
+    let mut seen = vec![false; players];
+    for s in faulted {
+        if let Some(x) = seen.get_mut(s) {
+            *x = true;
+        }
+    }
+    players > 0 && seen.iter().all(|&x| x)
+}
+
 pub fn match_end(games: u32, losses: &[u32], draws: u32) -> Value {
     json!({"type": "match_end", "games": games, "losses": losses, "draws": draws})
 }
@@ -675,6 +688,22 @@ fn card_list(v: &Value, pointer: &str) -> Result<CardSet, Refusal> {
         set.insert(card);
     }
     Ok(set)
+}
+
+/// An answer must echo the id of the open request (fault `schema`, at `/id`).
+pub fn check_answer_id(answer_id: u64, open: u64) -> Result<(), Refusal> {
+    if answer_id == open {
+        return Ok(());
+    }
+    Err(Refusal {
+        kind: FaultKind::Schema,
+        rule: None,
+        pointer: Some("/id".into()),
+        message: format!(
+            "/id: the answer is for request {answer_id}, but the open request is {open} \
+             (answer each request once, echoing its id)"
+        ),
+    })
 }
 
 /// Validate an answer and read its request id and move. Rule checks come after, in the engine.
@@ -828,4 +857,29 @@ impl Serialize for AnswerMsg<'_> {
 /// A bot's hello line.
 pub fn bot_hello(name: &str, version: &str) -> Value {
     json!({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name, "version": version})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nobody_played_only_when_every_seat_faulted() {
+        assert!(nobody_played(2, [1, 0]));
+        assert!(nobody_played(3, [0, 2, 1, 2]));
+        assert!(!nobody_played(3, [0, 2]));
+        assert!(!nobody_played(2, []));
+        assert!(!nobody_played(2, [0, 0]));
+    }
+
+    #[test]
+    fn an_answer_to_another_request_is_a_schema_fault_at_id() {
+        assert!(check_answer_id(7, 7).is_ok());
+        let r = check_answer_id(6, 7).unwrap_err();
+        assert_eq!(
+            (r.kind, r.pointer.as_deref()),
+            (FaultKind::Schema, Some("/id"))
+        );
+        assert!(r.message.contains("request 6") && r.message.contains("open request is 7"));
+    }
 }

@@ -600,8 +600,7 @@ async fn play_game(
     }
 
     let mut outcome: Option<Outcome> = None;
-    let everyone_faulted = (0..n).all(|seat| run.faults.iter().any(|f| f.seat == seat));
-    if everyone_faulted {
+    if proto::nobody_played(n, run.faults.iter().map(|f| f.seat)) {
         // No seat could play (each forfeited or failed to start): nobody wins, a draw, so that
         // bots that never play do not collect wins against each other.
         outcome = Some(Outcome { loser: None });
@@ -834,20 +833,7 @@ async fn ask(
     };
     let v = proto::parse_line(&line).map_err(|r| refused(run, r))?;
     let (answer_id, mv) = proto::parse_answer(&v).map_err(|r| refused(run, r))?;
-    if answer_id != id {
-        return Err(refused(
-            run,
-            Refusal {
-                kind: FaultKind::Schema,
-                rule: None,
-                pointer: Some("/id".into()),
-                message: format!(
-                    "/id: the answer is for request {answer_id}, but the open request is {id} \
-                     (answer each request once, echoing its id)"
-                ),
-            },
-        ));
-    }
+    proto::check_answer_id(answer_id, id).map_err(|r| refused(run, r))?;
     if let Err(e) = game.check(seat, &mv) {
         return Err(refused(
             run,

@@ -654,7 +654,10 @@ impl Walk<'_> {
 
     /// Every seat faulted (each forfeited or failed to start: nobody could play): a draw.
     fn everyone_faulted(&self) -> bool {
-        (0..self.replay.header.players).all(|seat| self.faults.iter().any(|f| f.seat == seat))
+        durak_protocol::nobody_played(
+            self.replay.header.players,
+            self.faults.iter().map(|f| f.seat),
+        )
     }
 
     fn check_result(&mut self, number: usize, r: &ResultRecord) {

@@ -145,7 +145,7 @@ impl Standings {
             // Weng-Lin: one-player teams; the durak last, the others tied first. A game nobody
             // played (every seat faulted before play: a draw) says nothing of skill.
             let nobody_played =
-                (0..seats.len()).all(|seat| l.faults.iter().any(|f| f.seat == seat));
+                durak_protocol::nobody_played(seats.len(), l.faults.iter().map(|f| f.seat));
             if seats.iter().all(Option::is_some) && seats.len() >= 2 && !nobody_played {
                 let teams: Vec<[WengLinRating; 1]> =
                     seats.iter().map(|b| [ratings[b.unwrap()]]).collect();
