@@ -66,14 +66,21 @@ impl std::str::FromStr for Sandbox {
 
 const MIB: u64 = 1024 * 1024;
 
-/// Resource limits of a bot process (`setrlimit`, inherited by everything it starts). `None`: not
-/// limited. Core dumps are always off.
+/// Resource limits of a bot (inherited by everything it starts). `None`: not limited. Core
+/// dumps are always off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ResourceLimits {
-    /// `RLIMIT_AS`: virtual address space of each process, in bytes (default 4 GiB). Go and
-    /// Node.js reserve more than they use but start under the default; a JVM needs `-Xmx` well
-    /// below it.
+    /// Memory of the bot, all its processes together (resident memory, page cache and tmpfs
+    /// files it writes), in bytes (default 2 GiB): a memory cgroup per bot (cgroup v2
+    /// `memory.max`, or v1 `memory.limit_in_bytes`). At the limit the kernel kills it: a
+    /// `memory` fault. Where no memory cgroup can be used, an address-space limit stands in
+    /// (see [`ResourceLimits::address_space`]).
+    pub memory: Option<u64>,
+    /// `RLIMIT_AS`: virtual address space of each process, in bytes. Not set by default: it
+    /// counts what a runtime reserves (a JVM, Go, Node.js reserve far more than they use), not
+    /// what it uses. Where no memory cgroup can be used, the limit is this, or when not set
+    /// `memory` raised to at least 4 GiB.
     pub address_space: Option<u64>,
     /// `RLIMIT_CPU`: CPU seconds per game of the match (default 60). The limit of a process is
     /// this times the number of games of the match (a bot process lives for a whole match); at
@@ -83,17 +90,19 @@ pub struct ResourceLimits {
     pub file_size: Option<u64>,
     /// `RLIMIT_NOFILE`: open file descriptors per process (default 256).
     pub open_files: Option<u64>,
-    /// `RLIMIT_NPROC`: processes and threads the bot may run at once (default 256), on top of
-    /// what its user already runs. Not enforced for root: see `docs/SECURITY.md`.
+    /// Processes and threads the bot may run at once (default 256): a pids cgroup per bot
+    /// (`pids.max`), and `RLIMIT_NPROC` on top of what its user already runs.
     pub processes: Option<u64>,
-    /// Strict mode: size of the private `/tmp` (a tmpfs, in memory), in bytes (default 256 MiB).
+    /// Strict mode: everything the bot can write, together (its private `/tmp`, a tmpfs in
+    /// memory), in bytes (default 256 MiB).
     pub tmp_size: Option<u64>,
 }
 
 impl Default for ResourceLimits {
     fn default() -> ResourceLimits {
         ResourceLimits {
-            address_space: Some(4096 * MIB),
+            memory: Some(2048 * MIB),
+            address_space: None,
             cpu_secs_per_game: Some(60),
             file_size: Some(64 * MIB),
             open_files: Some(256),
@@ -103,9 +112,26 @@ impl Default for ResourceLimits {
     }
 }
 
+/// A limit as text: `unlimited`, or the number with the largest exact unit (`2G`, `640K`, `60`).
+pub fn format_limit(v: Option<u64>) -> String {
+    match v {
+        None => "unlimited".to_string(),
+        Some(0) => "0".to_string(),
+        Some(n) => {
+            for (shift, unit) in [(30, "G"), (20, "M"), (10, "K")] {
+                if n % (1 << shift) == 0 {
+                    return format!("{}{unit}", n >> shift);
+                }
+            }
+            n.to_string()
+        }
+    }
+}
+
 impl ResourceLimits {
-    /// The keys of [`ResourceLimits::set`].
-    pub const KEYS: [&'static str; 6] = [
+    /// The keys of [`ResourceLimits::set`], in the order of [`ResourceLimits::entries`].
+    pub const KEYS: [&'static str; 7] = [
+        "memory",
         "address_space",
         "cpu_secs_per_game",
         "file_size",
@@ -114,13 +140,41 @@ impl ResourceLimits {
         "tmp_size",
     ];
 
+    /// Every limit as `(key, value)`, the value as [`ResourceLimits::set`] reads it back
+    /// (`2G`, `unlimited`): for configuration files and messages.
+    pub fn entries(&self) -> Vec<(&'static str, String)> {
+        Self::KEYS
+            .iter()
+            .map(|&k| (k, format_limit(self.get(k).expect("a known key"))))
+            .collect()
+    }
+
+    /// One limit by key (`None` for an unknown key; `Some(None)`: unlimited).
+    pub fn get(&self, key: &str) -> Option<Option<u64>> {
+        Some(match key {
+            "memory" => self.memory,
+            "address_space" => self.address_space,
+            "cpu_secs_per_game" => self.cpu_secs_per_game,
+            "file_size" => self.file_size,
+            "open_files" => self.open_files,
+            "processes" => self.processes,
+            "tmp_size" => self.tmp_size,
+            _ => return None,
+        })
+    }
+
     /// Set one limit from text: `KEY=VALUE`, the value a number with an optional `K`, `M` or `G`
     /// suffix (powers of 1024), or `unlimited`. For command lines and configuration files.
     pub fn set(&mut self, assignment: &str) -> Result<(), String> {
         let (key, value) = assignment.split_once('=').ok_or_else(|| {
-            format!("{assignment:?}: write KEY=VALUE, e.g. address_space=2G or processes=64")
+            format!("{assignment:?}: write KEY=VALUE, e.g. memory=1G or processes=64")
         })?;
-        let (key, value) = (key.trim(), value.trim());
+        self.set_value(key.trim(), value.trim())
+    }
+
+    /// Set one limit: `key` one of [`ResourceLimits::KEYS`], `value` as in
+    /// [`ResourceLimits::set`].
+    pub fn set_value(&mut self, key: &str, value: &str) -> Result<(), String> {
         let parsed = if value == "unlimited" {
             None
         } else {
@@ -144,6 +198,7 @@ impl ResourceLimits {
             )
         };
         let slot = match key {
+            "memory" => &mut self.memory,
             "address_space" => &mut self.address_space,
             "cpu_secs_per_game" => &mut self.cpu_secs_per_game,
             "file_size" => &mut self.file_size,
@@ -760,7 +815,10 @@ struct ChildLimits {
 fn child_limits(iso: &Isolation, ctx: &Context) -> ChildLimits {
     let l = &iso.limits;
     ChildLimits {
-        address_space: l.address_space,
+        // No memory cgroup yet: the address-space limit stands in for `memory`.
+        address_space: l
+            .address_space
+            .or(l.memory.map(|m| m.max(4096 * MIB))),
         cpu: l
             .cpu_secs_per_game
             .map(|s| s.saturating_mul(u64::from(ctx.games.max(1)))),
@@ -1363,7 +1421,22 @@ mod tests {
         assert_eq!(l.processes, Some(64));
         assert_eq!(l.file_size, None);
         assert_eq!(l.tmp_size, Some(512 << 20));
-        assert!(l.set("memory=1G").unwrap_err().contains("address_space"));
+        assert!(l.set("ram=1G").unwrap_err().contains("address_space"));
+        l.set("memory=1536M").unwrap();
+        assert_eq!(l.memory, Some(1536 << 20));
+        // What entries() prints, set() reads back.
+        let mut again = ResourceLimits {
+            memory: None,
+            ..ResourceLimits::default()
+        };
+        for (k, v) in l.entries() {
+            again.set_value(k, &v).unwrap();
+        }
+        assert_eq!(again, l);
+        assert_eq!(format_limit(Some(1536 << 20)), "1536M");
+        assert_eq!(format_limit(Some(3 << 30)), "3G");
+        assert_eq!(format_limit(Some(1000)), "1000");
+        assert_eq!(format_limit(None), "unlimited");
         assert!(l.set("processes=lots").is_err());
         assert!(l.set("processes").is_err());
         assert!(l.set("open_files=3T").is_err());
