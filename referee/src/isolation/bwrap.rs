@@ -1,0 +1,249 @@
+//! Strict mode's bubblewrap: where it is, what it supports, the command line of a sandbox,
+//! and the check that one can be built here.
+
+use super::limits::MIB;
+use super::paths::find_in_path;
+use super::uids::UidLease;
+use super::{running_as_root, BWRAP_MISSING};
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
+
+/// bubblewrap's path, if it is installed.
+pub fn bwrap_path() -> Option<PathBuf> {
+    static BWRAP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BWRAP
+        .get_or_init(|| {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            find_in_path(Path::new("bwrap"), &path).or_else(|| {
+                let p = PathBuf::from("/usr/bin/bwrap");
+                p.is_file().then_some(p)
+            })
+        })
+        .clone()
+}
+
+/// Options this bubblewrap understands (`--size`, `--disable-userns` are recent).
+fn bwrap_supports(option: &str) -> bool {
+    static HELP: OnceLock<String> = OnceLock::new();
+    HELP.get_or_init(|| {
+        bwrap_path()
+            .and_then(|b| std::process::Command::new(b).arg("--help").output().ok())
+            .map(|o| {
+                let mut s = String::from_utf8_lossy(&o.stdout).into_owned();
+                s.push_str(&String::from_utf8_lossy(&o.stderr));
+                s
+            })
+            .unwrap_or_default()
+    })
+    .contains(option)
+}
+
+#[derive(Default)]
+pub(crate) struct BwrapArgs {
+    pub(crate) args: Vec<OsString>,
+}
+
+impl BwrapArgs {
+    pub(crate) fn push<const N: usize>(&mut self, a: [&str; N]) {
+        self.args.extend(a.iter().map(OsString::from));
+    }
+    pub(crate) fn path(&mut self, p: &Path) {
+        self.args.push(p.as_os_str().to_os_string());
+    }
+
+    /// Namespaces, the read-only system, a minimal /etc.
+    pub(crate) fn system(&mut self) {
+        self.push(["--unshare-all", "--unshare-user"]);
+        if bwrap_supports("--disable-userns") {
+            self.push(["--disable-userns"]);
+        }
+        self.push(["--die-with-parent", "--new-session", "--clearenv"]);
+        self.push(["--hostname", "sandbox"]);
+        self.push(["--ro-bind", "/usr", "/usr"]);
+        for d in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
+            let p = Path::new(d);
+            match std::fs::read_link(p) {
+                Ok(target) => {
+                    self.push(["--symlink"]);
+                    self.path(&target);
+                    self.path(p);
+                }
+                Err(_) if p.is_dir() => self.push(["--ro-bind", d, d]),
+                Err(_) => {}
+            }
+        }
+        // What the dynamic loader and interpreters read; no passwd, no network configuration.
+        for f in [
+            "/etc/ld.so.cache",
+            "/etc/ld.so.conf",
+            "/etc/ld.so.conf.d",
+            "/etc/alternatives",
+            "/etc/localtime",
+        ] {
+            if Path::new(f).exists() {
+                self.push(["--ro-bind", f, f]);
+            }
+        }
+    }
+
+    /// /proc of the new pid namespace, a minimal /dev, the private /tmp and HOME.
+    pub(crate) fn private(&mut self, tmp_size: Option<u64>) {
+        self.push(["--proc", "/proc", "--dev", "/dev"]);
+        if let Some(size) = tmp_size {
+            if bwrap_supports("--size") {
+                self.args.push("--size".into());
+                self.args.push(size.to_string().into());
+            }
+        }
+        self.push(["--tmpfs", "/tmp", "--dir", "/tmp/home"]);
+    }
+
+    /// Make directory `d` visible read-only, without any of `hidden` inside it: when one is
+    /// inside, the directory is rebuilt entry by entry and the hidden entry left out (a mount
+    /// over it would show its path in /proc/self/mountinfo).
+    pub(crate) fn dir(&mut self, d: &Path, hidden: &[PathBuf]) {
+        if !hidden.iter().any(|h| h.starts_with(d) && h != d) {
+            self.push(["--ro-bind"]);
+            self.path(d);
+            self.path(d);
+            return;
+        }
+        self.push(["--dir"]);
+        self.path(d);
+        let Ok(entries) = std::fs::read_dir(d) else {
+            return;
+        };
+        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for e in entries {
+            if hidden.iter().any(|h| h == &e) {
+                continue;
+            }
+            match std::fs::symlink_metadata(&e) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    if let Ok(target) = std::fs::read_link(&e) {
+                        self.push(["--symlink"]);
+                        self.path(&target);
+                        self.path(&e);
+                    }
+                }
+                Ok(m) if m.is_dir() => self.dir(&e, hidden),
+                Ok(_) => {
+                    self.push(["--ro-bind"]);
+                    self.path(&e);
+                    self.path(&e);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// Strict mode as root runs the bot under another uid: its files must be readable by others.
+pub(crate) fn check_other_readable(p: &Path, uid: u32) -> io::Result<()> {
+    let mut cur = PathBuf::new();
+    let comps: Vec<Component> = p.components().collect();
+    for (i, c) in comps.iter().enumerate() {
+        cur.push(c);
+        let Ok(m) = std::fs::metadata(&cur) else {
+            continue;
+        };
+        let last = i + 1 == comps.len();
+        let mode = m.permissions().mode();
+        let need = if m.is_dir() {
+            if last {
+                0o005
+            } else {
+                0o001
+            }
+        } else {
+            0o004
+        };
+        if mode & need != need && m.uid() != uid {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "strict mode runs the bot as uid {uid}, which cannot {} {} (mode {:o}): \
+                     make the bot's files readable by others (chmod o+rX), or keep them \
+                     outside private directories such as /root",
+                    if m.is_dir() { "enter" } else { "read" },
+                    cur.display(),
+                    mode & 0o7777
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Check once that strict mode works here: bubblewrap is installed and can build a sandbox
+/// (unprivileged user namespaces allowed), running as the uid bots would get.
+pub fn check_strict_sandbox() -> Result<(), String> {
+    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            use std::os::unix::process::CommandExt;
+            let bwrap = bwrap_path().ok_or_else(|| BWRAP_MISSING.to_string())?;
+            let mut b = BwrapArgs::default();
+            b.system();
+            b.private(Some(MIB));
+            b.push(["--", "/bin/sh", "-c", "exit 0"]);
+            let lease = if running_as_root() {
+                Some(UidLease::take().map_err(|e| e.to_string())?)
+            } else {
+                None
+            };
+            let mut c = std::process::Command::new(&bwrap);
+            c.args(&b.args)
+                .current_dir("/")
+                .env_clear()
+                .stdin(std::process::Stdio::null());
+            if let Some(l) = &lease {
+                c.uid(l.uid).gid(l.uid);
+            }
+            let out = c
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "bubblewrap cannot build a sandbox here ({}): {}; unprivileged user \
+                     namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1; on \
+                     Ubuntu 24.04, an AppArmor profile for bwrap)",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ))
+            }
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_paths_are_left_out_of_a_visible_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let bot = d.path().join("bot");
+        std::fs::create_dir_all(bot.join("out/replays")).unwrap();
+        std::fs::write(bot.join("bot.py"), "").unwrap();
+        let mut b = BwrapArgs::default();
+        b.dir(&bot, &[bot.join("out/replays"), bot.join("out")]);
+        let args: Vec<String> = b
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(args.contains(&bot.join("bot.py").display().to_string()));
+        assert!(!args.iter().any(|a| a.contains("out")), "{args:?}");
+        // Nothing hidden inside: one bind of the whole directory.
+        let mut b = BwrapArgs::default();
+        b.dir(&bot, &[d.path().join("elsewhere")]);
+        assert_eq!(b.args.len(), 3);
+    }
+}

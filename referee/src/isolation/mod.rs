@@ -1,0 +1,148 @@
+//! How a bot process is isolated. `docs/SECURITY.md` says what each mode guarantees and what it
+//! does not; this module is the mechanism.
+//!
+//! **Default mode**, for every bot: a fresh private working directory (unless configured), the
+//! environment cleared except `PATH`, `LANG` and `HOME` (inside the private directory), no file
+//! descriptor beyond stdin, stdout and stderr, resource limits ([`ResourceLimits`]), and a
+//! *supervisor*: the referee's direct child is a small forked copy of the referee that does
+//! nothing but wait. It is a child subreaper (`PR_SET_CHILD_SUBREAPER`), so every process the bot
+//! starts stays below it even after `setsid` or a double fork; when the bot's main process ends
+//! (or the referee kills it), the supervisor kills every remaining descendant, reaps them, and
+//! exits with the bot's own status. When the referee dies, even by SIGKILL, it is told
+//! (`PR_SET_PDEATHSIG`, SIGUSR1) and does the same before exiting.
+//!
+//! **Strict mode** (`--sandbox strict`): the same, and the bot runs inside bubblewrap: new user,
+//! pid, network, IPC, UTS and cgroup namespaces, a read-only system, only its own directory
+//! visible (read-only), a private `/tmp`; as root, under its own unprivileged uid.
+//!
+//! The code that runs between `fork` and `exec` uses system calls only (rustix, and libc for
+//! `fork`, signal masks and handlers, `_exit`): no allocation, no lock, no panic.
+
+//!
+//! The module's files, each for one job:
+//!
+//! - `limits.rs`: [`ResourceLimits`] and the rlimits they become;
+//! - `paths.rs`: absolute and canonical paths, what a strict bot may see;
+//! - `bwrap.rs`: the bubblewrap command line of strict mode;
+//! - `uids.rs`: the per-bot uids of strict mode as root;
+//! - `procfs.rs`: what `/proc` says about processes;
+//! - `child.rs`: the code between fork and exec (the supervisor and the bot's side).
+
+mod bwrap;
+pub(crate) mod child;
+mod limits;
+mod paths;
+mod prepare;
+mod procfs;
+mod uids;
+
+pub use bwrap::{bwrap_path, check_strict_sandbox};
+pub use limits::{format_limit, ResourceLimits};
+pub(crate) use prepare::{prepare, ChildSetup, Cleanup};
+pub(crate) use procfs::{children_of, group_has_members};
+pub(crate) use uids::UidLease;
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The isolation mode of a bot process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sandbox {
+    /// Process isolation without privileges or extra software (see the module documentation).
+    #[default]
+    Default,
+    /// Bubblewrap: namespaces, a read-only system, no network.
+    Strict,
+}
+
+impl Sandbox {
+    pub fn name(self) -> &'static str {
+        match self {
+            Sandbox::Default => "default",
+            Sandbox::Strict => "strict",
+        }
+    }
+}
+
+impl std::fmt::Display for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Sandbox {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Sandbox, String> {
+        match s {
+            "default" => Ok(Sandbox::Default),
+            "strict" => Ok(Sandbox::Strict),
+            _ => Err(format!(
+                "unknown sandbox {s:?}: choose \"default\" or \"strict\""
+            )),
+        }
+    }
+}
+
+/// How one bot is isolated: the mode and its resource limits.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Isolation {
+    pub sandbox: Sandbox,
+    pub limits: ResourceLimits,
+}
+
+/// Where a bot is started from: what the referee knows beyond the command.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// Games in the match (scales the CPU limit).
+    pub games: u32,
+    /// Paths the bot must not see (the replay directory and its parent): in strict mode they are
+    /// left out of any directory made visible to the bot.
+    pub hidden: Vec<PathBuf>,
+}
+
+/// The `PATH` inside the strict sandbox.
+pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// First uid (and gid) of the range strict mode gives bots when the referee runs as root; one
+/// per concurrent bot.
+pub const SANDBOX_UID_BASE: u32 = 61000;
+/// Size of that range.
+pub const SANDBOX_UID_COUNT: u32 = 4000;
+
+/// The message when bubblewrap is missing.
+pub const BWRAP_MISSING: &str = "--sandbox strict needs bubblewrap (the `bwrap` program), which \
+    is not installed: install it with `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install \
+    bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch)";
+
+/// Whether this process runs as root (effective uid 0).
+pub fn running_as_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Hide the referee's own `/proc` entries (environment, open files, working directory, memory)
+/// from bots running as the same user, and forbid them to ptrace it (`PR_SET_DUMPABLE` 0). The
+/// command line (`/proc/PID/cmdline`) stays readable by everyone. Side effect: no core dump of
+/// the referee, and a debugger must run as root to attach.
+pub fn harden_referee() {
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+}
+
+/// Describe an exit status reported by bubblewrap, which exits with 128 + N when the bot is
+/// killed by signal N.
+pub(crate) fn describe_sandbox_code(code: i32) -> Option<i32> {
+    (129..=128 + 64).contains(&code).then_some(code - 128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sandbox_names() {
+        assert_eq!("strict".parse::<Sandbox>().unwrap(), Sandbox::Strict);
+        assert_eq!("default".parse::<Sandbox>().unwrap(), Sandbox::Default);
+        assert!("none".parse::<Sandbox>().is_err());
+    }
+}
