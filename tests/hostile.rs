@@ -9,30 +9,12 @@
 
 mod common;
 
+use common::modes::both_modes;
 use common::*;
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{play_match, Isolation, MatchResult, ResourceLimits, Sandbox, SeatSpec};
 use std::io::Read;
 use std::time::{Duration, Instant};
-
-/// A test run in both modes: `NAME::default` and `NAME::strict`.
-macro_rules! both_modes {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use super::*;
-            #[test]
-            fn default() {
-                super::$name(Sandbox::Default);
-            }
-            #[test]
-            fn strict() {
-                if strict_ready() {
-                    super::$name(Sandbox::Strict);
-                }
-            }
-        }
-    )*};
-}
 
 both_modes!(
     silent,
@@ -250,43 +232,43 @@ fn double_forks_and_setsids_then_exits(sb: Sandbox) {
 
 fn forks_many_children(sb: Sandbox) {
     let h = Hostile::new();
-    match sb {
-        // Default mode as root has no process limit: 100 children, bounded by the script.
-        Sandbox::Default => {
-            expect_fault(
-                &h,
-                &on_request(
-                    "i=0; while [ $i -lt 100 ]; do sleep $NAP & rec $!; i=$((i+1)); done; sleep $NAP",
-                ),
-                hostile_limits(),
-                sb,
-                FaultKind::Timeout,
-            );
-            assert!(h.pids().len() > 100);
-        }
-        // Strict mode: a real fork bomb. The process limit stops it (the shell cannot fork and
-        // exits with 2): a crash well before the move limit, not a machine brought down.
-        Sandbox::Strict => {
-            let limits = Limits {
-                move_ms: 20_000,
-                ..hostile_limits()
-            };
-            let start = Instant::now();
-            let r = expect_fault(
-                &h,
-                &on_request("while :; do sleep $NAP & done"),
-                limits,
-                sb,
-                FaultKind::Crash,
-            );
-            assert!(
-                r.games[0].faults[0].detail.contains("exited"),
-                "{:?}",
-                r.games[0]
-            );
-            assert!(start.elapsed() < Duration::from_secs(15));
-        }
+    // Bounded by the bot's pids cgroup (any user, any mode), or in strict mode by its own uid's
+    // RLIMIT_NPROC; default mode as root without a cgroup has no process limit.
+    let bounded = durak_referee::isolation::cgroup::support().is_ok() || sb == Sandbox::Strict;
+    if !bounded {
+        // 100 children, bounded by the script.
+        expect_fault(
+            &h,
+            &on_request(
+                "i=0; while [ $i -lt 100 ]; do sleep $NAP & rec $!; i=$((i+1)); done; sleep $NAP",
+            ),
+            hostile_limits(),
+            sb,
+            FaultKind::Timeout,
+        );
+        assert!(h.pids().len() > 100);
+        return;
     }
+    // A real fork bomb. The process limit stops it (the shell cannot fork and exits with 2): a
+    // crash well before the move limit, not a machine brought down.
+    let limits = Limits {
+        move_ms: 20_000,
+        ..hostile_limits()
+    };
+    let start = Instant::now();
+    let r = expect_fault(
+        &h,
+        &on_request("while :; do sleep $NAP & done"),
+        limits,
+        sb,
+        FaultKind::Crash,
+    );
+    assert!(
+        r.games[0].faults[0].detail.contains("exited"),
+        "{:?}",
+        r.games[0]
+    );
+    assert!(start.elapsed() < Duration::from_secs(15));
 }
 
 fn eats_memory(sb: Sandbox) {
@@ -514,7 +496,12 @@ fn limits_are_applied(sb: Sandbox) {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    assert_eq!(limit("Max address space"), "4294967296 4294967296");
+    // Memory is held by the bot's cgroup where there is one; otherwise the address space
+    // stands in for it.
+    match durak_referee::isolation::cgroup::support() {
+        Ok(_) => assert_eq!(limit("Max address space"), "unlimited unlimited"),
+        Err(_) => assert_eq!(limit("Max address space"), "4294967296 4294967296"),
+    }
     assert_eq!(limit("Max cpu time"), "180 182", "60 s per game, 3 games");
     assert_eq!(limit("Max file size"), "67108864 67108864");
     assert_eq!(limit("Max open files"), "100 100");

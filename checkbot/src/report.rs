@@ -385,6 +385,7 @@ fn what(p: &Problem) -> String {
         "malformed" => "not JSON (malformed)".to_string(),
         "timeout" => "too slow (timeout)".to_string(),
         "crash" => "the bot ended (crash)".to_string(),
+        "memory" => "the bot used too much memory (memory)".to_string(),
         "closed" => "the bot closed its output (closed)".to_string(),
         "start_failed" => "the bot did not start (start_failed)".to_string(),
         "line_too_long" => "a line too long (line_too_long)".to_string(),
@@ -521,6 +522,10 @@ pub fn fix_for(fault: &str, rule: Option<&str>, pointer: Option<&str>, decision:
         "crash" => "your bot exited or was killed: its stderr (below, if it wrote any) usually \
              says why. It must keep running until match_end, and ignore message types and \
              fields it does not know."
+            .into(),
+        "memory" => "your bot used more memory than its limit (all its processes together) and \
+             the kernel killed it: keep less in memory (a JVM: -Xmx well below the limit; \
+             caches with a bound), or ask the organiser for a higher --limit memory=..."
             .into(),
         "closed" => "your bot closed its stdout: keep it open until match_end.".into(),
         "line_too_long" => {

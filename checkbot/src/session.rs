@@ -80,6 +80,10 @@ pub fn io_problem(f: &IoFault, doing: &str, limits: &Limits, bank_ms: u64) -> Pr
             FaultKind::Crash,
             format!("the bot {how} while the referee {doing}"),
         ),
+        IoFault::Memory(how) => (
+            FaultKind::Memory,
+            format!("the bot {how} while the referee {doing}"),
+        ),
         IoFault::Closed => (
             FaultKind::Closed,
             format!("the bot closed its stdout while the referee {doing}"),
@@ -418,6 +422,7 @@ impl Session<'_> {
             check.status = Status::Fail;
             let kind = match p.fault.as_str() {
                 "crash" => FaultKind::Crash,
+                "memory" => FaultKind::Memory,
                 "closed" => FaultKind::Closed,
                 _ => FaultKind::Timeout,
             };

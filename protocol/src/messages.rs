@@ -20,6 +20,8 @@ pub enum FaultKind {
     Timeout,
     /// The process exited or was killed by a signal.
     Crash,
+    /// The kernel killed the bot for using more than its memory limit (a memory cgroup).
+    Memory,
     /// The process closed its stdout.
     Closed,
     /// A line that is not UTF-8 or not JSON.
@@ -37,9 +39,10 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 9] = [
+    pub const ALL: [FaultKind; 10] = [
         FaultKind::Timeout,
         FaultKind::Crash,
+        FaultKind::Memory,
         FaultKind::Closed,
         FaultKind::Malformed,
         FaultKind::Schema,
@@ -53,6 +56,7 @@ impl FaultKind {
         match self {
             FaultKind::Timeout => "timeout",
             FaultKind::Crash => "crash",
+            FaultKind::Memory => "memory",
             FaultKind::Closed => "closed",
             FaultKind::Malformed => "malformed",
             FaultKind::Schema => "schema",

@@ -43,6 +43,10 @@ pub struct MatchConfig {
     /// as `move_limit` in the replay's result and the record. No rule ends a game that goes
     /// round in circles (deterministic bots can), so the referee must.
     pub max_moves: u32,
+    /// Paths no bot of the match may see in strict mode, besides the replay directory and the
+    /// directory around it: for a tournament, its configuration file, its directory and every
+    /// bot's files (a bot's own stay visible to it).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The default [`MatchConfig::max_moves`]: far above any real game (random play averages under
@@ -76,6 +80,7 @@ impl MatchConfig {
             forfeit: vec![false; n],
             plan: None,
             max_moves: DEFAULT_MAX_MOVES,
+            hidden: Vec::new(),
         }
     }
 }
@@ -166,7 +171,14 @@ struct Live {
 struct SeatState {
     live: Option<Live>,
     info: SeatInfo,
+    /// A fault found only after its game was over (a supervisor killed after the referee's
+    /// check at the game's end): charged in the next game.
+    pending: Option<String>,
 }
+
+/// The detail of the fault of a bot that killed its supervisor.
+const KILLED_ITS_SUPERVISOR: &str =
+    "the bot killed its supervisor (the process that cleans up after it) and went on";
 
 fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_ms: u64) -> Fault {
     let (kind, detail) = match f {
@@ -175,6 +187,7 @@ fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_ms: u64) -> 
             format!("no {what} within {limit_ms} ms + {bank_ms} ms bank"),
         ),
         IoFault::Crash(how) => (FaultKind::Crash, format!("the bot {how} ({what})")),
+        IoFault::Memory(how) => (FaultKind::Memory, format!("the bot {how} ({what})")),
         IoFault::Closed => (
             FaultKind::Closed,
             format!("the bot closed its stdout while alive ({what})"),
@@ -213,14 +226,12 @@ fn shown(line: &[u8]) -> String {
 
 /// Start a bot and do the handshake.
 async fn start_bot(
-    spec: &SeatSpec,
-    variant: Variant,
-    players: usize,
+    cfg: &MatchConfig,
     seat: Seat,
-    games: u32,
-    stderr_cap: usize,
-    replay_dir: Option<&std::path::Path>,
 ) -> Result<(BotProcess, proto::BotHello), (Fault, Option<BotProcess>)> {
+    let spec = &cfg.seats[seat];
+    let (variant, players, games) = (cfg.variant, cfg.seats.len(), cfg.games);
+    let replay_dir = cfg.replay_dir.as_deref();
     let limits = spec.limits;
     // The bot must not see where replays go (nor the directory around them: a tournament's).
     let hidden = replay_dir
@@ -228,10 +239,11 @@ async fn start_bot(
         .flat_map(|d| [Some(d.to_path_buf()), d.parent().map(|p| p.to_path_buf())])
         .flatten()
         .filter(|p| !p.as_os_str().is_empty())
+        .chain(cfg.hidden.iter().cloned())
         .collect();
     let opts = SpawnOptions {
         max_line: limits.max_line_bytes,
-        stderr_cap,
+        stderr_cap: cfg.stderr_cap,
         context: Context { games, hidden },
     };
     let mut proc = match BotProcess::spawn_with(&spec.command, &opts) {
@@ -327,6 +339,7 @@ pub async fn play_match_with(
         .seats
         .iter()
         .map(|s| SeatState {
+            pending: None,
             live: None,
             info: SeatInfo {
                 name: s.name.clone(),
@@ -538,17 +551,17 @@ async fn play_game(
             });
             continue;
         }
-        if seats[seat].live.is_none() && !forfeits {
-            match start_bot(
-                &cfg.seats[seat],
-                cfg.variant,
-                n,
+        if let Some(detail) = seats[seat].pending.take() {
+            run.faults.push(Fault {
                 seat,
-                cfg.games,
-                cfg.stderr_cap,
-                cfg.replay_dir.as_deref(),
-            )
-            .await
+                kind: FaultKind::Crash,
+                detail,
+                rule: None,
+            });
+            continue;
+        }
+        if seats[seat].live.is_none() && !forfeits {
+            match start_bot(cfg, seat).await
             {
                 Ok((proc, hello)) => {
                     seats[seat].info.bot_name = Some(hello.name);
@@ -693,7 +706,31 @@ async fn play_game(
             });
         }
     }
-    let outcome = outcome.expect("the loop ends with an outcome");
+    let mut outcome = outcome.expect("the loop ends with an outcome");
+    // A bot that killed its supervisor after its last answer (nothing would clean up after it
+    // any more) is at fault in this game too, as it would have been at its next answer.
+    if run.faults.is_empty() {
+        for seat in 0..n {
+            let killed = seats[seat]
+                .live
+                .as_mut()
+                .is_some_and(|l| l.proc.supervisor_was_killed());
+            if killed {
+                let f = Fault {
+                    seat,
+                    kind: FaultKind::Crash,
+                    detail: KILLED_ITS_SUPERVISOR.into(),
+                    rule: None,
+                };
+                run.fault(seats, f).await;
+            }
+        }
+        if let Some(f) = run.faults.first() {
+            outcome = Outcome {
+                loser: Some(f.seat),
+            };
+        }
+    }
 
     // Game end: tell every live bot; faulting bots are killed and restarted next game.
     let faulted: Vec<Seat> = run.faults.iter().map(|f| f.seat).collect();
@@ -708,6 +745,12 @@ async fn play_game(
             let exited = live.proc.try_exit();
             if !ok || faulted.contains(&seat) || exited.is_some() {
                 let mut live = s.live.take().expect("live");
+                if !faulted.contains(&seat) && live.proc.supervisor_was_killed() {
+                    // Killed after the check above, before game_end: the next game is charged.
+                    s.pending = Some(format!(
+                        "{KILLED_ITS_SUPERVISOR}, at the end of the previous game"
+                    ));
+                }
                 if ok && exited.is_none() {
                     // Let a faulted bot read its error and game_end (and exit) before the kill.
                     let _ = tokio::time::timeout(Duration::from_millis(500), async {

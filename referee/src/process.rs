@@ -76,6 +76,35 @@ impl BotCommand {
         self
     }
 
+    /// The files and directories this bot is made of, absolute: its working directory, the
+    /// program when it is a path, the arguments that name existing files. What other bots must
+    /// not see (`MatchConfig::hidden`).
+    pub fn own_paths(&self) -> Vec<PathBuf> {
+        if self.spec.starts_with("builtin:") {
+            return Vec::new();
+        }
+        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let base = match &self.cwd {
+            Some(c) if c.is_absolute() => c.clone(),
+            Some(c) => here.join(c),
+            None => here,
+        };
+        let mut out: Vec<PathBuf> = self.cwd.iter().map(|_| base.clone()).collect();
+        let p = &self.program;
+        if p.components().count() > 1 || p.is_absolute() {
+            out.push(base.join(p));
+        }
+        for a in &self.args {
+            if !a.starts_with('-') && (a.contains('/') || a.contains('.')) {
+                let f = base.join(a);
+                if f.exists() {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
     /// Check before anything starts that the program exists (a path) or is on PATH (a name).
     pub fn check_exists(&self) -> Result<(), String> {
         let p = &self.program;
@@ -192,6 +221,8 @@ pub enum IoFault {
     Timeout,
     /// Exited or killed by a signal: the description.
     Crash(String),
+    /// Killed by the kernel for using more than its memory limit: the description.
+    Memory(String),
     /// stdout (or stdin) closed while the process lives.
     Closed,
     LineTooLong,
@@ -237,6 +268,27 @@ pub struct BotProcess {
     private_dir: Option<tempfile::TempDir>,
     /// The uid the bot runs as (strict mode as root), free again after.
     _uid: Option<isolation::UidLease>,
+    /// The bot's memory and pids cgroup (when this machine allows one): everything the bot
+    /// starts is in it, whatever it does to its supervisor.
+    cgroup: Option<isolation::cgroup::BotCgroup>,
+    /// Where the supervisor marks that it finished.
+    done: isolation::DoneFlag,
+}
+
+/// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
+/// 20 ms while an answer is awaited); never without a cgroup.
+async fn oom_kill(cgroup: Option<&isolation::cgroup::BotCgroup>) {
+    let Some(cg) = cgroup else {
+        return std::future::pending().await;
+    };
+    let mut tick = tokio::time::interval(Duration::from_millis(20));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if cg.oom_kills() > 0 {
+            return;
+        }
+    }
 }
 
 /// Describe an exit status in words, with the code or signal.
@@ -303,17 +355,13 @@ impl BotProcess {
             .process_group(0)
             // The supervisor must outlive the bot to clean up after it: never SIGKILL it first.
             .kill_on_drop(false);
-        if let Some((uid, gid)) = prep.ids {
-            c.uid(uid).gid(gid);
-        }
         // Between fork and exec: the supervisor (cleans up when the referee dies:
         // PR_SET_PDEATHSIG; child subreaper), then the bot (own process group, dies with the supervisor, no inherited
         // descriptors, rlimits). Raw system calls only.
-        let setup = prep.child;
-        let cleanup = prep.cleanup.clone();
+        let plan = prep.plan.clone();
         // SAFETY: the hook only makes async-signal-safe system calls (see isolation::child).
         unsafe {
-            c.pre_exec(move || isolation::child::pre_exec(&setup, cleanup.as_deref()));
+            c.pre_exec(move || isolation::child::pre_exec(&plan));
         }
         let mut child = c.spawn()?;
         let pgid = child.id().map(|p| p as i32);
@@ -363,6 +411,8 @@ impl BotProcess {
             strict: prep.strict,
             private_dir: prep.private_dir,
             _uid: prep.uid_lease,
+            cgroup: prep.cgroup,
+            done: prep.done,
         })
     }
 
@@ -440,15 +490,58 @@ impl BotProcess {
     /// After a broken pipe or EOF: did the process end (crash) or only close the stream?
     async fn closed_or_crashed(&mut self) -> IoFault {
         if let Some(s) = self.exit {
-            return IoFault::Crash(self.describe(s));
+            return self.ended(s);
         }
         match tokio::time::timeout(Duration::from_millis(250), self.child.wait()).await {
             Ok(Ok(s)) => {
                 self.exit = Some(s);
-                IoFault::Crash(self.describe(s))
+                self.ended(s)
             }
             _ => IoFault::Closed,
         }
+    }
+
+    /// The fault of a bot whose supervisor ended with `status`: killed by the kernel for
+    /// memory (its cgroup says so), or a crash.
+    fn ended(&self, status: ExitStatus) -> IoFault {
+        if self.cgroup.as_ref().is_some_and(|cg| cg.oom_kills() > 0) {
+            return self.memory_fault(Some(status));
+        }
+        IoFault::Crash(self.describe(status))
+    }
+
+    /// The kernel killed a process of the bot for memory (the whole bot is at fault: its
+    /// processes together went over the limit).
+    fn memory_fault(&self, status: Option<ExitStatus>) -> IoFault {
+        let limit = self
+            .cgroup
+            .as_ref()
+            .and_then(|c| c.memory_limit)
+            .map_or_else(
+                || "its memory limit".into(),
+                |l| isolation::format_limit(Some(l)),
+            );
+        let how = status.map_or_else(
+            || "a process of it was killed".to_string(),
+            |s| self.describe(s),
+        );
+        IoFault::Memory(format!(
+            "was killed for using more memory than its limit ({limit}, all its processes \
+             together; --limit memory=... raises it): {how}"
+        ))
+    }
+
+    /// The most memory the bot used at once (its cgroup's peak), when known.
+    pub fn peak_memory(&self) -> Option<u64> {
+        self.cgroup.as_ref().and_then(|c| c.peak_memory())
+    }
+
+    /// Someone (the bot, as the same user in default mode) killed the supervisor: it ended
+    /// without its mark (see `isolation::done`), and not by the referee's hand. Nothing cleans
+    /// up after the bot any more. Checked after every answer and at every game's end, so a bot
+    /// that does so is at fault in that game.
+    pub fn supervisor_was_killed(&mut self) -> bool {
+        !self.killed_supervisor && self.try_exit().is_some() && !self.done.is_set()
     }
 
     /// Read one line within `limit`; returns it with the instant it arrived.
@@ -457,15 +550,32 @@ impl BotProcess {
             // The process is gone: only a line it left in the pipe can still come.
             return match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
                 Ok(Some(Ok(b))) => Ok((b, Instant::now())),
-                _ => Err(IoFault::Crash(self.describe(s))),
+                _ => Err(self.ended(s)),
             };
         }
-        let deadline = tokio::time::sleep(limit);
-        tokio::pin!(deadline);
-        tokio::select! {
-            biased;
-            r = self.lines.next() => self.line_result(r).await,
-            s = self.child.wait() => {
+        enum Woke {
+            Line(Option<Result<Bytes, AnyDelimiterCodecError>>),
+            Exit(io::Result<ExitStatus>),
+            Memory,
+            Deadline,
+        }
+        let woke = {
+            let deadline = tokio::time::sleep(limit);
+            let oom = oom_kill(self.cgroup.as_ref());
+            tokio::pin!(deadline, oom);
+            tokio::select! {
+                biased;
+                r = self.lines.next() => Woke::Line(r),
+                _ = &mut oom => Woke::Memory,
+                s = self.child.wait() => Woke::Exit(s),
+                _ = &mut deadline => Woke::Deadline,
+            }
+        };
+        match woke {
+            Woke::Line(r) => self.line_result(r).await,
+            Woke::Memory => Err(self.memory_fault(None)),
+            Woke::Deadline => Err(IoFault::Timeout),
+            Woke::Exit(s) => {
                 if let Ok(s) = s {
                     self.exit = Some(s);
                 }
@@ -473,12 +583,11 @@ impl BotProcess {
                 match tokio::time::timeout(Duration::from_millis(50), self.lines.next()).await {
                     Ok(r @ Some(Ok(_))) => self.line_result(r).await,
                     _ => Err(match self.exit {
-                        Some(s) => IoFault::Crash(self.describe(s)),
+                        Some(s) => self.ended(s),
                         None => IoFault::Crash("ended".into()),
                     }),
                 }
             }
-            _ = &mut deadline => Err(IoFault::Timeout),
         }
     }
 
@@ -495,6 +604,12 @@ impl BotProcess {
                 }
                 if b.len() > self.max_line {
                     return Err(IoFault::LineTooLong);
+                }
+                if self.supervisor_was_killed() {
+                    return Err(IoFault::Crash(
+                        "killed its supervisor (the process that cleans up after it) and went on"
+                            .into(),
+                    ));
                 }
                 Ok((b, now))
             }
@@ -552,6 +667,13 @@ impl BotProcess {
             self.stderr_eof.wait_for(|eof| *eof),
         )
         .await;
+        // Whatever is still in the bot's cgroup (nothing, unless it got away from its
+        // supervisor) goes too.
+        if let Some(cg) = &self.cgroup {
+            if cg.populated() {
+                cg.kill_all();
+            }
+        }
         // Remove its private directory now.
         if let Some(dir) = self.private_dir.take() {
             let _ = dir.close();
@@ -587,6 +709,10 @@ impl BotProcess {
                     let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
                 }
             }
+        }
+        // With a cgroup, nothing escapes: every process the bot started is in it.
+        if let Some(cg) = &self.cgroup {
+            cg.kill_all();
         }
     }
 

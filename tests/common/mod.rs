@@ -3,6 +3,8 @@
 //! checks that follow every game.
 #![allow(dead_code)]
 
+pub mod modes;
+
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{
     play_match, BotCommand, Isolation, MatchConfig, MatchResult, Sandbox, SeatSpec,

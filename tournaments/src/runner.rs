@@ -447,6 +447,12 @@ async fn run_pass(
     for slot in 0..concurrency {
         slot_tx.try_send(slot).expect("room for every slot");
     }
+    // What no bot may see (strict mode; each bot's own files stay visible to it): the
+    // tournament's directory and every bot's files.
+    let mut hidden = vec![dir.path.clone()];
+    for b in &t.bots {
+        hidden.extend(b.bot_command()?.own_paths());
+    }
     let mut tasks = tokio::task::JoinSet::new();
     for (table, plan) in work {
         let seats: Vec<SeatSpec> = table
@@ -475,6 +481,7 @@ async fn run_pass(
         cfg.replay_dir = Some(dir.replays_path());
         cfg.replay_prefix = format!("t{:04}-g", table.id);
         cfg.plan = Some(plan);
+        cfg.hidden = hidden.clone();
         let shared = shared.clone();
         let observer = opts.observer.clone();
         let to_writer = to_writer.clone();

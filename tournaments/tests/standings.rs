@@ -215,7 +215,7 @@ fn every_figure_matches_the_hand_computed_case() {
     assert!(rows[0].starts_with("rank,bot,games,losses,draws,loss_rate,"));
     assert_eq!(
         rows[3],
-        "3,c,4,3,1,0.750000,0.300642,0.954413,18.570692,7.335116,3,1,0,0,0,0,0,0,0,2,3"
+        "3,c,4,3,1,0.750000,0.300642,0.954413,18.570692,7.335116,3,1,0,0,0,0,0,0,0,0,2,3"
     );
     let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
     assert_eq!(json["standings"][2]["bot"], "c");

@@ -25,6 +25,18 @@ pub fn bwrap_path() -> Option<PathBuf> {
         .clone()
 }
 
+/// `/tmp` and `/dev/shm` sizes within `tmp_size`: `/dev/shm` a quarter (at least 1 MiB, when
+/// there is room), `/tmp` the rest.
+pub(crate) fn split_tmp_size(tmp_size: Option<u64>) -> (Option<u64>, Option<u64>) {
+    match tmp_size {
+        None => (None, None),
+        Some(total) => {
+            let shm = (total / 4).max(MIB.min(total / 2));
+            (Some(total - shm), Some(shm))
+        }
+    }
+}
+
 /// Options this bubblewrap understands (`--size`, `--disable-userns` are recent).
 fn bwrap_supports(option: &str) -> bool {
     static HELP: OnceLock<String> = OnceLock::new();
@@ -87,18 +99,62 @@ impl BwrapArgs {
                 self.push(["--ro-bind", f, f]);
             }
         }
-    }
-
-    /// /proc of the new pid namespace, a minimal /dev, the private /tmp and HOME.
-    pub(crate) fn private(&mut self, tmp_size: Option<u64>) {
-        self.push(["--proc", "/proc", "--dev", "/dev"]);
-        if let Some(size) = tmp_size {
-            if bwrap_supports("--size") {
-                self.args.push("--size".into());
-                self.args.push(size.to_string().into());
+        // A JVM's configuration (`/usr/lib/jvm/*/conf` links there): no secrets in it.
+        if let Ok(entries) = std::fs::read_dir("/etc") {
+            let mut java: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("java-"))
+                        && p.is_dir()
+                })
+                .collect();
+            java.sort();
+            for j in java {
+                self.push(["--ro-bind"]);
+                self.path(&j);
+                self.path(&j);
             }
         }
-        self.push(["--tmpfs", "/tmp", "--dir", "/tmp/home"]);
+    }
+
+    /// /proc of the new pid namespace, a minimal /dev, the private /tmp and HOME. What the bot
+    /// can write, together, is at most `tmp_size`: a quarter of it for `/dev/shm`, the rest for
+    /// `/tmp`, two tmpfs of those sizes; `/dev` is read-only, and so is `/` once
+    /// [`BwrapArgs::seal`] has run. Refused when bubblewrap cannot size a tmpfs.
+    pub(crate) fn private(&mut self, tmp_size: Option<u64>) -> Result<(), String> {
+        self.push(["--proc", "/proc", "--dev", "/dev"]);
+        let (tmp, shm) = split_tmp_size(tmp_size);
+        if tmp_size.is_some() && !bwrap_supports("--size") {
+            return Err(format!(
+                "this bubblewrap ({}) cannot size a tmpfs (`--size`, bubblewrap 0.5 and later), \
+                 so strict mode cannot bound what a bot writes (tmp_size): install a newer \
+                 bubblewrap, or give --limit tmp_size=unlimited to run without the bound",
+                bwrap_path().map_or_else(|| "bwrap".into(), |p| p.display().to_string())
+            ));
+        }
+        self.sized_tmpfs(shm, "/dev/shm");
+        self.push(["--remount-ro", "/dev"]);
+        self.sized_tmpfs(tmp, "/tmp");
+        self.push(["--dir", "/tmp/home"]);
+        Ok(())
+    }
+
+    fn sized_tmpfs(&mut self, size: Option<u64>, at: &str) {
+        if let Some(size) = size {
+            self.args.push("--size".into());
+            self.args.push(size.to_string().into());
+        }
+        self.push(["--tmpfs", at]);
+    }
+
+    /// Last: the sandbox's root (a tmpfs bubblewrap made, holding the mount points and the
+    /// directories rebuilt by [`BwrapArgs::dir`]) becomes read-only. Mounts on it (`/tmp`,
+    /// `/dev/shm`) stay as they are.
+    pub(crate) fn seal(&mut self) {
+        self.push(["--remount-ro", "/"]);
     }
 
     /// Make directory `d` visible read-only, without any of `hidden` inside it: when one is
@@ -189,7 +245,8 @@ pub fn check_strict_sandbox() -> Result<(), String> {
             let bwrap = bwrap_path().ok_or_else(|| BWRAP_MISSING.to_string())?;
             let mut b = BwrapArgs::default();
             b.system();
-            b.private(Some(MIB));
+            b.private(None)?;
+            b.seal();
             b.push(["--", "/bin/sh", "-c", "exit 0"]);
             let lease = if running_as_root() {
                 Some(UidLease::take().map_err(|e| e.to_string())?)

@@ -2,7 +2,8 @@
 //! referee's child becomes the *supervisor*, which forks the bot and cleans up after it.
 
 use super::prepare::rlim::Res;
-use super::{ChildSetup, Cleanup};
+use super::prepare::{ChildPlan, ChildSetup};
+use super::workdir::Cleanup;
 use rustix::fd::{AsRawFd, BorrowedFd};
 use rustix::process::{Pid, Resource, Rlimit, Signal, WaitOptions};
 use std::io;
@@ -10,7 +11,8 @@ use std::mem::MaybeUninit;
 
 /// The `pre_exec` hook: runs in the referee's child, which becomes the supervisor; returns
 /// (to exec) only in the bot's process.
-pub fn pre_exec(setup: &ChildSetup, cleanup: Option<&Cleanup>) -> io::Result<()> {
+pub(crate) fn pre_exec(plan: &ChildPlan) -> io::Result<()> {
+    let setup = &plan.setup;
     // The supervisor learns of the referee's death, even by SIGKILL: PR_SET_PDEATHSIG
     // sends it SIGUSR1, which interrupts its wait (a no-op handler, no SA_RESTART); it then
     // kills the bot and everything the bot started, and exits. (Before the handler is in
@@ -44,22 +46,37 @@ pub fn pre_exec(setup: &ChildSetup, cleanup: Option<&Cleanup>) -> io::Result<()>
     // side returns to std's exec path and the supervisor's side never returns.
     match unsafe { libc::fork() } {
         -1 => Err(io::Error::last_os_error()),
-        0 => bot(setup, supervisor),
+        0 => bot(plan, supervisor),
         pid => match Pid::from_raw(pid) {
-            Some(bot) => supervise(bot, setup.referee, cleanup),
+            Some(bot) => supervise(bot, setup.referee, plan.cleanup.as_ref(), setup.done_flag),
             None => Err(io::Error::other("fork returned no pid")),
         },
     }
 }
 
-/// The bot's side: dies with the supervisor, its own process group, no inherited
-/// descriptors beyond 0, 1, 2, its limits. Then std execs it.
-fn bot(setup: &ChildSetup, supervisor: Pid) -> io::Result<()> {
+/// The bot's side: dies with the supervisor, joins its cgroup, its own session (so no
+/// controlling terminal), no inherited descriptors beyond 0, 1, 2, its limits, its uid. Then
+/// std execs it.
+fn bot(plan: &ChildPlan, supervisor: Pid) -> io::Result<()> {
+    let setup: &ChildSetup = &plan.setup;
     rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
     if rustix::process::getppid() != Some(supervisor) {
         return Err(io::Error::other("the supervisor is gone"));
     }
-    rustix::process::setpgid(None, None)?;
+    // Into the bot's memory and pids cgroup(s) before anything runs: whatever it starts is
+    // counted there.
+    for procs in &plan.cgroup_procs {
+        let fd = rustix::fs::open(
+            procs.as_c_str(),
+            rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        rustix::io::write(&fd, b"0")?;
+    }
+    // A session of its own (so a process group of its own, led by the bot): no controlling
+    // terminal, so the bot can neither open /dev/tty nor type into the organiser's shell
+    // (TIOCSTI needs the terminal to be the caller's controlling terminal).
+    rustix::process::setsid()?;
     set_signal_mask(false)?;
     for_each_fd(|fd| {
         if fd > 2 {
@@ -97,6 +114,18 @@ fn bot(setup: &ChildSetup, supervisor: Pid) -> io::Result<()> {
                 maximum: hard,
             },
         )?;
+    }
+    if let Some((uid, gid)) = setup.ids {
+        // SAFETY: plain system calls in a single-threaded child; no supplementary groups, then
+        // the gid, then the uid (after which nothing of root's is left).
+        unsafe {
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(gid, gid, gid) != 0
+                || libc::setresuid(uid, uid, uid) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
     }
     Ok(())
 }
@@ -143,7 +172,7 @@ fn parse_int(s: &[u8]) -> Option<i32> {
 /// The supervisor: waits for the bot; once it is gone, kills every remaining descendant
 /// (they are all its children or below, as it is a subreaper) until none is left, then exits
 /// with the bot's status.
-fn supervise(bot: Pid, referee: i32, cleanup: Option<&Cleanup>) -> ! {
+fn supervise(bot: Pid, referee: i32, cleanup: Option<&Cleanup>, done: usize) -> ! {
     // Hold nothing open: not std's exec-error pipe (so the referee sees the exec), not the
     // bot's stdio (so the bot closing stdout is an end of file for the referee).
     for_each_fd(|fd| {
@@ -170,7 +199,7 @@ fn supervise(bot: Pid, referee: i32, cleanup: Option<&Cleanup>) -> ! {
             Ok(Some((pid, st))) if pid == bot => status = Some(st),
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => referee_gone = orphaned(),
-            Err(_) => finish(None),
+            Err(_) => finish(None, done),
         }
     }
     // Then kill whatever is left, every 2 ms, until nothing is.
@@ -192,7 +221,7 @@ fn supervise(bot: Pid, referee: i32, cleanup: Option<&Cleanup>) -> ! {
                         // SAFETY: argv prepared before the fork, null-terminated.
                         unsafe { libc::execv(c.ptrs[0], c.ptrs.as_ptr()) };
                     }
-                    finish(status)
+                    finish(status, done)
                 }
             }
         }
@@ -319,8 +348,10 @@ fn set_signal_mask(block_all: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// Exit as the bot did: with its code, or killed by its signal.
-fn finish(status: Option<rustix::process::WaitStatus>) -> ! {
+/// Exit as the bot did: with its code, or killed by its signal; the mark first, so the referee
+/// knows the supervisor finished (see `done.rs`).
+fn finish(status: Option<rustix::process::WaitStatus>, done: usize) -> ! {
+    super::done::mark(done);
     let code = match status {
         Some(st) => match (st.exit_status(), st.terminating_signal()) {
             (Some(code), _) => code,

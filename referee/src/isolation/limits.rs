@@ -158,6 +158,9 @@ impl ResourceLimits {
     }
 }
 
+/// The least address-space limit that stands in for `memory` where no memory cgroup can be used.
+pub const FALLBACK_ADDRESS_SPACE: u64 = 4096 * MIB;
+
 /// The limits to set between fork and exec.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ChildLimits {
@@ -169,11 +172,18 @@ pub(crate) struct ChildLimits {
     nproc_base: u64,
 }
 
-pub(crate) fn child_limits(iso: &Isolation, ctx: &Context) -> ChildLimits {
+/// The rlimits of a bot. `memory_cgroup`: whether a memory cgroup holds `memory`; without one,
+/// the address-space limit stands in for it (`address_space`, or `memory` raised to 4 GiB at
+/// least: a runtime reserves more address space than it uses).
+pub(crate) fn child_limits(iso: &Isolation, ctx: &Context, memory_cgroup: bool) -> ChildLimits {
     let l = &iso.limits;
     ChildLimits {
-        // No memory cgroup yet: the address-space limit stands in for `memory`.
-        address_space: l.address_space.or(l.memory.map(|m| m.max(4096 * MIB))),
+        address_space: if memory_cgroup {
+            l.address_space
+        } else {
+            l.address_space
+                .or(l.memory.map(|m| m.max(FALLBACK_ADDRESS_SPACE)))
+        },
         cpu: l
             .cpu_secs_per_game
             .map(|s| s.saturating_mul(u64::from(ctx.games.max(1)))),
@@ -195,6 +205,8 @@ impl ChildLimits {
         let same = |v: Option<u64>, r: Res| v.map(|v| (r, Some(v), Some(v)));
         ChildSetup {
             stdio_on_3_4: false,
+            ids: None,
+            done_flag: 0,
             referee: rustix::process::getpid().as_raw_nonzero().get(),
             rlimits: [
                 same(self.address_space, Res::As),

@@ -24,21 +24,33 @@
 //! - `limits.rs`: [`ResourceLimits`] and the rlimits they become;
 //! - `paths.rs`: absolute and canonical paths, what a strict bot may see;
 //! - `bwrap.rs`: the bubblewrap command line of strict mode;
+//! - `visible.rs`: what a strict bot sees of the host (its own files, symlinks on the way, the
+//!   scan for records it must not see);
 //! - `uids.rs`: the per-bot uids of strict mode as root;
+//! - `cgroup.rs`: a memory and pids cgroup per bot (v2 or v1);
+//! - `workdir.rs`: default mode's private working directory, and removing stale ones;
 //! - `procfs.rs`: what `/proc` says about processes;
-//! - `child.rs`: the code between fork and exec (the supervisor and the bot's side).
+//! - `prepare.rs`: from a bot command to what is spawned;
+//! - `child.rs`: the code between fork and exec (the supervisor and the bot's side);
+//! - `done.rs`: the supervisor's mark that it finished (so a killed one is told apart).
 
 mod bwrap;
+pub mod cgroup;
 pub(crate) mod child;
+mod done;
 mod limits;
 mod paths;
 mod prepare;
 mod procfs;
 mod uids;
+mod visible;
+mod workdir;
 
 pub use bwrap::{bwrap_path, check_strict_sandbox};
+pub(crate) use done::DoneFlag;
+pub use limits::FALLBACK_ADDRESS_SPACE;
 pub use limits::{format_limit, ResourceLimits};
-pub(crate) use prepare::{prepare, ChildSetup, Cleanup};
+pub(crate) use prepare::prepare;
 pub(crate) use procfs::{children_of, group_has_members};
 pub(crate) use uids::UidLease;
 

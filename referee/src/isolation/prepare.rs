@@ -1,66 +1,47 @@
 //! From a bot command to what is spawned: paths made absolute, the environment, the private
-//! directory, the limits and, in strict mode, the bubblewrap command line.
+//! directory, the cgroup, the limits and, in strict mode, the bubblewrap command line.
 
 use super::bwrap::{bwrap_path, check_other_readable, check_strict_sandbox, BwrapArgs};
+use super::cgroup::{self, BotCgroup};
 use super::limits::child_limits;
-use super::paths::{absolute, canonical, depth, find_in_path, is_system_path};
+use super::paths::{absolute, find_in_path};
 use super::procfs::nproc_base;
 use super::uids::UidLease;
+use super::visible::view;
+use super::workdir::{private_dir, Cleanup};
+use super::DoneFlag;
 use super::{running_as_root, Context, Isolation, Sandbox, BWRAP_MISSING, SANDBOX_PATH};
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// A command ready to spawn: program, arguments, directory, environment, credentials, limits.
+/// A command ready to spawn: program, arguments, directory, environment, and what happens
+/// between fork and exec.
 pub(crate) struct Prepared {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub cwd: PathBuf,
     pub env: Vec<(OsString, OsString)>,
-    /// uid and gid to switch to before exec (strict mode as root).
-    pub ids: Option<(u32, u32)>,
-    pub child: ChildSetup,
+    pub plan: Arc<ChildPlan>,
     pub strict: bool,
     /// Kept for the life of the process; removed after.
     pub private_dir: Option<tempfile::TempDir>,
-    /// How the supervisor removes the private directory if the referee dies first.
-    pub cleanup: Option<std::sync::Arc<Cleanup>>,
     pub uid_lease: Option<UidLease>,
+    /// The bot's memory and pids cgroup, when one can be used here.
+    pub cgroup: Option<BotCgroup>,
+    /// Where the supervisor marks that it finished (see `done.rs`).
+    pub done: DoneFlag,
 }
 
-/// `rm -rf --one-file-system DIR`, ready for `execv` (built before the fork: no allocation
-/// after it). The supervisor runs it when the referee died before it could remove the bot's
-/// private directory.
-pub(crate) struct Cleanup {
-    _argv: Vec<std::ffi::CString>,
-    pub(crate) ptrs: Vec<*const libc::c_char>,
-}
-
-// SAFETY: the pointers point into `_argv`, owned and never changed; only read after a fork.
-unsafe impl Send for Cleanup {}
-unsafe impl Sync for Cleanup {}
-
-impl Cleanup {
-    fn new(dir: &Path) -> Option<Cleanup> {
-        use std::os::unix::ffi::OsStrExt;
-        let rm = ["/usr/bin/rm", "/bin/rm"]
-            .into_iter()
-            .find(|p| Path::new(p).is_file())?;
-        let argv: Vec<std::ffi::CString> = [
-            rm.as_bytes(),
-            b"-rf",
-            b"--one-file-system",
-            b"--",
-            dir.as_os_str().as_bytes(),
-        ]
-        .into_iter()
-        .map(|a| std::ffi::CString::new(a).ok())
-        .collect::<Option<_>>()?;
-        let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-        ptrs.push(std::ptr::null());
-        Some(Cleanup { _argv: argv, ptrs })
-    }
+/// What the code between fork and exec does, all of it prepared before the fork (no
+/// allocation after it).
+pub(crate) struct ChildPlan {
+    pub setup: ChildSetup,
+    /// `cgroup.procs` files the bot's process joins (writes `0` to) before anything else.
+    pub cgroup_procs: Vec<CString>,
+    /// How the supervisor removes the private directory if the referee dies first.
+    pub cleanup: Option<Cleanup>,
 }
 
 /// What the code between fork and exec needs: plain values only.
@@ -74,6 +55,11 @@ pub(crate) struct ChildSetup {
     /// sandbox (and close the others), so a bot closing its stdout would never be seen; the
     /// shim at the start of the sandboxed command moves 3 and 4 back to 0 and 1.
     pub stdio_on_3_4: bool,
+    /// uid and gid the bot's side switches to (strict mode as root), after joining its cgroup
+    /// and setting its limits; the supervisor keeps the referee's.
+    pub ids: Option<(u32, u32)>,
+    /// The address of the supervisor's mark (`DoneFlag::addr`; 0: none).
+    pub done_flag: usize,
 }
 
 /// One limit to set: the resource, its soft and hard values (`None`: unlimited).
@@ -99,30 +85,34 @@ fn lang_env() -> (OsString, OsString) {
     ("LANG".into(), lang)
 }
 
-/// Resolve a bot command for isolation: absolute paths for arguments and the program (its
-/// working directory changes), the environment, the limits and, in strict mode, the bubblewrap
-/// command line.
-pub(crate) fn prepare(
+/// A bot command with its paths made absolute.
+struct Resolved {
+    /// The configured working directory, absolute.
+    cwd: Option<PathBuf>,
+    /// The program when it is a path, absolute.
+    program_abs: Option<PathBuf>,
+    /// The arguments, those naming existing files made absolute when there is no configured
+    /// working directory (the bot runs elsewhere).
+    args: Vec<OsString>,
+    /// The arguments that name existing files, absolute.
+    arg_paths: Vec<PathBuf>,
+}
+
+fn resolve_command(
     spec: &str,
     program: &Path,
     args: &[String],
     cwd: Option<&Path>,
-    iso: &Isolation,
-    ctx: &Context,
-) -> io::Result<Prepared> {
+) -> io::Result<Resolved> {
     let here = std::env::current_dir()?;
     let base = match cwd {
         Some(c) => absolute(&here, c),
-        None => here.clone(),
+        None => here,
     };
     // Arguments and the program are given relative to the configured directory or, without
-    // one, to the referee's: the bot runs elsewhere, so make the ones that exist absolute.
+    // one, to the referee's.
     let program_is_path = program.components().count() > 1 || program.is_absolute();
-    let program_abs = if program_is_path {
-        Some(absolute(&base, program))
-    } else {
-        None
-    };
+    let program_abs = program_is_path.then(|| absolute(&base, program));
     let mut abs_args: Vec<OsString> = Vec::with_capacity(args.len());
     let mut arg_paths: Vec<PathBuf> = Vec::new();
     // Only arguments that look like paths (a `/` or an extension: `bot.py`, `./data`,
@@ -146,179 +136,216 @@ pub(crate) fn prepare(
         }
         abs_args.push(a.into());
     }
-    let limits = child_limits(iso, ctx);
-    match iso.sandbox {
-        Sandbox::Default => {
-            warn_root_default_once();
-            let private = tempfile::Builder::new()
-                .prefix("durak-bot-")
-                .permissions(std::fs::Permissions::from_mode(0o700))
-                .tempdir()?;
-            let home = private.path().join("home");
-            std::fs::create_dir(&home)?;
-            let path = std::env::var_os("PATH").unwrap_or_else(|| SANDBOX_PATH.into());
-            let program = match program_abs {
-                Some(p) => p,
-                None => find_in_path(program, &path).ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::NotFound,
-                        format!("{}: not found on PATH", program.display()),
+    Ok(Resolved {
+        cwd: cwd.map(|_| base),
+        program_abs,
+        args: abs_args,
+        arg_paths,
+    })
+}
+
+/// The bot's cgroup, when this machine allows one; otherwise `None` (its memory limit then
+/// becomes an address-space limit), said once.
+fn bot_cgroup(iso: &Isolation) -> Option<BotCgroup> {
+    static NOTE: std::sync::Once = std::sync::Once::new();
+    match cgroup::support() {
+        Ok(s) => match BotCgroup::create(s, iso.limits.memory, iso.limits.processes) {
+            Ok(cg) => Some(cg),
+            Err(e) => {
+                NOTE.call_once(|| {
+                    tracing::warn!(
+                        "cannot make a cgroup for a bot ({e}): memory is limited per process \
+                         (address space) instead"
                     )
-                })?,
-            };
-            let limits = limits.with_nproc_base(nproc_base(rustix::process::getuid().as_raw()));
-            let cleanup = Cleanup::new(private.path()).map(std::sync::Arc::new);
-            Ok(Prepared {
-                cleanup,
-                program,
-                args: abs_args,
-                cwd: cwd.map_or_else(|| private.path().to_path_buf(), |_| base.clone()),
-                env: vec![
-                    ("PATH".into(), path),
-                    lang_env(),
-                    ("HOME".into(), home.into_os_string()),
-                ],
-                ids: None,
-                child: limits.setup(),
-                strict: false,
-                private_dir: Some(private),
-                uid_lease: None,
-            })
-        }
-        Sandbox::Strict => {
-            let bwrap = bwrap_path().ok_or_else(|| {
-                io::Error::new(io::ErrorKind::NotFound, BWRAP_MISSING.to_string())
-            })?;
-            // Once per referee: can a sandbox be built here at all? (Else every bot would
-            // crash at start-up with bubblewrap's message instead of this explanation.)
-            check_strict_sandbox().map_err(io::Error::other)?;
-            let inner_program: PathBuf = match &program_abs {
-                Some(p) => p.clone(),
-                None => {
-                    if find_in_path(program, SANDBOX_PATH.as_ref()).is_none() {
-                        return Err(io::Error::new(
-                            io::ErrorKind::NotFound,
-                            format!(
-                                "bot {spec:?}: {} is not in the strict sandbox's PATH ({SANDBOX_PATH}); \
-                                 give the program as a path, or install it there",
-                                program.display()
-                            ),
-                        ));
-                    }
-                    program.to_path_buf()
-                }
-            };
-            let lease = if running_as_root() {
-                Some(UidLease::take()?)
-            } else {
+                });
                 None
-            };
-            let uid = lease
-                .as_ref()
-                .map_or_else(|| rustix::process::getuid().as_raw(), |l| l.uid);
-            // What the bot may see of the host, read-only: its directory, or the files its
-            // command names.
-            let hidden: Vec<PathBuf> = ctx.hidden.iter().map(|h| canonical(&here, h)).collect();
-            let mut visible: Vec<PathBuf> = Vec::new();
-            let mut visible_files: Vec<PathBuf> = Vec::new();
-            if cwd.is_some() {
-                visible.push(canonical(&here, &base));
             }
-            if let Some(p) = &program_abs {
-                if !is_system_path(p) {
-                    visible_files.push(canonical(&here, p));
-                }
-            }
-            if cwd.is_none() {
-                for p in &arg_paths {
-                    if is_system_path(p) {
-                        continue;
-                    }
-                    let c = canonical(&here, p);
-                    if c.is_dir() {
-                        visible.push(c);
-                    } else {
-                        // A file: its directory (sibling modules, data), unless that directory
-                        // is a top-level one (/tmp, /home): then the file alone.
-                        match c.parent() {
-                            Some(parent) if depth(parent) >= 2 => {
-                                visible.push(parent.to_path_buf())
-                            }
-                            _ => visible_files.push(c),
-                        }
-                    }
-                }
-            }
-            if let Some(d) = visible.iter().find(|d| depth(d) < 2) {
+        },
+        Err(why) => {
+            NOTE.call_once(|| {
+                tracing::debug!("no cgroup for bots ({why}): memory is limited per process")
+            });
+            None
+        }
+    }
+}
+
+/// Resolve a bot command for isolation: absolute paths for arguments and the program (its
+/// working directory changes), the environment, the cgroup, the limits and, in strict mode,
+/// the bubblewrap command line.
+pub(crate) fn prepare(
+    spec: &str,
+    program: &Path,
+    args: &[String],
+    cwd: Option<&Path>,
+    iso: &Isolation,
+    ctx: &Context,
+) -> io::Result<Prepared> {
+    let r = resolve_command(spec, program, args, cwd)?;
+    match iso.sandbox {
+        Sandbox::Default => prepare_default(program, r, iso, ctx),
+        Sandbox::Strict => prepare_strict(spec, program, r, iso, ctx),
+    }
+}
+
+fn prepare_default(
+    program: &Path,
+    r: Resolved,
+    iso: &Isolation,
+    ctx: &Context,
+) -> io::Result<Prepared> {
+    warn_root_default_once();
+    let private = private_dir()?;
+    let home = private.path().join("home");
+    std::fs::create_dir(&home)?;
+    let path = std::env::var_os("PATH").unwrap_or_else(|| SANDBOX_PATH.into());
+    let program = match r.program_abs {
+        Some(p) => p,
+        None => find_in_path(program, &path).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: not found on PATH", program.display()),
+            )
+        })?,
+    };
+    let cgroup = bot_cgroup(iso);
+    let limits = child_limits(iso, ctx, cgroup.is_some())
+        .with_nproc_base(nproc_base(rustix::process::getuid().as_raw()));
+    let done = DoneFlag::new()?;
+    let mut setup = limits.setup();
+    setup.done_flag = done.addr();
+    let plan = ChildPlan {
+        setup,
+        cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
+        cleanup: Cleanup::new(private.path()),
+    };
+    Ok(Prepared {
+        program,
+        args: r.args,
+        cwd: r.cwd.unwrap_or_else(|| private.path().to_path_buf()),
+        env: vec![
+            ("PATH".into(), path),
+            lang_env(),
+            ("HOME".into(), home.into_os_string()),
+        ],
+        plan: Arc::new(plan),
+        strict: false,
+        private_dir: Some(private),
+        uid_lease: None,
+        cgroup,
+        done,
+    })
+}
+
+fn prepare_strict(
+    spec: &str,
+    program: &Path,
+    r: Resolved,
+    iso: &Isolation,
+    ctx: &Context,
+) -> io::Result<Prepared> {
+    let bwrap = bwrap_path()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, BWRAP_MISSING.to_string()))?;
+    // Once per referee: can a sandbox be built here at all? (Else every bot would crash at
+    // start-up with bubblewrap's message instead of this explanation.)
+    check_strict_sandbox().map_err(io::Error::other)?;
+    let inner_program: PathBuf = match &r.program_abs {
+        Some(p) => p.clone(),
+        None => {
+            if find_in_path(program, SANDBOX_PATH.as_ref()).is_none() {
                 return Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
+                    io::ErrorKind::NotFound,
                     format!(
-                        "bot {spec:?}: strict mode shows a bot only its own directory, and {} is \
-                         not one (a top-level directory): move the bot into a directory of its own",
-                        d.display()
+                        "bot {spec:?}: {} is not in the strict sandbox's PATH ({SANDBOX_PATH}); \
+                         give the program as a path, or install it there",
+                        program.display()
                     ),
                 ));
             }
-            visible.sort();
-            visible.dedup();
-            if lease.is_some() {
-                for p in visible.iter().chain(&visible_files) {
-                    check_other_readable(p, uid)?;
-                }
-            }
-            let mut b = BwrapArgs::default();
-            b.system();
-            b.private(iso.limits.tmp_size);
-            for d in &visible {
-                b.dir(d, &hidden);
-            }
-            for f in &visible_files {
-                if !visible.iter().any(|d| f.starts_with(d)) {
-                    b.push(["--ro-bind"]);
-                    b.path(f);
-                    b.path(f);
-                }
-            }
-            let chdir = if cwd.is_some() {
-                canonical(&here, &base)
-            } else {
-                PathBuf::from("/tmp")
-            };
-            b.push(["--chdir"]);
-            b.path(&chdir);
-            let (_, lang) = lang_env();
-            b.push(["--setenv", "PATH", SANDBOX_PATH]);
-            b.push(["--setenv", "HOME", "/tmp/home"]);
-            b.args.push("--setenv".into());
-            b.args.push("LANG".into());
-            b.args.push(lang);
-            // The shim: stdin and stdout come on descriptors 3 and 4 (see ChildSetup).
-            b.push([
-                "--",
-                "/bin/sh",
-                "-c",
-                "exec 0<&3 1>&4 3<&- 4>&- && exec \"$@\"",
-                "durak-bot",
-            ]);
-            b.args.push(inner_program.into_os_string());
-            b.args.extend(abs_args);
-            let limits = limits.with_nproc_base(nproc_base(uid));
-            let mut setup = limits.setup();
-            setup.stdio_on_3_4 = true;
-            Ok(Prepared {
-                program: bwrap,
-                args: b.args,
-                cwd: PathBuf::from("/"),
-                env: vec![("PATH".into(), SANDBOX_PATH.into())],
-                ids: lease.as_ref().map(|l| (l.uid, l.uid)),
-                child: setup,
-                strict: true,
-                private_dir: None,
-                cleanup: None,
-                uid_lease: lease,
-            })
+            program.to_path_buf()
+        }
+    };
+    let lease = if running_as_root() {
+        Some(UidLease::take()?)
+    } else {
+        None
+    };
+    let uid = lease
+        .as_ref()
+        .map_or_else(|| rustix::process::getuid().as_raw(), |l| l.uid);
+    // What the bot may see of the host, read-only: its own files, and nothing of the match.
+    let v = view(
+        spec,
+        r.cwd.as_deref(),
+        r.program_abs.as_deref(),
+        &r.arg_paths,
+        &ctx.hidden,
+    )?;
+    if lease.is_some() {
+        for p in v.dirs.iter().chain(&v.files) {
+            check_other_readable(p, uid)?;
         }
     }
+    let mut b = BwrapArgs::default();
+    b.system();
+    b.private(iso.limits.tmp_size)
+        .map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
+    for d in &v.dirs {
+        b.dir(d, &v.hidden);
+    }
+    for f in &v.files {
+        b.push(["--ro-bind"]);
+        b.path(f);
+        b.path(f);
+    }
+    for (target, at) in &v.links {
+        b.push(["--symlink"]);
+        b.path(target);
+        b.path(at);
+    }
+    b.seal();
+    b.push(["--chdir"]);
+    b.path(v.chdir.as_deref().unwrap_or(Path::new("/tmp")));
+    let (_, lang) = lang_env();
+    b.push(["--setenv", "PATH", SANDBOX_PATH]);
+    b.push(["--setenv", "HOME", "/tmp/home"]);
+    b.args.push("--setenv".into());
+    b.args.push("LANG".into());
+    b.args.push(lang);
+    // The shim: stdin and stdout come on descriptors 3 and 4 (see ChildSetup).
+    b.push([
+        "--",
+        "/bin/sh",
+        "-c",
+        "exec 0<&3 1>&4 3<&- 4>&- && exec \"$@\"",
+        "durak-bot",
+    ]);
+    b.args.push(inner_program.into_os_string());
+    b.args.extend(r.args);
+    let cgroup = bot_cgroup(iso);
+    let limits = child_limits(iso, ctx, cgroup.is_some()).with_nproc_base(nproc_base(uid));
+    let mut setup = limits.setup();
+    setup.stdio_on_3_4 = true;
+    setup.ids = lease.as_ref().map(|l| (l.uid, l.uid));
+    let done = DoneFlag::new()?;
+    setup.done_flag = done.addr();
+    let plan = ChildPlan {
+        setup,
+        cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
+        cleanup: None,
+    };
+    Ok(Prepared {
+        program: bwrap,
+        args: b.args,
+        cwd: PathBuf::from("/"),
+        env: vec![("PATH".into(), SANDBOX_PATH.into())],
+        plan: Arc::new(plan),
+        strict: true,
+        private_dir: None,
+        uid_lease: lease,
+        cgroup,
+        done,
+    })
 }
 
 fn warn_root_default_once() {

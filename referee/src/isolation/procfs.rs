@@ -75,3 +75,14 @@ pub(crate) fn group_has_members(pgid: i32) -> bool {
             == Some(pgid)
     })
 }
+
+/// Whether a process with this pid exists (as far as this pid namespace sees).
+pub(crate) fn alive(pid: u32) -> bool {
+    match rustix::process::Pid::from_raw(pid as i32) {
+        Some(p) => !matches!(
+            rustix::process::test_kill_process(p),
+            Err(rustix::io::Errno::SRCH)
+        ),
+        None => false,
+    }
+}
