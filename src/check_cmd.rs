@@ -47,6 +47,8 @@ pub struct CheckBotArgs {
     /// only its own folder visible), as in `durak tournament --sandbox`. See docs/SECURITY.md.
     #[arg(long, default_value = "default", value_name = "default|strict")]
     sandbox: durak_referee::Sandbox,
+    #[command(flatten)]
+    affinity: crate::AffinityArg,
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
@@ -69,6 +71,8 @@ pub struct SubmitArgs {
     /// only its own folder visible), as in `durak tournament --sandbox`. See docs/SECURITY.md.
     #[arg(long, default_value = "default", value_name = "default|strict")]
     sandbox: durak_referee::Sandbox,
+    #[command(flatten)]
+    affinity: crate::AffinityArg,
     /// Print the check's report as JSON
     #[arg(long)]
     json: bool,
@@ -104,8 +108,12 @@ fn join_words(words: &[String]) -> String {
         .join(" ")
 }
 
-fn run_check(cmd: &BotCommand, opts: &Options) -> Result<Report, String> {
-    let rt = crate::runtime_sequential()?;
+fn run_check(
+    cmd: &BotCommand,
+    opts: &Options,
+    affinity: &crate::AffinityArg,
+) -> Result<Report, String> {
+    let rt = crate::runtime_sequential(affinity)?;
     Ok(rt.block_on(durak_checkbot::check_bot(cmd, opts)))
 }
 
@@ -155,7 +163,7 @@ pub fn check_bot(args: CheckBotArgs) -> CmdResult {
     if !args.json {
         eprintln!("checking {spec:?}: scripted positions, then full games (a few seconds)...");
     }
-    let report = run_check(&cmd, &opts)?;
+    let report = run_check(&cmd, &opts, &args.affinity)?;
     print_report(&report, args.json);
     Ok(if report.passed {
         ExitCode::SUCCESS
@@ -287,7 +295,7 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             folder.display()
         );
     }
-    let report = run_check(&cmd, &opts)?;
+    let report = run_check(&cmd, &opts, &args.affinity)?;
     print_report(&report, args.json);
     if !report.passed {
         eprintln!(

@@ -96,9 +96,22 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
+/// `--affinity` of the commands that play one match at a time.
+#[derive(clap::Args, Clone, Debug)]
+pub struct AffinityArg {
+    /// `auto`: the referee and its bots run on one CPU (the one the referee starts on), which
+    /// makes each decision's round trip several times cheaper; `off`: the kernel places them.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
+    pub affinity: String,
+}
+
 /// A single-threaded tokio runtime, for one match at a time (`play`, `check-bot`): a decision's
-/// round trip never hops between threads, which makes a match about 25% faster.
-pub fn runtime_sequential() -> Result<tokio::runtime::Runtime, String> {
+/// round trip never hops between threads, which makes a match about 25% faster. With
+/// `--affinity auto`, the thread (and so every bot it starts) is pinned to one CPU first.
+pub fn runtime_sequential(affinity: &AffinityArg) -> Result<tokio::runtime::Runtime, String> {
+    if affinity.affinity == "auto" {
+        durak_referee::affinity::pin_to_current_cpu();
+    }
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

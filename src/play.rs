@@ -62,11 +62,13 @@ pub struct PlayArgs {
     /// network, read-only system, own pid namespace). See docs/SECURITY.md.
     #[arg(long, default_value = "default", value_name = "default|strict")]
     sandbox: Sandbox,
-    /// A resource limit of every bot, KEY=VALUE (repeatable): address_space, cpu_secs_per_game,
-    /// file_size, open_files, processes, tmp_size; the value a number with K, M or G, or
-    /// `unlimited`. Defaults in docs/SECURITY.md.
+    /// A resource limit of every bot, KEY=VALUE (repeatable): memory, address_space,
+    /// cpu_secs_per_game, file_size, open_files, processes, tmp_size; the value a number with K,
+    /// M or G, or `unlimited`. Defaults in docs/SECURITY.md.
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     limits_rlimit: Vec<String>,
+    #[command(flatten)]
+    affinity: crate::AffinityArg,
     /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy.
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
@@ -128,7 +130,7 @@ pub fn run(args: PlayArgs) -> CmdResult {
             .expect("a free directory"),
     });
     let json = args.json;
-    let result = crate::runtime_sequential()?
+    let result = crate::runtime_sequential(&args.affinity)?
         .block_on(play_match(&cfg, |g| {
             if !json {
                 let loser = match g.loser {

@@ -70,8 +70,8 @@ pub struct TournamentArgs {
     /// Games at once, each with its own bot processes [default: the number of cores]
     #[arg(short = 'j', long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     concurrency: Option<usize>,
-    /// `auto`: when there are at least as many CPUs as games at once, each game gets its own
-    /// CPUs (its referee thread and its bots are pinned to them); `off`: the kernel places them.
+    /// `auto`: each table runs on one CPU, its referee thread and its bots together (table i of
+    /// those at once on CPU i, round robin); `off`: the kernel places them.
     #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
     affinity: String,
     /// The tournament directory [default: tournaments-out/NAME-SEED]

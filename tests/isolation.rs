@@ -514,8 +514,21 @@ fn as_another_user_the_referee_is_hidden_and_forks_bounded() {
     std::fs::create_dir(&replays).unwrap();
     std::fs::set_permissions(&replays, std::fs::Permissions::from_mode(0o777)).unwrap();
     let o = Command::new(setpriv)
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", DURAK, "play"])
-        .args(["--games", "1", "--move-time-ms", "20000", "--limit", "processes=64"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            DURAK,
+            "play",
+        ])
+        .args([
+            "--games",
+            "1",
+            "--move-time-ms",
+            "20000",
+            "--limit",
+            "processes=64",
+        ])
         .arg("--replay-dir")
         .arg(replays.join("r"))
         .arg(spec(&h))
@@ -534,4 +547,42 @@ fn as_another_user_the_referee_is_hidden_and_forks_bounded() {
         "the fork bomb ends in a crash: {log}"
     );
     assert_no_process_left(&h);
+}
+
+/// `durak play` runs its referee and its bots on one CPU (`--affinity auto`, the default), and
+/// leaves them to the kernel with `--affinity off`: what a bot sees in its own
+/// `Cpus_allowed_list`.
+#[test]
+fn play_runs_the_referee_and_its_bots_on_one_cpu() {
+    if durak_referee::affinity::allowed_cpus().len() < 2 {
+        eprintln!("note: skipped, needs two CPUs or more");
+        return;
+    }
+    let h = Hostile::new();
+    h.seat(
+        "grep Cpus_allowed_list /proc/self/status >&2\nexec \"$DURAK\" bot random\n",
+        hostile_limits(),
+        Sandbox::Default,
+    );
+    for (mode, one) in [("auto", true), ("off", false)] {
+        let replays = h.dir.path().join(format!("r-{mode}"));
+        let o = Command::new(DURAK)
+            .args(["play", "--games", "1", "--affinity", mode, "--replay-dir"])
+            .arg(&replays)
+            .arg(spec(&h))
+            .arg("builtin:random")
+            .env("DURAK_EXE", DURAK)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let err = stderr_of(&replays.join("game-0000.jsonl"));
+        let list = err
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or_else(|| panic!("{err}"))
+            .trim()
+            .to_string();
+        let single = !list.contains(',') && !list.contains('-');
+        assert_eq!(single, one, "--affinity {mode}: the bot may run on {list}");
+    }
 }

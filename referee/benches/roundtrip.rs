@@ -1,7 +1,9 @@
 //! Per-decision round trip of the referee with a built-in bot, against a bare pipe echo of the
 //! same message size between two processes. Reports medians and their ratio (target: <= 2).
 //!
-//! Run: `cargo bench -p durak-referee --bench roundtrip`
+//! Run: `cargo bench -p durak-referee --bench roundtrip`. Like `durak play`, the bench pins
+//! itself (and so the bot and `cat` it starts) to the CPU it starts on; with
+//! `DURAK_BENCH_AFFINITY=off` the kernel places them (what `--affinity off` does).
 //!
 //! - referee: build the request from engine types, write it to the bot, the bot (this very
 //!   executable running the built-in random bot) parses it and answers, then read the line,
@@ -236,6 +238,16 @@ fn main() {
     }
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` and `cargo test --benches` probe with this
+    }
+    let pinned = match std::env::var("DURAK_BENCH_AFFINITY").as_deref() {
+        Ok("off") => None,
+        _ => durak_referee::affinity::pin_to_current_cpu(),
+    };
+    match pinned {
+        Some(cpu) => {
+            println!("referee, bot and cat pinned to CPU {cpu} (DURAK_BENCH_AFFINITY=off: not)")
+        }
+        None => println!("no CPU pinning: the kernel places the referee, the bot and cat"),
     }
     let (game, legal) = position();
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -561,8 +561,7 @@ async fn play_game(
             continue;
         }
         if seats[seat].live.is_none() && !forfeits {
-            match start_bot(cfg, seat).await
-            {
+            match start_bot(cfg, seat).await {
                 Ok((proc, hello)) => {
                     seats[seat].info.bot_name = Some(hello.name);
                     seats[seat].info.bot_version = Some(hello.version);
