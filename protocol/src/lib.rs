@@ -4,10 +4,12 @@
 //! `docs/PROTOCOL.md`). This crate builds every referee message from the rules engine's types,
 //! validates every bot message against the JSON Schemas in `schemas/` ([`schema`]), and turns a
 //! valid answer into an engine [`durak_rules::Move`]. It also decodes requests back into engine
-//! types, for bots written in Rust (the built-in bots and the Rust sample bot).
+//! types, for bots written in Rust (the built-in bots and the Rust sample bot). [`text`] escapes
+//! the control characters of bot-provided text before it reaches a terminal.
 
 pub mod bot;
 pub mod messages;
 pub mod schema;
+pub mod text;
 
 pub use messages::*;

@@ -710,10 +710,53 @@ pub fn check_answer_id(answer_id: u64, open: u64) -> Result<(), Refusal> {
     })
 }
 
+/// The `id` of an answer, which must be a request id: a whole number from 0 to 2^64 - 1, written
+/// without a fraction or an exponent, as the request wrote it. Anything else (`6.0`, `"6"`, `-1`,
+/// `1e3`, `18446744073709551616`) is refused (fault `schema`, at `/id`), saying what came. A
+/// missing id is left to the schema (`missing field "id"`).
+fn answer_id(v: &Value) -> Result<Option<u64>, Refusal> {
+    let Some(id) = v.get("id") else {
+        return Ok(None);
+    };
+    if let Some(n) = id.as_u64() {
+        return Ok(Some(n));
+    }
+    let what = match id {
+        Value::Number(n) => match n.as_f64() {
+            _ if n.is_i64() => "a negative number".to_string(),
+            Some(f) if f < 0.0 => "a negative number".to_string(),
+            // 2^64 and above: as_u64 fails on them, and they are read as floats.
+            Some(f) if f.fract() == 0.0 && f >= u64::MAX as f64 => {
+                "a number larger than any request id (the largest is 2^64 - 1)".to_string()
+            }
+            Some(f) if f.fract() == 0.0 => {
+                "a number written with a fraction or an exponent".to_string()
+            }
+            _ => "a number with a fraction".to_string(),
+        },
+        Value::String(_) => "a string".to_string(),
+        Value::Bool(_) => "a boolean".to_string(),
+        Value::Null => "null".to_string(),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    };
+    let shown: String = id.to_string().chars().take(60).collect();
+    Err(Refusal {
+        kind: FaultKind::Schema,
+        rule: None,
+        pointer: Some("/id".into()),
+        message: format!(
+            "/id: got {shown}, {what}; a request id is a whole number (like 6), copied unchanged \
+             from the \"id\" of the request being answered"
+        ),
+    })
+}
+
 /// Validate an answer and read its request id and move. Rule checks come after, in the engine.
 pub fn parse_answer(v: &Value) -> Result<(u64, Move), Refusal> {
+    let id = answer_id(v)?;
     check_schema(Schema::Answer, v)?;
-    let id = v["id"].as_u64().unwrap_or_default();
+    let id = id.expect("the schema requires an id");
     let exchange = v["exchange"].as_bool().unwrap_or(false);
     let mv = match v["action"].as_str().unwrap_or_default() {
         "attack" => Move::Attack {
@@ -874,6 +917,55 @@ mod tests {
         assert!(!nobody_played(3, [0, 2]));
         assert!(!nobody_played(2, []));
         assert!(!nobody_played(2, [0, 0]));
+    }
+
+    /// An id that is not a whole number as the request wrote it is refused as what it is, not
+    /// read as request 0.
+    #[test]
+    fn an_id_that_is_not_a_request_id_says_what_it_is() {
+        let cases = [
+            ("6.0", "got 6.0, a number written with a fraction or an exponent"),
+            ("1e3", "got 1000.0, a number written with a fraction or an exponent"),
+            ("6.5", "got 6.5, a number with a fraction"),
+            ("\"6\"", "got \"6\", a string"),
+            ("-1", "got -1, a negative number"),
+            ("-1e30", "a negative number"),
+            (
+                "18446744073709551616",
+                "a number larger than any request id (the largest is 2^64 - 1)",
+            ),
+            ("null", "got null, null"),
+            ("true", "got true, a boolean"),
+            ("[6]", "got [6], an array"),
+        ];
+        for (id, want) in cases {
+            let line = format!(r#"{{"type":"answer","id":{id},"action":"take"}}"#);
+            let v = parse_line(line.as_bytes()).unwrap();
+            let r = parse_answer(&v).unwrap_err();
+            assert_eq!(
+                (r.kind, r.pointer.as_deref()),
+                (FaultKind::Schema, Some("/id")),
+                "{id}"
+            );
+            assert!(r.message.contains(want), "{id}: {}", r.message);
+            assert!(
+                r.message.contains("a request id is a whole number")
+                    && r.message.contains("copied unchanged from the \"id\" of the request"),
+                "{id}: {}",
+                r.message
+            );
+            assert!(!r.message.contains("request 0"), "{id}: {}", r.message);
+        }
+        // Whole numbers are ids, up to the largest.
+        for id in ["0", "6", "18446744073709551615"] {
+            let line = format!(r#"{{"type":"answer","id":{id},"action":"take"}}"#);
+            let (got, mv) = parse_answer(&parse_line(line.as_bytes()).unwrap()).unwrap();
+            assert_eq!((got.to_string(), mv), (id.to_string(), Move::Take));
+        }
+        // A missing id is the schema's to say.
+        let v = parse_line(br#"{"type":"answer","action":"take"}"#).unwrap();
+        let r = parse_answer(&v).unwrap_err();
+        assert!(r.message.contains("missing field \"id\""), "{}", r.message);
     }
 
     #[test]
