@@ -20,17 +20,14 @@ fn repo() -> PathBuf {
 
 use common::{durak, text, which};
 
-/// The plain interpreter is preferred: a pyenv shim can take a second to start.
+/// The plain interpreter is preferred: a pyenv shim can take a second to start. Without it the
+/// test is skipped with a note (a failure in CI).
 fn python() -> Option<PathBuf> {
-    common::interpreter("python3")
+    common::require_interpreter("python3", "python3")
 }
 
-/// A loud line on the real stderr (not captured by the test harness).
-fn skipped(what: &str) {
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED: {what} (install it to run this test; CI does) ***\n"
-    );
+fn node() -> Option<PathBuf> {
+    common::require("node", "nodejs")
 }
 
 /// `durak check-bot --json` on a sample bot: it must pass every check.
@@ -91,42 +88,38 @@ fn assert_passes(bot: &str) {
 
 #[test]
 fn python_random_bot_passes() {
-    match python() {
-        Some(py) => assert_passes(&format!(
+    if let Some(py) = python() {
+        assert_passes(&format!(
             "{} sample-bots/python/random_bot.py",
             py.display()
-        )),
-        None => skipped("python3 not found: sample-bots/python/random_bot.py not checked"),
+        ));
     }
 }
 
 #[test]
 fn python_heuristic_bot_passes() {
-    match python() {
-        Some(py) => assert_passes(&format!(
+    if let Some(py) = python() {
+        assert_passes(&format!(
             "{} sample-bots/python/heuristic_bot.py",
             py.display()
-        )),
-        None => skipped("python3 not found: sample-bots/python/heuristic_bot.py not checked"),
+        ));
     }
 }
 
 #[test]
 fn js_random_bot_passes() {
-    match which("node") {
-        Some(node) => assert_passes(&format!("{} sample-bots/js/random_bot.js", node.display())),
-        None => skipped("node not found: sample-bots/js/random_bot.js not checked"),
+    if let Some(node) = node() {
+        assert_passes(&format!("{} sample-bots/js/random_bot.js", node.display()));
     }
 }
 
 #[test]
 fn js_heuristic_bot_passes() {
-    match which("node") {
-        Some(node) => assert_passes(&format!(
+    if let Some(node) = node() {
+        assert_passes(&format!(
             "{} sample-bots/js/heuristic_bot.js",
             node.display()
-        )),
-        None => skipped("node not found: sample-bots/js/heuristic_bot.js not checked"),
+        ));
     }
 }
 
@@ -137,8 +130,11 @@ fn rust_sample_bot_passes() {
 
 #[test]
 fn c_sample_bot_passes() {
-    let Some(cc) = which("cc").or_else(|| which("gcc")) else {
-        skipped("no C compiler (cc): sample-bots/c/bot.c not checked");
+    let Some(cc) = common::require_with("cc", "gcc", || {
+        which("cc")
+            .or_else(|| which("gcc"))
+            .ok_or_else(|| "no cc or gcc on PATH".to_string())
+    }) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -472,11 +468,8 @@ fn tutorial_code(name: &str) -> String {
 #[test]
 fn the_tutorial_bots_pass() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, interpreter) in [("my_bot.py", python()), ("my_bot.js", which("node"))] {
+    for (name, interpreter) in [("my_bot.py", python()), ("my_bot.js", node())] {
         let Some(interpreter) = interpreter else {
-            skipped(&format!(
-                "no interpreter for the tutorial's {name}: not checked"
-            ));
             continue;
         };
         let path = dir.path().join(name);

@@ -3,8 +3,10 @@
 //! arrow keys) changes what is shown, a seat's view hides the other hands, and the run saves a
 //! screenshot (target/tmp/replay_html/*.png).
 //!
-//! Without Chromium the tests skip with a loud message; CI installs it (`apt-get install -y
-//! chromium fonts-dejavu-core`).
+//! Without Chromium the tests are skipped with a note (tests/common/system.rs); CI installs it
+//! (`apt-get install -y chromium fonts-dejavu-core`) and requires it.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -31,16 +33,13 @@ fn chromium() -> Option<&'static str> {
 
 macro_rules! require_chromium {
     () => {
-        match chromium() {
-            Some(b) => b,
-            None => {
-                eprintln!(
-                    "\n\n!!!!!!!!!! SKIPPED: {}: no chromium on PATH; install Debian's chromium \
-                     (apt-get install -y chromium fonts-dejavu-core) to run the browser test !!!!!!!!!!\n",
-                    module_path!()
-                );
-                return;
-            }
+        match common::require_with("chromium", "chromium fonts-dejavu-core", || {
+            chromium()
+                .map(PathBuf::from)
+                .ok_or_else(|| "no chromium, chromium-browser or google-chrome on PATH".into())
+        }) {
+            Some(_) => chromium().expect("found"),
+            None => return,
         }
     };
 }

@@ -91,10 +91,12 @@ fn same_deal_same_game(variant: Variant, bot: String) {
 }
 
 fn sample_bot_plays_cleanly(interpreter: &str, file: &str) {
-    let Some(exe) = common::interpreter(interpreter) else {
-        eprintln!(
-            "SKIPPED: {interpreter} is not installed, so {file} was not played (CI installs it)"
-        );
+    let package = if interpreter == "node" {
+        "nodejs"
+    } else {
+        interpreter
+    };
+    let Some(exe) = common::require_interpreter(interpreter, package) else {
         return;
     };
     let bot = format!("{} {}", exe.display(), root().join(file).display());

@@ -231,13 +231,16 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
         .find(|l| l["type"] == "request" && l["seat"].as_u64() == Some(0));
     // The end of stderr explains a crash, a hang or garbage on stdout, not a broken rule.
     let explains = !matches!(kind.as_str(), "illegal" | "schema");
-    let stderr = all
-        .iter()
-        .filter(|_| explains)
-        .find(|l| l["type"] == "stderr" && l["seat"].as_u64() == Some(0))
-        .and_then(|l| l["text"].as_str())
-        .map(|t| t.trim_end().to_string())
-        .filter(|t| !t.is_empty())
+    // The game's stderr comes in pieces, one per point of the game it arrived at: joined.
+    let stderr = Some(
+        all.iter()
+            .filter(|_| explains)
+            .filter(|l| l["type"] == "stderr" && l["seat"].as_u64() == Some(0))
+            .filter_map(|l| l["text"].as_str())
+            .collect::<String>(),
+    )
+    .map(|t| t.trim_end().to_string())
+    .filter(|t| !t.is_empty())
         .map(|t| {
             let lines: Vec<&str> = t.lines().collect();
             lines[lines.len().saturating_sub(12)..].join("\n")

@@ -5,6 +5,7 @@
 use crate::isolation::Context;
 use crate::process::{describe_exit, BotCommand, BotProcess, IoFault, SpawnOptions};
 use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
+use crate::stderr::{StderrAt, StderrChunk};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
 use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Setup, Variant};
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,7 @@ pub struct MatchConfig {
     pub replay_dir: Option<PathBuf>,
     /// Replay file names: `{prefix}{game:04}.jsonl`.
     pub replay_prefix: String,
-    /// Bytes of stderr kept per bot per game.
+    /// Bytes of stderr kept per bot per game (the rest is counted as dropped in the replay).
     pub stderr_cap: usize,
     /// Seats that forfeit every game without being started (a disqualified bot).
     pub forfeit: Vec<bool>,
@@ -574,11 +575,17 @@ async fn play_game(
                 Err((f, proc)) => {
                     if let Some(mut p) = proc {
                         p.kill().await;
-                        start_stderr.push(stderr_line(seat, &p));
+                        start_stderr.extend(stderr_lines(seat, p.take_stderr().await));
                     }
                     run.faults.push(f);
                 }
             }
+        }
+    }
+    // What the bots kept from the previous game wrote since its end is this game's start.
+    for s in seats.iter() {
+        if let Some(live) = &s.live {
+            live.proc.new_game_stderr();
         }
     }
 
@@ -735,6 +742,7 @@ async fn play_game(
     let faulted: Vec<Seat> = run.faults.iter().map(|f| f.seat).collect();
     for (seat, s) in seats.iter_mut().enumerate() {
         if let Some(live) = s.live.as_mut() {
+            live.proc.mark_stderr(StderrAt::End).await;
             let end = proto::game_end(index, outcome, &run.faults);
             let ok = live
                 .proc
@@ -760,14 +768,18 @@ async fn play_game(
                     .await;
                 }
                 live.proc.kill().await;
-                run.log.push(stderr_line(seat, &live.proc));
+                for line in stderr_lines(seat, live.proc.take_stderr().await) {
+                    run.log.push(line);
+                }
                 if let (Some(st), false) = (exited, faulted.contains(&seat)) {
                     tracing::warn!(seat, "bot ended after game {index}: {}", describe_exit(st));
                 }
             } else {
                 live.games_done += 1;
                 live.answered = false;
-                run.log.push(stderr_line(seat, &live.proc));
+                for line in stderr_lines(seat, live.proc.take_stderr().await) {
+                    run.log.push(line);
+                }
             }
         }
     }
@@ -806,9 +818,13 @@ async fn play_game(
     Ok((record, log))
 }
 
-fn stderr_line(seat: Seat, p: &BotProcess) -> Value {
-    let (text, dropped) = p.stderr_text();
-    json!({"type": "stderr", "seat": seat, "text": text, "dropped": dropped})
+/// The replay's `stderr` lines of one seat in one game: one per point of the game it wrote at
+/// (`at`: `"start"`, the request id, `"end"`), with the bytes dropped there beyond the game's cap.
+fn stderr_lines(seat: Seat, chunks: Vec<StderrChunk>) -> impl Iterator<Item = Value> {
+    chunks.into_iter().map(move |c| {
+        json!({"type": "stderr", "seat": seat, "at": c.at, "text": c.text_lossy(),
+               "dropped": c.dropped})
+    })
 }
 
 /// Ask `seat` for a decision: request, timed answer, schema, id and rule checks.
@@ -847,6 +863,8 @@ async fn ask(
     };
     let total = Duration::from_millis(limits.move_ms + bank[seat]);
     run.error_context = (Some(id), None);
+    // What the bot writes on stderr from now on comes with this request.
+    live.proc.mark_stderr(StderrAt::Request(id)).await;
     live.proc
         .send(&req, total)
         .await

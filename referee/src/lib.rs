@@ -11,6 +11,7 @@ pub mod driver;
 pub mod isolation;
 pub mod process;
 pub mod replay;
+pub mod stderr;
 
 pub use driver::{
     play_match, play_match_with, GameRecord, MatchConfig, MatchResult, PlannedGame, SeatInfo,
@@ -19,3 +20,4 @@ pub use driver::{
 pub use isolation::{Isolation, ResourceLimits, Sandbox};
 pub use process::{BotCommand, BotProcess, IoFault, SpawnOptions};
 pub use replay::ReplayLog;
+pub use stderr::{StderrAt, StderrChunk};

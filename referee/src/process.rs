@@ -2,14 +2,14 @@
 //! lines, killed with everything it started.
 
 use crate::isolation::{self, Context, Isolation, Sandbox};
+use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 
@@ -208,13 +208,6 @@ pub fn which(name: &std::path::Path) -> Option<PathBuf> {
         .find(|f| f.is_file())
 }
 
-/// stderr kept for the log: the first `cap` bytes, and a count of what was dropped.
-#[derive(Debug, Default)]
-pub struct StderrLog {
-    pub text: Vec<u8>,
-    pub dropped: u64,
-}
-
 /// Why reading from or writing to a bot failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IoFault {
@@ -233,7 +226,7 @@ pub enum IoFault {
 pub struct SpawnOptions {
     /// Longest line accepted from the bot, in bytes.
     pub max_line: usize,
-    /// Bytes of stderr kept.
+    /// Bytes of stderr kept per game (per [`BotProcess::take_stderr`]).
     pub stderr_cap: usize,
     /// The games of the match and the paths the bot must not see.
     pub context: Context,
@@ -258,9 +251,8 @@ pub struct BotProcess {
     /// Lines queued by [`BotProcess::send_later`], not yet written.
     outbox: Vec<u8>,
     lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
-    stderr: Arc<Mutex<StderrLog>>,
-    /// True once everything the bot's processes wrote to stderr has been read.
-    stderr_eof: tokio::sync::watch::Receiver<bool>,
+    /// stderr, drained all the time and kept per game.
+    stderr: StderrDrain,
     exit: Option<ExitStatus>,
     max_line: usize,
     strict: bool,
@@ -369,31 +361,8 @@ impl BotProcess {
         let bot_pid = pgid.and_then(|p| isolation::children_of(p).first().copied());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped");
-        let mut err = child.stderr.take().expect("piped");
-        let stderr = Arc::new(Mutex::new(StderrLog::default()));
-        let log = stderr.clone();
-        let stderr_cap = opts.stderr_cap;
+        let stderr = StderrDrain::start(child.stderr.take().expect("piped"), opts.stderr_cap);
         let max_line = opts.max_line;
-        // Drain stderr all the time so the bot never blocks on it; keep the first `cap` bytes.
-        let (stderr_eof_tx, stderr_eof) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            let mut buf = vec![0u8; 8192];
-            loop {
-                match err.read(&mut buf).await {
-                    Ok(0) | Err(_) => {
-                        let _ = stderr_eof_tx.send(true);
-                        break;
-                    }
-                    Ok(n) => {
-                        let mut l = log.lock().expect("stderr log");
-                        let room = stderr_cap.saturating_sub(l.text.len());
-                        let keep = room.min(n);
-                        l.text.extend_from_slice(&buf[..keep]);
-                        l.dropped += (n - keep) as u64;
-                    }
-                }
-            }
-        });
         // One more byte than the limit so that a line of exactly the limit (plus newline) passes.
         let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), vec![], max_line + 1);
         Ok(BotProcess {
@@ -405,7 +374,6 @@ impl BotProcess {
             outbox: Vec::with_capacity(4096),
             lines: FramedRead::new(stdout, codec),
             stderr,
-            stderr_eof,
             exit: None,
             max_line,
             strict: prep.strict,
@@ -618,10 +586,26 @@ impl BotProcess {
         }
     }
 
-    /// The stderr captured so far, as text.
+    /// The stderr captured since the last [`BotProcess::take_stderr`], as text, and the bytes
+    /// dropped beyond the cap.
     pub fn stderr_text(&self) -> (String, u64) {
-        let l = self.stderr.lock().expect("stderr log");
-        (String::from_utf8_lossy(&l.text).into_owned(), l.dropped)
+        self.stderr.text()
+    }
+
+    /// The stderr that arrived since the last call, in chunks by where it arrived; the cap starts
+    /// again. Bytes already in the pipe are read first.
+    pub async fn take_stderr(&mut self) -> Vec<StderrChunk> {
+        self.stderr.take().await
+    }
+
+    /// stderr arriving from now on belongs to `at` (what is already in the pipe does not).
+    pub async fn mark_stderr(&mut self, at: StderrAt) {
+        self.stderr.mark(at).await;
+    }
+
+    /// A new game starts: the stderr held so far is its start (see [`StderrAt::Start`]).
+    pub fn new_game_stderr(&self) {
+        self.stderr.new_game();
     }
 
     /// Describe how the bot ended. In strict mode bubblewrap reports a bot killed by signal N
@@ -662,11 +646,7 @@ impl BotProcess {
         }
         // Everything of the bot is gone, so its stderr ends: read the rest (a crash's last
         // words, a traceback) before anyone looks at it.
-        let _ = tokio::time::timeout(
-            Duration::from_millis(250),
-            self.stderr_eof.wait_for(|eof| *eof),
-        )
-        .await;
+        self.stderr.wait_eof(Duration::from_millis(250)).await;
         // Whatever is still in the bot's cgroup (nothing, unless it got away from its
         // supervisor) goes too.
         if let Some(cg) = &self.cgroup {

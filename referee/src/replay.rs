@@ -7,7 +7,9 @@
 //! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
 //! `event` (with `to`: null for public or the seat), `request`, `answer` (raw line of a refused
 //! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,
-//! `stderr` (per seat, capped) and last `result`.
+//! `stderr` (what a seat wrote during this game, one line per point of the game it arrived at:
+//! `at` is `"start"`, a request id or `"end"`; capped per game, with the bytes `dropped`) and
+//! last `result`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

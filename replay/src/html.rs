@@ -13,6 +13,7 @@ use crate::error::ReplayError;
 use crate::read::read_replay;
 use crate::sim::{simulate, Simulation};
 use crate::view::{all_views, result_text, StepView};
+use durak_protocol::text::escape_controls;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -22,8 +23,10 @@ const CSS: &str = include_str!("page/page.css");
 const JS: &str = include_str!("page/page.js");
 const INDEX_CSS: &str = include_str!("page/index.css");
 
-/// Escape text for HTML (element content and quoted attributes).
+/// Escape text for HTML (element content and quoted attributes); control characters and
+/// bidirectional overrides become visible escapes first (`\e`, `\u{202e}`), as on a terminal.
 pub fn escape(s: &str) -> String {
+    let s = escape_controls(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -137,14 +140,16 @@ pub fn merge(base: &Value, d: &Value) -> Value {
 
 fn page_data(sim: &Simulation) -> PageData<'_> {
     let h = &sim.header;
-    let steps = all_views(sim, None);
+    // The views as every viewer shows them: the bots' text escaped.
+    let escaped = |views: Vec<StepView>| views.iter().map(StepView::escaped).collect::<Vec<_>>();
+    let steps = escaped(all_views(sim, None));
     let full: Vec<Value> = steps
         .iter()
         .map(|v| serde_json::to_value(v).expect("a view serializes"))
         .collect();
     let seat_views = (0..h.players)
         .map(|s| {
-            all_views(sim, Some(s))
+            escaped(all_views(sim, Some(s)))
                 .iter()
                 .zip(&full)
                 .map(|(v, base)| {
@@ -165,13 +170,13 @@ fn page_data(sim: &Simulation) -> PageData<'_> {
         seats: (0..h.players)
             .map(|s| SeatInfo {
                 seat: s,
-                name: h.seat_label(s),
+                name: escape_controls(&h.seat_label(s)).into_owned(),
             })
             .collect(),
         verified: sim.verified(),
         verdict: crate::text::verdict(sim),
         differs_at: sim.divergence.as_ref().and_then(|d| d.step),
-        result: result_text(h, sim.end()),
+        result: escape_controls(&result_text(h, sim.end())).into_owned(),
         fault_steps: sim
             .steps
             .iter()

@@ -129,6 +129,33 @@ pub struct ResultRecord {
     pub move_limit: Option<u32>,
 }
 
+/// Where in the game a `stderr` line's text arrived (its `at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StderrAt {
+    /// `"start"`: before the seat's first request (start-up, hello, between games).
+    Start,
+    /// A request id: after the referee sent that request to the seat, until its next one.
+    Request(u64),
+    /// `"end"`: after `game_end` was sent.
+    End,
+}
+
+impl<'de> Deserialize<'de> for StderrAt {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        match &v {
+            Value::String(s) if s == "start" => Ok(StderrAt::Start),
+            Value::String(s) if s == "end" => Ok(StderrAt::End),
+            Value::Number(n) if n.as_u64().is_some_and(|n| n >= 1) => {
+                Ok(StderrAt::Request(n.as_u64().expect("checked")))
+            }
+            _ => Err(serde::de::Error::custom(format!(
+                "\"at\" is \"start\", \"end\" or a request id (1, 2, ...), not {v}"
+            ))),
+        }
+    }
+}
+
 /// One line after the header.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -166,11 +193,15 @@ pub enum Record {
     },
     /// A fault: the seat loses the game.
     Fault(FaultRecord),
-    /// What a bot wrote on stderr during the game (capped).
+    /// What a bot wrote on stderr during the game (capped per game), and where in the game it
+    /// arrived (`at`; absent in older replays, which hold a process's whole stderr at the end).
     Stderr {
         seat: Seat,
         #[serde(default)]
+        at: Option<StderrAt>,
+        #[serde(default)]
         text: String,
+        /// Bytes that arrived there beyond the game's cap, left out.
         #[serde(default)]
         dropped: u64,
     },

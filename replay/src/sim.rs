@@ -7,7 +7,9 @@
 //! the R-1 move the referee played) and how long it took, and any fault. The last step is the end
 //! of the game; when a fault ended the game at a decision, that decision is the last step.
 
-use crate::read::{FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord};
+use crate::read::{
+    FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord, StderrAt,
+};
 use durak_protocol::{event_json, legal_json, parse_answer, parse_line};
 use durak_rules::{Audience, Decision, Deck, Event, Game, Legal, Move, Seat, Setup, Variant};
 use serde_json::{Map, Value};
@@ -41,8 +43,20 @@ pub struct End {
     pub logged: bool,
     /// False when the game never started (a fault before the deal was announced).
     pub started: bool,
-    /// What each bot wrote on stderr: (seat, text, bytes dropped).
-    pub stderr: Vec<(Seat, String, u64)>,
+}
+
+/// What a bot wrote on stderr, kept at the step it belongs to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StderrText {
+    pub seat: Seat,
+    /// Where in the game it arrived; `None` in older replays (a process's whole stderr, shown at
+    /// the end).
+    pub at: Option<StderrAt>,
+    pub text: String,
+    /// Bytes that arrived there beyond the game's cap, left out.
+    pub dropped: u64,
+    /// Its replay line.
+    pub line: usize,
 }
 
 /// One step of the game: a decision, or the end.
@@ -73,6 +87,9 @@ pub struct Step {
     pub end: Option<End>,
     /// Where the replay and the re-simulation disagree, at this step.
     pub note: Option<String>,
+    /// What the bots wrote on stderr at this step: `"start"` at step 1, a request's at the step
+    /// of that request (the seat's own decision), `"end"` (and an older replay's) at the last.
+    pub stderr: Vec<StderrText>,
 }
 
 /// The first place where the replay and the re-simulation disagree.
@@ -176,7 +193,7 @@ struct Walk<'a> {
     open: Option<Step>,
     divergence: Option<Divergence>,
     faults: Vec<FaultRecord>,
-    stderr: Vec<(Seat, String, u64)>,
+    stderr: Vec<StderrText>,
     result: Option<(usize, ResultRecord)>,
     next_request: u64,
     events_logged: usize,
@@ -215,6 +232,7 @@ impl Walk<'_> {
             faults: Vec::new(),
             end: None,
             note: None,
+            stderr: Vec::new(),
         }
     }
 
@@ -306,15 +324,58 @@ impl Walk<'_> {
             }
             Record::Stderr {
                 seat,
+                at,
                 text,
                 dropped,
-            } => {
-                if self.seat_ok(number, *seat, "the stderr line") {
-                    self.stderr.push((*seat, text.clone(), *dropped));
-                }
-            }
+            } => self.stderr_line(number, *seat, *at, text, *dropped),
             Record::Result(r) => self.result = Some((number, r.clone())),
         }
+    }
+
+    /// A stderr line: at a request, that request must be logged before it and be the seat's.
+    fn stderr_line(
+        &mut self,
+        number: usize,
+        seat: Seat,
+        at: Option<StderrAt>,
+        text: &str,
+        dropped: u64,
+    ) {
+        if !self.seat_ok(number, seat, "the stderr line") {
+            return;
+        }
+        if let Some(StderrAt::Request(id)) = at {
+            let asked = self
+                .steps
+                .iter()
+                .chain(&self.open)
+                .find(|s| s.request.as_ref().is_some_and(|r| r.id == id))
+                .and_then(|s| s.decision.map(|d| d.seat));
+            match asked {
+                None => self.diverge(
+                    number,
+                    format!(
+                        "the stderr line of seat {seat} is at request {id}, but no request {id} \
+                         comes before it"
+                    ),
+                ),
+                Some(other) if other != seat => self.diverge(
+                    number,
+                    format!(
+                        "the stderr line of seat {seat} is at request {id}, but request {id} \
+                         asked seat {other}"
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        self.stderr.push(StderrText {
+            seat,
+            at,
+            text: text.to_string(),
+            dropped,
+            line: number,
+        });
     }
 
     fn event(&mut self, number: usize, to: Option<Seat>, event: &Value) {
@@ -600,7 +661,6 @@ impl Walk<'_> {
                 duration_ms: r.duration_ms,
                 logged: true,
                 started,
-                stderr: self.stderr.clone(),
             },
             None => {
                 let outcome = self.game.outcome();
@@ -619,7 +679,6 @@ impl Walk<'_> {
                     duration_ms: None,
                     logged: false,
                     started,
-                    stderr: self.stderr.clone(),
                 }
             }
         };
@@ -639,6 +698,20 @@ impl Walk<'_> {
         }
         last.end = Some(end);
         self.steps.push(last);
+        // Each stderr text at its step.
+        let last = self.steps.len() - 1;
+        for t in std::mem::take(&mut self.stderr) {
+            let at = match t.at {
+                Some(StderrAt::Start) => 0,
+                Some(StderrAt::Request(id)) => self
+                    .steps
+                    .iter()
+                    .position(|s| s.request.as_ref().is_some_and(|r| r.id == id))
+                    .unwrap_or(last),
+                Some(StderrAt::End) | None => last,
+            };
+            self.steps[at].stderr.push(t);
+        }
         if let Some(d) = &self.divergence {
             if let Some(step) = d.step.and_then(|s| self.steps.get_mut(s - 1)) {
                 step.note = Some(d.message.clone());

@@ -2,6 +2,7 @@
 
 use crate::sim::Simulation;
 use crate::view::{pretty_card, StepView};
+use durak_protocol::text::escape_controls;
 use durak_rules::Card;
 use std::fmt::Write as _;
 
@@ -26,7 +27,7 @@ fn pretty_list(codes: &[String]) -> String {
 /// One line about the whole replay: variant, players, seeds, dealer.
 pub fn summary(sim: &Simulation) -> String {
     let h = &sim.header;
-    format!(
+    let line = format!(
         "{}: {} with {} players, game {} of series {} (deck seed {}), dealer seat {}, {} steps",
         sim.source,
         h.variant.name(),
@@ -36,11 +37,14 @@ pub fn summary(sim: &Simulation) -> String {
         h.seed,
         h.dealer,
         sim.steps.len()
-    )
+    );
+    escape_controls(&line).into_owned()
 }
 
-/// A step as plain text (several lines, ending with a newline).
+/// A step as plain text (several lines, ending with a newline), with the bots' text escaped
+/// ([`StepView::escaped`]).
 pub fn render_step(v: &StepView) -> String {
+    let v = &v.escaped();
     let mut out = String::new();
     let view = match v.viewer {
         None => "full view".to_string(),
@@ -154,9 +158,14 @@ pub fn render_step(v: &StepView) -> String {
     if let Some(r) = &v.result {
         let _ = writeln!(out, "result: {r}");
     }
-    for (seat, text) in &v.stderr {
-        let _ = writeln!(out, "stderr of seat {seat}:");
-        for l in text.lines() {
+    for e in &v.stderr {
+        let when = if e.when.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", e.when)
+        };
+        let _ = writeln!(out, "stderr of seat {}{when}:", e.seat);
+        for l in e.text.lines() {
             let _ = writeln!(out, "  | {l}");
         }
     }
@@ -166,9 +175,10 @@ pub fn render_step(v: &StepView) -> String {
     out
 }
 
-/// The verification report: one line, `verified: ...` or `FAILED: ...`.
+/// The verification report: one line, `verified: ...` or `FAILED: ...` (escaped: the
+/// divergence may quote the replay's text).
 pub fn verdict(sim: &Simulation) -> String {
-    match &sim.divergence {
+    let line = match &sim.divergence {
         None => {
             let end = sim.end();
             format!(
@@ -182,5 +192,6 @@ pub fn verdict(sim: &Simulation) -> String {
             "FAILED: {} differs from the re-simulation at {d}",
             sim.source
         ),
-    }
+    };
+    escape_controls(&line).into_owned()
 }

@@ -6,6 +6,7 @@
 use crate::sim::Simulation;
 use crate::view::{step_view, StepView};
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use durak_protocol::text::escape_controls;
 use durak_rules::{Card, Seat, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -323,9 +324,14 @@ fn decision_lines(v: &StepView) -> Vec<Line<'static>> {
             lines.push(Line::from(s));
         }
     }
-    for (seat, text) in &v.stderr {
-        lines.push(Line::from(dim(format!("stderr of seat {seat}:"))));
-        for l in text.lines().take(20) {
+    for e in &v.stderr {
+        let when = if e.when.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", e.when)
+        };
+        lines.push(Line::from(dim(format!("stderr of seat {}{when}:", e.seat))));
+        for l in e.text.lines().take(20) {
             lines.push(Line::from(dim(format!("  | {l}"))));
         }
     }
@@ -349,7 +355,7 @@ const HELP: &[(&str, &str)] = &[
 
 /// Draw one frame.
 pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
-    let v = step_view(sim, app.step.min(sim.steps.len() - 1), app.viewer);
+    let v = step_view(sim, app.step.min(sim.steps.len() - 1), app.viewer).escaped();
     let trump = v.trump_suit.chars().next().and_then(Suit::from_letter);
     let h = &sim.header;
     let area = frame.area();
@@ -376,7 +382,7 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
     };
     let title = format!(
         " durak replay · {} · {} {} players · {view} ",
-        sim.source,
+        escape_controls(&sim.source),
         h.variant.name(),
         h.players
     );

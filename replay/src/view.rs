@@ -2,12 +2,14 @@
 //! (plain text, the terminal UI, the HTML page). A seat's view comes from the engine's
 //! `Game::observation`, so it holds exactly what that seat could know at that moment (I-1, I-2).
 
-use crate::read::{FaultRecord, Header};
-use crate::sim::{Simulation, Step};
+use crate::read::{FaultRecord, Header, StderrAt};
+use crate::sim::{Simulation, StderrText, Step};
 use durak_rules::{
     Audience, Card, CardSet, DecisionKind, EventKind, Legal, Move, Rank, Seat, Suit, Variant,
 };
+use durak_protocol::text::{escape_controls, escape_controls_multiline};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A card as people read it: `10♣`, `A♥`.
 pub fn pretty_card(c: Card) -> String {
@@ -79,6 +81,18 @@ pub struct FaultView {
     pub text: String,
     /// Who and what, without the details: "seat 1 loses by fault: did not answer in time".
     pub short: String,
+}
+
+/// What a bot wrote on stderr at this step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StderrView {
+    pub seat: Seat,
+    /// When it arrived, in words: "before its first request", "after request 7", "after the
+    /// game"; empty for an older replay, which holds a process's whole stderr at the end.
+    pub when: String,
+    /// The text (as the bot wrote it: escape it before it goes to a terminal), and a last line
+    /// saying how many bytes were dropped beyond the game's cap, if any.
+    pub text: String,
 }
 
 /// An event in words.
@@ -183,8 +197,65 @@ pub struct StepView {
     pub result: Option<String>,
     /// Where this replay differs from the re-simulation, at this step.
     pub note: Option<String>,
-    /// The last step, full view: what each bot wrote on stderr.
-    pub stderr: Vec<(Seat, String)>,
+    /// What the bots wrote on stderr at this step (full view; a seat's view: its own only).
+    pub stderr: Vec<StderrView>,
+}
+
+fn one_line(s: &mut String) {
+    if let Cow::Owned(e) = escape_controls(s) {
+        *s = e;
+    }
+}
+
+impl StepView {
+    /// The view with every text a bot could have written in it (names, refused lines, fault
+    /// details, stderr, and anything else, to be safe) made inert for a terminal or a page: control
+    /// characters and bidirectional overrides become visible escapes (`\e`, `\x07`, `\u{202e}`).
+    /// stderr keeps its newlines and tabs; every other text is one line. What every viewer
+    /// shows (text, terminal UI, HTML); the raw view is for programs.
+    pub fn escaped(&self) -> StepView {
+        let mut v = self.clone();
+        one_line(&mut v.title);
+        for t in [&mut v.legal, &mut v.answer, &mut v.timing, &mut v.result, &mut v.note]
+            .into_iter()
+            .flatten()
+        {
+            one_line(t);
+        }
+        if let Some(d) = v.decision.as_mut() {
+            one_line(&mut d.kind);
+        }
+        if let Some(r) = v.refused.as_mut() {
+            if let Some(l) = r.line.as_mut() {
+                one_line(l);
+            }
+            one_line(&mut r.reason);
+        }
+        for f in &mut v.faults {
+            for t in [&mut f.kind, &mut f.detail, &mut f.text, &mut f.short] {
+                one_line(t);
+            }
+            if let Some(r) = f.rule.as_mut() {
+                one_line(r);
+            }
+        }
+        for e in &mut v.events {
+            one_line(&mut e.text);
+        }
+        for s in &mut v.seats {
+            one_line(&mut s.name);
+            if let Some(r) = s.role.as_mut() {
+                one_line(r);
+            }
+        }
+        for e in &mut v.stderr {
+            one_line(&mut e.when);
+            if let Cow::Owned(t) = escape_controls_multiline(&e.text) {
+                e.text = t;
+            }
+        }
+        v
+    }
 }
 
 fn seat_name(h: &Header, s: Seat) -> String {
@@ -630,22 +701,36 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
         taking: public.taking,
         result: end.map(|e| result_text(h, e)),
         note: step.note.clone(),
-        stderr: match (end, viewer) {
-            (Some(e), None) => e
-                .stderr
-                .iter()
-                .filter(|(_, t, _)| !t.is_empty())
-                .map(|(s, t, d)| {
-                    let dropped = if *d > 0 {
-                        format!("\n... ({d} bytes dropped)")
-                    } else {
-                        String::new()
-                    };
-                    (*s, format!("{t}{dropped}"))
-                })
-                .collect(),
-            _ => Vec::new(),
-        },
+        stderr: step
+            .stderr
+            .iter()
+            .filter(|t| may_see_private(t.seat) && (!t.text.is_empty() || t.dropped > 0))
+            .map(stderr_view)
+            .collect(),
+    }
+}
+
+fn stderr_view(t: &StderrText) -> StderrView {
+    let when = match t.at {
+        Some(StderrAt::Start) => "before its first request".to_string(),
+        Some(StderrAt::Request(id)) => format!("after request {id}"),
+        Some(StderrAt::End) => "after the game".to_string(),
+        None => String::new(),
+    };
+    let mut text = t.text.clone();
+    if t.dropped > 0 {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "... ({} bytes dropped here: a game keeps the first bytes of each bot's stderr)",
+            t.dropped
+        ));
+    }
+    StderrView {
+        seat: t.seat,
+        when,
+        text,
     }
 }
 

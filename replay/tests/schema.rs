@@ -81,6 +81,9 @@ fn lines_of_the_wrong_shape_are_refused() {
         json!({"type":"fault","seat":0,"kind":"sulking","detail":"x"}),
         json!({"type":"result","loser":0,"draw":false,"moves":3}),
         json!({"type":"stderr","seat":0}),
+        json!({"type":"stderr","seat":0,"at":"middle","text":"x"}),
+        json!({"type":"stderr","seat":0,"at":0,"text":"x"}),
+        json!({"type":"stderr","seat":0,"at":1.5,"text":"x"}),
     ] {
         assert!(!v.is_valid(&bad), "accepted: {bad}");
     }

@@ -341,3 +341,110 @@ fn tampered_faults() {
     assert_eq!(d.line, f + 1);
     assert!(d.message.contains("after seat 1's fault"), "{d}");
 }
+
+/// Each stderr line is kept at the step it belongs to: `"start"` at step 1, a request at that
+/// request's step, `"end"` and an older replay's line (no `at`) at the last step.
+#[test]
+fn stderr_lines_are_kept_at_their_steps() {
+    let s = sim("hostile-text.jsonl");
+    let at_step = |id: u64| {
+        s.steps
+            .iter()
+            .find(|st| st.request.as_ref().is_some_and(|r| r.id == id))
+            .unwrap()
+    };
+    assert!(s.steps[0].stderr[0].text.starts_with("starting "));
+    assert_eq!(
+        s.steps[0].stderr[0].at,
+        Some(durak_replay::read::StderrAt::Start)
+    );
+    // The bot counts its own requests: its second is request 3 of the game.
+    for (id, nth) in [(1, 1), (3, 2), (4, 3), (7, 4)] {
+        let step = at_step(id);
+        let t: Vec<_> = step
+            .stderr
+            .iter()
+            .filter(|t| t.at == Some(durak_replay::read::StderrAt::Request(id)))
+            .collect();
+        assert_eq!(t.len(), 1, "request {id}: {:?}", step.stderr);
+        assert_eq!((t[0].seat, step.decision.unwrap().seat), (1, 1));
+        assert!(
+            t[0].text.ends_with(&format!("about request {nth}\n")),
+            "{:?}",
+            t[0]
+        );
+    }
+    let total: usize = s.steps.iter().map(|st| st.stderr.len()).sum();
+    assert_eq!(total, 5);
+
+    // An older replay's stderr (no `at`: the process's whole stderr) and "end" are at the end.
+    let mut lines = fixture_lines("podkidnoy-2p.jsonl");
+    let n = find_line(&lines, |v| v["type"] == "stderr" && v["seat"] == 0);
+    set_line(&mut lines, n, |v| v["text"] = json!("old words"));
+    let m = find_line(&lines, |v| v["type"] == "stderr" && v["seat"] == 1);
+    set_line(&mut lines, m, |v| {
+        v["text"] = json!("last words");
+        v["at"] = json!("end");
+    });
+    let old = sim_of_lines(&lines);
+    assert!(old.verified(), "{:?}", old.divergence);
+    let last = old.steps.last().unwrap();
+    let texts: Vec<(&str, Option<durak_replay::read::StderrAt>)> =
+        last.stderr.iter().map(|t| (t.text.as_str(), t.at)).collect();
+    assert_eq!(
+        texts,
+        [
+            ("old words", None),
+            ("last words", Some(durak_replay::read::StderrAt::End))
+        ]
+    );
+    assert!(old.steps[..old.steps.len() - 1]
+        .iter()
+        .all(|st| st.stderr.is_empty()));
+}
+
+/// A stderr line at a request must name one of that seat's requests, logged before it.
+#[test]
+fn a_stderr_line_at_a_request_that_is_not_the_seats() {
+    let clean = fixture_lines("hostile-text.jsonl");
+    let n = find_line(&clean, |v| v["type"] == "stderr" && v["at"] == 3);
+    // Request 2 asked seat 0, not seat 1.
+    let mut lines = clean.clone();
+    set_line(&mut lines, n, |v| v["at"] = json!(2));
+    let d = sim_of_lines(&lines).divergence.unwrap();
+    assert_eq!(d.line, n);
+    assert!(
+        d.message
+            .contains("the stderr line of seat 1 is at request 2, but request 2 asked seat 0"),
+        "{d}"
+    );
+    // No request 99.
+    let mut lines = clean.clone();
+    set_line(&mut lines, n, |v| v["at"] = json!(99));
+    let d = sim_of_lines(&lines).divergence.unwrap();
+    assert!(
+        d.message.contains("no request 99 comes before it"),
+        "{d}"
+    );
+    // Before its request's line.
+    let mut lines = clean.clone();
+    let line = lines.remove(n - 1);
+    let r = find_line(&lines, |v| v["type"] == "request" && v["id"] == 3);
+    lines.insert(r - 1, line);
+    let d = sim_of_lines(&lines).divergence.unwrap();
+    assert_eq!(d.line, r);
+    assert!(d.message.contains("no request 3 comes before it"), "{d}");
+    // Where is not one of "start", "end", an id: the line is invalid.
+    for bad in [json!("middle"), json!(0), json!(-2), json!(1.5)] {
+        let mut lines = clean.clone();
+        set_line(&mut lines, n, |v| v["at"] = bad.clone());
+        let mut text = lines.join("\n");
+        text.push('\n');
+        let e = parse_replay(text.as_bytes(), "bad.jsonl").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidLine, "{bad}: {e}");
+        assert!(
+            e.to_string().starts_with(&format!("bad.jsonl:{n}: invalid stderr line: \"at\" is \"start\", \"end\" or a request id")),
+            "{e}"
+        );
+    }
+}

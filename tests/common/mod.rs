@@ -16,6 +16,9 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub mod system;
+pub use system::{require, require_interpreter, require_with};
+
 /// The start of every hostile script. Arguments: the PID file, the stdin log, the durak
 /// executable (an argument naming a file makes its directory visible in strict mode, so the
 /// script can `exec "$DURAK" bot random`). `rec` and `log` write to files outside the bot's
@@ -234,7 +237,8 @@ pub fn run(seats: Vec<SeatSpec>, games: u32, replay_dir: &Path) -> MatchResult {
         .expect("the match is played")
 }
 
-/// The stderr the replay of game `g` kept for `seat`.
+/// The stderr the replay of game `g` kept for `seat` (its pieces, one per point of the game,
+/// joined: together they are the stream as it came).
 pub fn replay_stderr(r: &MatchResult, g: usize, seat: usize) -> String {
     let replay = std::fs::read_to_string(r.games[g].replay.as_ref().unwrap()).unwrap();
     let tag = format!(r#""type":"stderr","seat":{seat}"#);
@@ -245,8 +249,7 @@ pub fn replay_stderr(r: &MatchResult, g: usize, seat: usize) -> String {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             v["text"].as_str().unwrap_or("").to_string()
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect()
 }
 
 /// Check one game's record: `seat` 0 lost with exactly the named fault, the replay is complete.
@@ -316,22 +319,15 @@ pub fn expect_fault_iso(
     r
 }
 
-/// Whether strict-mode tests can run. Without bubblewrap they fail loudly, unless
-/// `DURAK_ALLOW_NO_BWRAP=1` (then they are skipped, with a note). CI installs bubblewrap.
+/// Whether strict-mode tests can run: bubblewrap is installed and builds a sandbox here.
+/// Otherwise the test is skipped with a note, or fails where system programs are required (CI;
+/// see [`system`]).
 pub fn strict_ready() -> bool {
-    match durak_referee::isolation::check_strict_sandbox() {
-        Ok(()) => true,
-        Err(e) => {
-            if std::env::var("DURAK_ALLOW_NO_BWRAP").as_deref() == Ok("1") {
-                eprintln!("skipped (DURAK_ALLOW_NO_BWRAP=1): {e}");
-                false
-            } else {
-                panic!(
-                    "strict-mode tests need bubblewrap: {e}. Set DURAK_ALLOW_NO_BWRAP=1 to skip them"
-                );
-            }
-        }
-    }
+    require_with("bwrap", "bubblewrap", || {
+        durak_referee::isolation::check_strict_sandbox()
+            .map(|()| which("bwrap").unwrap_or_else(|| "bwrap".into()))
+    })
+    .is_some()
 }
 
 /// The `durak` binary under test.

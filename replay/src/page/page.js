@@ -129,7 +129,7 @@
     for (const f of v.faults) html += '<div class="fault-box">⚠ FAULT — ' + esc(f.text) + "</div>";
     if (v.result) html += '<div class="result-box">' + esc(v.result) + "</div>";
     if (v.note) html += '<div class="note-box">The replay differs from the re-simulation here: ' + esc(v.note) + "</div>";
-    for (const [seat, text] of v.stderr) html += row("stderr " + seat, '<pre class="stderr">' + esc(text) + "</pre>");
+    for (const e of v.stderr) html += row("stderr " + e.seat + (e.when ? " (" + e.when + ")" : ""), '<pre class="stderr">' + esc(e.text) + "</pre>");
     if (!html) html = '<span class="empty">nothing to decide</span>';
     const d = $("decision");
     d.innerHTML = html;

@@ -5,7 +5,7 @@ use durak_replay::{parse_replay, simulate, Simulation};
 use std::path::PathBuf;
 
 /// Every fixture replay: real games written by `durak play` (see tests/data/README.md).
-pub const FIXTURES: [&str; 10] = [
+pub const FIXTURES: [&str; 11] = [
     "podkidnoy-2p.jsonl",
     "podkidnoy-6p.jsonl",
     "prostoy-3p-exchange.jsonl",
@@ -16,7 +16,18 @@ pub const FIXTURES: [&str; 10] = [
     "fault-crash-prostoy.jsonl",
     "fault-illegal-prostoy.jsonl",
     "fault-start.jsonl",
+    "hostile-text.jsonl",
 ];
+
+/// Whether `s` holds nothing a terminal acts on but newlines: no other C0 control, DEL, C1
+/// control or bidirectional override or isolate.
+pub fn inert(s: &str) -> bool {
+    s.chars().all(|c| {
+        !(c != '\n' && (c < ' ' || ('\u{7f}'..='\u{9f}').contains(&c)))
+            && !('\u{202a}'..='\u{202e}').contains(&c)
+            && !('\u{2066}'..='\u{2069}').contains(&c)
+    })
+}
 
 pub fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

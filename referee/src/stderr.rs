@@ -1,0 +1,296 @@
+//! A bot's stderr: drained all the time, so that the bot never blocks on it, and kept for the
+//! replay of the game it was written in, up to a cap per game, in chunks that say where in the
+//! game each arrived ([`StderrAt`]).
+//!
+//! The driver marks each point of a game ([`StderrDrain::mark`]: the bot's request `id`, the
+//! game's end) and takes what arrived at the end of each game ([`StderrDrain::take`]). A mark
+//! first lets the bytes already in the pipe be read under the previous mark
+//! ([`StderrDrain::settle`]), so that what a bot writes before its answer is kept with that
+//! answer's request, even when the same bot is asked again at once.
+
+use serde::{Serialize, Serializer};
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::process::ChildStderr;
+use tokio::sync::watch;
+
+/// Where in a game a piece of stderr arrived. In a replay: `"start"`, the request id, `"end"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StderrAt {
+    /// Before the bot's first request of the game: its start-up and hello, `game_start`, and
+    /// what it wrote after the previous game's end was taken.
+    #[default]
+    Start,
+    /// After the referee sent the bot its request `id` of this game: while it decided, and after
+    /// its answer until its next request.
+    Request(u64),
+    /// After the referee sent `game_end`: its last words (and a killed bot's, read to the end).
+    End,
+}
+
+impl Serialize for StderrAt {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            StderrAt::Start => s.serialize_str("start"),
+            StderrAt::Request(id) => s.serialize_u64(*id),
+            StderrAt::End => s.serialize_str("end"),
+        }
+    }
+}
+
+/// Bytes of stderr that arrived at one point of a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StderrChunk {
+    pub at: StderrAt,
+    /// What was kept (within the game's cap).
+    pub text: Vec<u8>,
+    /// Bytes that arrived here beyond the cap, left out.
+    pub dropped: u64,
+}
+
+impl StderrChunk {
+    /// The text, with invalid UTF-8 replaced.
+    pub fn text_lossy(&self) -> String {
+        String::from_utf8_lossy(&self.text).into_owned()
+    }
+}
+
+/// stderr kept since the last [`StderrLog::take`]: its first `cap` bytes, in chunks by the point
+/// they arrived at, and a count of what was dropped at each.
+#[derive(Debug, Default)]
+pub struct StderrLog {
+    pub chunks: Vec<StderrChunk>,
+    /// Bytes of text in `chunks`.
+    pub kept: usize,
+    pub cap: usize,
+    /// Where bytes arriving now belong.
+    pub at: StderrAt,
+}
+
+impl StderrLog {
+    pub fn new(cap: usize) -> StderrLog {
+        StderrLog {
+            cap,
+            ..StderrLog::default()
+        }
+    }
+
+    /// Bytes read from the pipe.
+    pub fn add(&mut self, bytes: &[u8]) {
+        let keep = self.cap.saturating_sub(self.kept).min(bytes.len());
+        let at = self.at;
+        if self.chunks.last().is_none_or(|c| c.at != at) {
+            self.chunks.push(StderrChunk {
+                at,
+                ..StderrChunk::default()
+            });
+        }
+        let chunk = self.chunks.last_mut().expect("pushed");
+        chunk.text.extend_from_slice(&bytes[..keep]);
+        chunk.dropped += (bytes.len() - keep) as u64;
+        self.kept += keep;
+    }
+
+    /// Everything since the last take; the cap starts again.
+    pub fn take(&mut self) -> Vec<StderrChunk> {
+        self.kept = 0;
+        std::mem::take(&mut self.chunks)
+    }
+
+    /// A new game starts: what is held so far came before it (between games, or at start-up), so
+    /// it is the new game's [`StderrAt::Start`].
+    pub fn new_game(&mut self) {
+        self.at = StderrAt::Start;
+        if self.chunks.is_empty() {
+            return;
+        }
+        let mut all = StderrChunk::default();
+        for c in self.chunks.drain(..) {
+            all.text.extend_from_slice(&c.text);
+            all.dropped += c.dropped;
+        }
+        self.chunks.push(all);
+    }
+
+    /// The text held, as one string, and the bytes dropped.
+    pub fn text(&self) -> (String, u64) {
+        let bytes: Vec<u8> = self.chunks.iter().flat_map(|c| c.text.clone()).collect();
+        let dropped = self.chunks.iter().map(|c| c.dropped).sum();
+        (String::from_utf8_lossy(&bytes).into_owned(), dropped)
+    }
+}
+
+/// How far the drain task got: reads done, and whether stderr has ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Progress {
+    reads: u64,
+    eof: bool,
+}
+
+/// The drain task of one bot's stderr and what it keeps.
+#[derive(Debug)]
+pub struct StderrDrain {
+    log: Arc<Mutex<StderrLog>>,
+    progress: watch::Receiver<Progress>,
+    /// A duplicate of the pipe's read end (close-on-exec), to ask whether bytes wait in it.
+    peek: Option<OwnedFd>,
+}
+
+impl StderrDrain {
+    /// Drain `err` from now on (a tokio task), keeping `cap` bytes per game.
+    pub fn start(mut err: ChildStderr, cap: usize) -> StderrDrain {
+        let peek = rustix::io::fcntl_dupfd_cloexec(err.as_fd(), 0).ok();
+        let log = Arc::new(Mutex::new(StderrLog::new(cap)));
+        let kept = log.clone();
+        let (tx, progress) = watch::channel(Progress::default());
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 8192];
+            loop {
+                match err.read(&mut buf).await {
+                    Ok(0) | Err(_) => {
+                        tx.send_modify(|p| p.eof = true);
+                        break;
+                    }
+                    Ok(n) => {
+                        kept.lock().expect("stderr log").add(&buf[..n]);
+                        tx.send_modify(|p| p.reads += 1);
+                    }
+                }
+            }
+        });
+        StderrDrain {
+            log,
+            progress,
+            peek,
+        }
+    }
+
+    /// Whether bytes (or the end) wait in the pipe, unread.
+    fn waiting(&self) -> bool {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        let Some(fd) = &self.peek else {
+            return false;
+        };
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        matches!(poll(&mut fds, Some(&now)), Ok(n) if n > 0)
+            && fds[0]
+                .revents()
+                .intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
+    }
+
+    /// Let the drain task read what is already in the pipe (at most a few reads, and 100 ms: a
+    /// bot that floods stderr does not hold the referee up).
+    pub async fn settle(&mut self) {
+        for _ in 0..4 {
+            let seen = *self.progress.borrow_and_update();
+            if seen.eof || !self.waiting() {
+                return;
+            }
+            let moved = self
+                .progress
+                .wait_for(|p| p.reads != seen.reads || p.eof);
+            if tokio::time::timeout(Duration::from_millis(100), moved)
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+
+    /// From now on, stderr belongs to `at`; what is already in the pipe stays where it was.
+    pub async fn mark(&mut self, at: StderrAt) {
+        self.settle().await;
+        self.log.lock().expect("stderr log").at = at;
+    }
+
+    /// A new game starts (see [`StderrLog::new_game`]).
+    pub fn new_game(&self) {
+        self.log.lock().expect("stderr log").new_game();
+    }
+
+    /// What arrived since the last take, after letting the pipe's bytes be read.
+    pub async fn take(&mut self) -> Vec<StderrChunk> {
+        self.settle().await;
+        self.log.lock().expect("stderr log").take()
+    }
+
+    /// The text held (since the last take), and the bytes dropped.
+    pub fn text(&self) -> (String, u64) {
+        self.log.lock().expect("stderr log").text()
+    }
+
+    /// Wait until stderr has ended (every process of the bot is gone), at most `limit`.
+    pub async fn wait_eof(&mut self, limit: Duration) {
+        let _ = tokio::time::timeout(limit, self.progress.wait_for(|p| p.eof)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_follow_the_marks_and_the_cap_is_per_take() {
+        let mut log = StderrLog::new(10);
+        log.add(b"hello ");
+        log.at = StderrAt::Request(1);
+        log.add(b"r1");
+        log.add(b" more");
+        log.at = StderrAt::Request(3);
+        log.add(b"r3 beyond");
+        let chunks = log.take();
+        let got: Vec<(StderrAt, &[u8], u64)> = chunks
+            .iter()
+            .map(|c| (c.at, &c.text[..], c.dropped))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (StderrAt::Start, &b"hello "[..], 0),
+                (StderrAt::Request(1), &b"r1 m"[..], 4),
+                (StderrAt::Request(3), &b""[..], 9),
+            ]
+        );
+        // The next game has the whole cap again.
+        log.new_game();
+        log.add(b"0123456789ab");
+        let chunks = log.take();
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(
+            (chunks[0].at, &chunks[0].text[..], chunks[0].dropped),
+            (StderrAt::Start, &b"0123456789"[..], 2)
+        );
+    }
+
+    #[test]
+    fn what_came_between_games_is_the_next_game_start() {
+        let mut log = StderrLog::new(100);
+        log.at = StderrAt::End;
+        log.add(b"bye ");
+        log.at = StderrAt::Request(2);
+        log.add(b"??");
+        log.new_game();
+        assert_eq!(log.at, StderrAt::Start);
+        let chunks = log.take();
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(
+            (chunks[0].at, &chunks[0].text[..]),
+            (StderrAt::Start, &b"bye ??"[..])
+        );
+    }
+
+    #[test]
+    fn marks_serialize_as_the_replay_writes_them() {
+        let j = |a: StderrAt| serde_json::to_string(&a).unwrap();
+        assert_eq!(j(StderrAt::Start), "\"start\"");
+        assert_eq!(j(StderrAt::Request(7)), "7");
+        assert_eq!(j(StderrAt::End), "\"end\"");
+    }
+}
