@@ -6,6 +6,7 @@ use crate::CmdResult;
 use clap::Args;
 use durak_checkbot::manifest::{self, Manifest};
 use durak_checkbot::{Options, Report};
+use durak_protocol::text::escape_controls;
 use durak_protocol::Limits;
 use durak_referee::BotCommand;
 use durak_rules::Variant;
@@ -290,8 +291,8 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
         eprintln!(
             "checking {:?} ({}, by {}) in {}...",
             m.name,
-            m.language,
-            m.author,
+            escape_controls(&m.language),
+            escape_controls(&m.author),
             folder.display()
         );
     }

@@ -7,6 +7,7 @@ mod replay_cmd;
 mod tournament_cmd;
 
 use clap::{Parser, Subcommand};
+use durak_protocol::text::escape_controls_multiline;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -68,7 +69,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // An error may quote what a bot or a file said: nothing in it drives the terminal.
+            eprintln!("error: {}", escape_controls_multiline(&e));
             ExitCode::from(2)
         }
     }

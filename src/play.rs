@@ -2,6 +2,7 @@
 
 use crate::CmdResult;
 use clap::Args;
+use durak_protocol::text::escape_controls;
 use durak_protocol::Limits;
 use durak_referee::{
     play_match, BotCommand, MatchConfig, MatchResult, ResourceLimits, Sandbox, SeatSpec,
@@ -137,10 +138,11 @@ pub fn run(args: PlayArgs) -> CmdResult {
                     Some(l) => format!("seat {l} is the durak"),
                     None => "draw".to_string(),
                 };
+                // Fault details quote what the bot sent: escaped for the terminal.
                 let faults: Vec<String> = g
                     .faults
                     .iter()
-                    .map(|f| format!("seat {} {}: {}", f.seat, f.kind, f.detail))
+                    .map(|f| format!("seat {} {}: {}", f.seat, f.kind, escape_controls(&f.detail)))
                     .collect();
                 println!(
                     "game {:>3}  {loser:<20} {:>4} moves {:>6} ms{}",
@@ -206,10 +208,12 @@ fn print_summary(r: &MatchResult) {
         "seat", "bot", "losses", "faults"
     );
     for (i, s) in r.seats.iter().enumerate() {
+        // The bot's own name and the command line, as the bot or its author wrote them.
         let name = match &s.bot_name {
             Some(b) if b != &s.name => format!("{} ({b})", s.name),
             _ => s.name.clone(),
         };
+        let name = escape_controls(&name);
         println!("{i:<5} {name:<40} {:>7} {:>7}", losses[i], faults[i]);
     }
     if let Some(dir) = r

@@ -94,10 +94,12 @@ pub fn run(args: ReplayArgs) -> CmdResult {
         });
     }
     if let Some(d) = &sim.divergence {
+        // The difference may quote the file's text.
         eprintln!(
-            "warning: {} differs from the re-simulation at {d}; it is shown as far as the rules \
+            "warning: {} differs from the re-simulation at {}; it is shown as far as the rules \
              engine can follow it (durak replay --verify for the report)",
-            sim.source
+            sim.source,
+            durak_protocol::text::escape_controls(&d.to_string())
         );
     }
     let interactive = args.step.is_none() && !print_all && args.html.is_none();

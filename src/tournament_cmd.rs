@@ -644,8 +644,12 @@ impl Observer for Progress {
 
     fn disqualified(&self, bot: &str, reason: &str) {
         if !self.quiet {
-            self.bar
-                .suspend(|| eprintln!("disqualified: {bot}: {reason}"));
+            self.bar.suspend(|| {
+                eprintln!(
+                    "disqualified: {bot}: {}",
+                    durak_protocol::text::escape_controls(reason)
+                )
+            });
         }
     }
 }

@@ -199,7 +199,10 @@ fn the_cap_applies_per_game_and_says_what_was_dropped() {
         let kept: usize = mine.iter().map(|l| l["text"].as_str().unwrap().len()).sum();
         let dropped: u64 = mine.iter().map(|l| l["dropped"].as_u64().unwrap()).sum();
         let asked = requests_to(&lines, 0);
-        assert!(asked.len() >= 4, "game {g}: too short a game to fill the cap");
+        assert!(
+            asked.len() >= 4,
+            "game {g}: too short a game to fill the cap"
+        );
         let written: usize = asked
             .iter()
             .map(|id| format!("g{g} r{id}\n").len() + 300)
@@ -207,9 +210,14 @@ fn the_cap_applies_per_game_and_says_what_was_dropped() {
             + mine
                 .iter()
                 .filter(|l| l["at"] == "start" || l["at"] == "end")
-                .map(|l| l["text"].as_str().unwrap().len() + l["dropped"].as_u64().unwrap() as usize)
+                .map(|l| {
+                    l["text"].as_str().unwrap().len() + l["dropped"].as_u64().unwrap() as usize
+                })
                 .sum::<usize>();
-        assert_eq!(kept, CAP, "game {g} keeps the cap's worth, whatever game 0 kept");
+        assert_eq!(
+            kept, CAP,
+            "game {g} keeps the cap's worth, whatever game 0 kept"
+        );
         assert_eq!(kept as u64 + dropped, written as u64, "game {g}: {mine:?}");
         // Past the cap, each request still has its line: nothing kept, the bytes counted.
         let last = mine.iter().rev().find(|l| l["at"].is_u64()).unwrap();

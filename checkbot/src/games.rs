@@ -241,10 +241,10 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
     )
     .map(|t| t.trim_end().to_string())
     .filter(|t| !t.is_empty())
-        .map(|t| {
-            let lines: Vec<&str> = t.lines().collect();
-            lines[lines.len().saturating_sub(12)..].join("\n")
-        });
+    .map(|t| {
+        let lines: Vec<&str> = t.lines().collect();
+        lines[lines.len().saturating_sub(12)..].join("\n")
+    });
     let id = request.and_then(|r| r["id"].as_u64()).unwrap_or(0);
     let decision = request
         .and_then(|r| r["decision"].as_str())

@@ -116,7 +116,8 @@ impl Manifest {
 
     /// The `[[bot]]` entry for a tournament configuration (with a comment line).
     pub fn bot_entry(&self, cwd: &str) -> String {
-        let one_line = |s: &str| s.replace(['\n', '\r'], " ");
+        // A comment line: no newline, nor any other control character, from bot.toml.
+        let one_line = |s: &str| durak_protocol::text::escape_controls(s).into_owned();
         format!(
             "\n# {} ({}, by {}): registered by durak submit after passing durak check-bot\n\
              [[bot]]\nname = {}\ncommand = {}\ncwd = {}\n",

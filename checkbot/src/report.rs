@@ -1,6 +1,7 @@
 //! The report: what was sent, what came back, what was wrong and how to fix it; as text for
 //! people and as JSON for machines.
 
+use durak_protocol::text::escape_controls_multiline;
 use durak_protocol::Limits;
 use serde::Serialize;
 use std::fmt::Write;
@@ -156,8 +157,14 @@ impl Report {
             .collect()
     }
 
-    /// The report for people.
+    /// The report for people, with the bot's text (its name, its lines, its stderr, the
+    /// messages that quote them) escaped for a terminal: only the report's own newlines and
+    /// tabs are kept.
     pub fn to_text(&self) -> String {
+        escape_controls_multiline(&self.text_raw()).into_owned()
+    }
+
+    fn text_raw(&self) -> String {
         let mut o = String::new();
         let _ = writeln!(o, "durak check-bot: {}", self.command);
         if let Some(cwd) = &self.cwd {

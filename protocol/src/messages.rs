@@ -924,8 +924,14 @@ mod tests {
     #[test]
     fn an_id_that_is_not_a_request_id_says_what_it_is() {
         let cases = [
-            ("6.0", "got 6.0, a number written with a fraction or an exponent"),
-            ("1e3", "got 1000.0, a number written with a fraction or an exponent"),
+            (
+                "6.0",
+                "got 6.0, a number written with a fraction or an exponent",
+            ),
+            (
+                "1e3",
+                "got 1000.0, a number written with a fraction or an exponent",
+            ),
             ("6.5", "got 6.5, a number with a fraction"),
             ("\"6\"", "got \"6\", a string"),
             ("-1", "got -1, a negative number"),
@@ -950,7 +956,8 @@ mod tests {
             assert!(r.message.contains(want), "{id}: {}", r.message);
             assert!(
                 r.message.contains("a request id is a whole number")
-                    && r.message.contains("copied unchanged from the \"id\" of the request"),
+                    && r.message
+                        .contains("copied unchanged from the \"id\" of the request"),
                 "{id}: {}",
                 r.message
             );

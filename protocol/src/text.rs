@@ -75,7 +75,8 @@ mod tests {
     /// No byte a terminal acts on: C0 controls (but `\n` and `\t` when `keep` is given), DEL, C1
     /// (as UTF-8, U+0080 to U+009F), bidi overrides and isolates.
     fn inert(s: &str, keep: &[char]) -> bool {
-        s.chars().all(|c| keep.contains(&c) || !must_escape(c, false))
+        s.chars()
+            .all(|c| keep.contains(&c) || !must_escape(c, false))
     }
 
     #[test]

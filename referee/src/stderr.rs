@@ -192,9 +192,7 @@ impl StderrDrain {
             if seen.eof || !self.waiting() {
                 return;
             }
-            let moved = self
-                .progress
-                .wait_for(|p| p.reads != seen.reads || p.eof);
+            let moved = self.progress.wait_for(|p| p.reads != seen.reads || p.eof);
             if tokio::time::timeout(Duration::from_millis(100), moved)
                 .await
                 .is_err()

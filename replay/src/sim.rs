@@ -7,9 +7,7 @@
 //! the R-1 move the referee played) and how long it took, and any fault. The last step is the end
 //! of the game; when a fault ended the game at a decision, that decision is the last step.
 
-use crate::read::{
-    FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord, StderrAt,
-};
+use crate::read::{FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord, StderrAt};
 use durak_protocol::{event_json, legal_json, parse_answer, parse_line};
 use durak_rules::{Audience, Decision, Deck, Event, Game, Legal, Move, Seat, Setup, Variant};
 use serde_json::{Map, Value};

@@ -4,10 +4,10 @@
 
 use crate::read::{FaultRecord, Header, StderrAt};
 use crate::sim::{Simulation, StderrText, Step};
+use durak_protocol::text::{escape_controls, escape_controls_multiline};
 use durak_rules::{
     Audience, Card, CardSet, DecisionKind, EventKind, Legal, Move, Rank, Seat, Suit, Variant,
 };
-use durak_protocol::text::{escape_controls, escape_controls_multiline};
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -216,9 +216,15 @@ impl StepView {
     pub fn escaped(&self) -> StepView {
         let mut v = self.clone();
         one_line(&mut v.title);
-        for t in [&mut v.legal, &mut v.answer, &mut v.timing, &mut v.result, &mut v.note]
-            .into_iter()
-            .flatten()
+        for t in [
+            &mut v.legal,
+            &mut v.answer,
+            &mut v.timing,
+            &mut v.result,
+            &mut v.note,
+        ]
+        .into_iter()
+        .flatten()
         {
             one_line(t);
         }

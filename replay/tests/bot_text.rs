@@ -39,12 +39,17 @@ fn plain_text_shows_escapes_in_every_view() {
         if viewer != Some(0) {
             // What only the bot and the full view see: its stderr and its refused line.
             assert!(
-                all.contains(&format!("stderr of seat 1 (after request 1):\n  | {STDERR}\n")),
+                all.contains(&format!(
+                    "stderr of seat 1 (after request 1):\n  | {STDERR}\n"
+                )),
                 "{viewer:?}\n{all}"
             );
             assert!(all.contains(&format!("refused answer: {LINE}\n")), "{all}");
         } else {
-            assert!(!all.contains("thinking"), "seat 0 does not see seat 1's stderr");
+            assert!(
+                !all.contains("thinking"),
+                "seat 0 does not see seat 1's stderr"
+            );
         }
         // The fault's detail quotes the line in Rust's own escapes.
         assert!(all.contains(r#"The line began: "\u{1b}[2J"#), "{all}");

@@ -389,8 +389,11 @@ fn stderr_lines_are_kept_at_their_steps() {
     let old = sim_of_lines(&lines);
     assert!(old.verified(), "{:?}", old.divergence);
     let last = old.steps.last().unwrap();
-    let texts: Vec<(&str, Option<durak_replay::read::StderrAt>)> =
-        last.stderr.iter().map(|t| (t.text.as_str(), t.at)).collect();
+    let texts: Vec<(&str, Option<durak_replay::read::StderrAt>)> = last
+        .stderr
+        .iter()
+        .map(|t| (t.text.as_str(), t.at))
+        .collect();
     assert_eq!(
         texts,
         [
@@ -422,10 +425,7 @@ fn a_stderr_line_at_a_request_that_is_not_the_seats() {
     let mut lines = clean.clone();
     set_line(&mut lines, n, |v| v["at"] = json!(99));
     let d = sim_of_lines(&lines).divergence.unwrap();
-    assert!(
-        d.message.contains("no request 99 comes before it"),
-        "{d}"
-    );
+    assert!(d.message.contains("no request 99 comes before it"), "{d}");
     // Before its request's line.
     let mut lines = clean.clone();
     let line = lines.remove(n - 1);
@@ -443,7 +443,9 @@ fn a_stderr_line_at_a_request_that_is_not_the_seats() {
         let e = parse_replay(text.as_bytes(), "bad.jsonl").unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidLine, "{bad}: {e}");
         assert!(
-            e.to_string().starts_with(&format!("bad.jsonl:{n}: invalid stderr line: \"at\" is \"start\", \"end\" or a request id")),
+            e.to_string().starts_with(&format!(
+                "bad.jsonl:{n}: invalid stderr line: \"at\" is \"start\", \"end\" or a request id"
+            )),
             "{e}"
         );
     }

@@ -20,9 +20,8 @@ static SKIPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Whether a missing program fails the test instead of skipping it.
 pub fn required() -> bool {
-    let set = |name: &str| {
-        std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-    };
+    let set =
+        |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
     set("CI") || set("DURAK_REQUIRE_SYSTEM_TESTS")
 }
 
