@@ -184,8 +184,9 @@ impl StderrDrain {
                 .intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
     }
 
-    /// Let the drain task read what is already in the pipe (at most a few reads, and 100 ms: a
-    /// bot that floods stderr does not hold the referee up).
+    /// Let the drain task read what is already in the pipe: at most a few reads, so that a bot
+    /// that floods stderr does not hold the referee up, each within a second (the drain task
+    /// runs at once unless the machine starves the referee's threads).
     pub async fn settle(&mut self) {
         for _ in 0..4 {
             let seen = *self.progress.borrow_and_update();
@@ -193,7 +194,7 @@ impl StderrDrain {
                 return;
             }
             let moved = self.progress.wait_for(|p| p.reads != seen.reads || p.eof);
-            if tokio::time::timeout(Duration::from_millis(100), moved)
+            if tokio::time::timeout(Duration::from_secs(1), moved)
                 .await
                 .is_err()
             {
