@@ -131,7 +131,10 @@ fn play_and_replay_print_the_bots_text_escaped() {
         tmp.path(),
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["seats"][1]["bot_name"], "evil\u{1b}]0;pwned\u{7}\u{202e}man");
+    assert_eq!(
+        v["seats"][1]["bot_name"],
+        "evil\u{1b}]0;pwned\u{7}\u{202e}man"
+    );
     assert_eq!(v["seats"][1]["bot_version"], "1\u{1b}[2J\r");
 }
 

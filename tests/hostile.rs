@@ -870,6 +870,9 @@ fn sample_bots_play(sb: Sandbox) {
             },
         });
     }
+    if seats.len() < 2 {
+        return; // neither interpreter: nothing to play (the skips are noted)
+    }
     let dir = tempfile::tempdir().unwrap();
     let r = run(seats, 2, dir.path());
     for g in &r.games {

@@ -253,7 +253,7 @@ mod tests {
             got,
             vec![
                 (StderrAt::Start, &b"hello "[..], 0),
-                (StderrAt::Request(1), &b"r1 m"[..], 4),
+                (StderrAt::Request(1), &b"r1 m"[..], 3),
                 (StderrAt::Request(3), &b""[..], 9),
             ]
         );
