@@ -10,7 +10,6 @@
 mod common;
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod system;
+#[allow(unused_imports)] // each test file uses some of them
 pub use system::{require, require_interpreter, require_with};
 
 /// The start of every hostile script. Arguments: the PID file, the stdin log, the durak
