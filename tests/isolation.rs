@@ -47,8 +47,7 @@ fn stderr_of(replay: &Path) -> String {
 /// reach the organiser's screen (and, with TIOCSTI, type into the shell): it has no
 /// controlling terminal, so /dev/tty cannot be opened, and `tty_nr` in its /proc stat is 0.
 fn has_no_controlling_terminal(sb: Sandbox) {
-    let Some(script) = which("script") else {
-        eprintln!("note: skipped, needs script(1) (apt-get install bsdutils)");
+    let Some(script) = require("script", "bsdutils") else {
         return;
     };
     let h = Hostile::new();
@@ -85,19 +84,16 @@ exec "$DURAK" bot random
     assert_no_process_left(&h);
 }
 
-/// Whether per-bot cgroups can be used here; when not, say so (and fail under CI, whose
-/// machine runs the tests as root with cgroup v1 or v2).
+/// Whether per-bot cgroups can be used here; when not, the test is skipped with the reason (and
+/// fails where tests are required: CI runs them as root, with cgroup v1 or v2).
 fn cgroups_or_skip() -> bool {
-    match durak_referee::isolation::cgroup::support() {
-        Ok(_) => true,
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI needs per-bot cgroups (run as root): {e}")
-        }
-        Err(e) => {
-            eprintln!("note: skipped, no cgroup for bots here: {e}");
-            false
-        }
-    }
+    require_with("cgroups", "(none: run the tests as root)", || {
+        durak_referee::isolation::cgroup::support()
+            .as_ref()
+            .map(|s| s.memory.clone())
+            .map_err(|e| e.clone())
+    })
+    .is_some()
 }
 
 /// A bot that eats memory is stopped by its memory limit, all its processes together, not
@@ -194,8 +190,7 @@ fn runs_through_symlinks(sb: Sandbox) {
 /// a `crash` that says so. In strict mode its parent is the sandbox's init, which a signal from
 /// inside cannot kill: the match goes on without a fault.
 fn kills_its_supervisor_and_goes_on(sb: Sandbox) {
-    let Some(python) = interpreter("python3") else {
-        eprintln!("note: skipped, needs python3 (apt-get install python3)");
+    let Some(python) = require_interpreter("python3", "python3") else {
         return;
     };
     let h = Hostile::new();
@@ -489,11 +484,10 @@ fn private_directories_of_a_referee_that_is_gone_are_removed() {
 #[test]
 fn as_another_user_the_referee_is_hidden_and_forks_bounded() {
     if !durak_referee::isolation::running_as_root() {
-        eprintln!("note: skipped, needs root to run the referee as nobody");
+        // Then the tests themselves run as another user: the promise is checked by the others.
         return;
     }
-    let Some(setpriv) = which("setpriv") else {
-        eprintln!("note: skipped, needs setpriv (apt-get install util-linux)");
+    let Some(setpriv) = require("setpriv", "util-linux") else {
         return;
     };
     let h = Hostile::new();
@@ -555,7 +549,7 @@ fn as_another_user_the_referee_is_hidden_and_forks_bounded() {
 #[test]
 fn play_runs_the_referee_and_its_bots_on_one_cpu() {
     if durak_referee::affinity::allowed_cpus().len() < 2 {
-        eprintln!("note: skipped, needs two CPUs or more");
+        // One CPU: nothing to choose.
         return;
     }
     let h = Hostile::new();
