@@ -106,7 +106,9 @@ fn sample_bots_and_a_misbehaving_bot_give_the_expected_standings() {
     assert_eq!(bad["losses"], per_bot);
     assert_eq!(bad["faults"]["malformed"], 2);
     assert_eq!(bad["faults"]["forfeit"], per_bot - 2);
-    assert_eq!(bad["rank"], n as u64);
+    // Last, though with 2 deals a pair it may share its rank ("=4"): the data need not
+    // separate it from random at 95 % (issue 12).
+    assert_eq!(s["standings"][n - 1]["bot"], "bad");
     // With concurrency 1 the order is the schedule's: the bad bot's first table is
     // (greedy, bad), after the 2 × 2 × (n - 2) games of the other pairs involving greedy.
     let first_bad_game = 2 * 2 * (n as u64 - 2);

@@ -11,17 +11,22 @@
 //! - [`results`]: the tournament directory (`tournament.toml`, `results.jsonl`, `replays/`); one
 //!   JSON line per finished game, appended and fsynced after its replay is on disk.
 //! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill.
-//! - [`standings`]: games, losses, draws, faults, Wilson intervals, Weng-Lin ratings,
-//!   head-to-head; as a table, JSON or CSV.
+//! - [`standings`]: Elo from one fit of all games with 95 % intervals (paired by deal in the
+//!   duplicate formats), tied ranks, the LOS matrix, head to head, pairs; games, losses,
+//!   faults; as a table, JSON, CSV or HTML. Built in one pass over the results, in any order.
+//! - [`stats`]: the statistics themselves (the fit, LOS and ties, pair figures, the SPRT).
+//! - [`sprt`]: the sequential test fed with result lines (gauntlet: is the challenger better?).
 
 pub mod config;
 pub mod results;
 pub mod runner;
 pub mod schedule;
+pub mod sprt;
 pub mod standings;
+pub mod stats;
 
 pub use config::{Bot, ConfigFile, Format, Tournament};
 pub use results::{DirLock, ResultLine, TournamentDir};
 pub use runner::{run_tournament, verify_results, Observer, RunOptions, RunSummary};
 pub use schedule::{Schedule, ScheduledGame, Table};
-pub use standings::Standings;
+pub use standings::{Standings, StandingsBuilder};

@@ -1,6 +1,7 @@
-//! Every standings figure against a hand-computed case: a small synthetic `results.jsonl`.
+//! Every standings figure that can be worked out by hand, on small synthetic result lines; the
+//! fit itself is checked against choix in `standings_reference.rs`.
 //!
-//! Three bots a, b, c at 2-player tables, six games (in id order):
+//! Three bots a, b, c at 2-player tables, six games (in id order), all of deal 0:
 //!
 //! | id | seats  | result                     |
 //! |----|--------|----------------------------|
@@ -15,18 +16,23 @@
 //! 1 draw, faults timeout 1 and forfeit 2, disqualified after game 3.
 //! Wilson 95% (z = 1.959964, z² = 3.841459) for 1 of 4: centre (0.25 + 0.480182)/1.960365
 //! = 0.372473, half 1.959964·√(0.046875 + 0.060023)/1.960365 = 0.326885 → [0.045587, 0.699358];
-//! for 3 of 4:
-//! [0.300642, 0.954413] (the mirror image).
-//! Weng-Lin (μ 25, σ 25/3, β 25/6), two players, one game: c = √(σ₁²+σ₂²+2β²),
-//! p₁ = e^{μ₁/c}/(e^{μ₁/c}+e^{μ₂/c}), μ₁' = μ₁ + σ₁²/c·(s − p₁) with s = 1 (the other lost),
-//! 0 (lost), ½ (draw), σ₁'² = σ₁²·(1 − (σ₁/c)·(σ₁²/c²)·p₁(1 − p₁)). After game 0:
-//! c = 13.176157, p = ½, a: 25 + 69.4444/13.176157·½ = 27.635231, σ = 8.065506; b: 22.364769.
+//! for 3 of 4: [0.300642, 0.954413] (the mirror image).
+//!
+//! Pairs (their own games; one deal each, so the paired figures are the unpaired ones):
+//! - b against a: 1-1, score ½; spread 2/1·(¼ + ¼) = 1, sd ½: the interval is all of [0, 1];
+//!   LOS ½.
+//! - b against c: 2-0, score 1, no spread: Wilson's lower end for 2 of 2, 2/(2 + z²) = 0.342378,
+//!   −113.4 Elo; LOS with the spread at ½ (2·(¼ + ¼) = 1, sd ½): Φ(1) = 0.841345.
+//! - a against c: a win and a draw, score ¾; spread 2·(0.25² + 0.25²) = 0.25, sd 0.25:
+//!   [0.260009, 1] → 400·log10(0.260009/0.739991) = −181.70 Elo; LOS: spread at ½
+//!   2·(0.5² + 0) = 0.5, sd 0.353553: Φ(0.707107) = 0.760250.
 
 use durak_protocol::{FaultKind, Limits};
 use durak_rules::Variant;
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::results::{read_results_file, FaultLine, ResultLine};
-use durak_tournaments::standings::{BotStanding, Standings};
+use durak_tournaments::schedule::Schedule;
+use durak_tournaments::standings::{BotStanding, PairStanding, Standings};
 
 fn tournament(names: &[&str], table_size: usize) -> Tournament {
     Tournament {
@@ -103,27 +109,48 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
 
-/// Weng-Lin for one two-player game, written out from the formulas (module docs).
-fn weng_lin_1v1(me: (f64, f64), other: (f64, f64), s: f64) -> (f64, f64) {
-    let beta: f64 = 25.0 / 6.0;
-    let ((m1, s1), (m2, s2)) = (me, other);
-    let c = (s1 * s1 + s2 * s2 + 2.0 * beta * beta).sqrt();
-    let p = (m1 / c).exp() / ((m1 / c).exp() + (m2 / c).exp());
-    let mu = m1 + s1 * s1 / c * (s - p);
-    let eta = (s1 / c) * (s1 * s1 / (c * c)) * p * (1.0 - p);
-    (mu, (s1 * s1 * (1.0 - eta)).sqrt())
+fn get<'a>(s: &'a Standings, bot: &str) -> &'a BotStanding {
+    s.get(bot).unwrap()
 }
 
-fn get<'a>(s: &'a Standings, bot: &str) -> &'a BotStanding {
-    s.standings.iter().find(|b| b.bot == bot).unwrap()
+fn pair<'a>(s: &'a Standings, a: &str, b: &str) -> &'a PairStanding {
+    s.pairs
+        .iter()
+        .find(|p| p.bot == a && p.opponent == b)
+        .unwrap_or_else(|| panic!("no pair {a} {b}: {:?}", s.pairs))
+}
+
+/// `x` against `y` at 2 seats: `wins` by `x`, then `losses`, then `draws`, seats alternating,
+/// two games (both rotations) per deal.
+fn match_lines(
+    x: &str,
+    y: &str,
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    first_id: u64,
+) -> Vec<ResultLine> {
+    let mut out = Vec::new();
+    let results = std::iter::repeat_n(Some(y), wins as usize)
+        .chain(std::iter::repeat_n(Some(x), losses as usize))
+        .chain(std::iter::repeat_n(None, draws as usize));
+    for (id, (i, loser)) in (first_id..).zip(results.enumerate()) {
+        let seats = if i % 2 == 0 { [x, y] } else { [y, x] };
+        let seat = loser.map(|l| seats.iter().position(|s| *s == l).unwrap());
+        let mut l = line(id, &seats, seat);
+        l.deal = Some(i as u32 / 2);
+        out.push(l);
+    }
+    out
 }
 
 #[test]
-fn every_figure_matches_the_hand_computed_case() {
+fn every_count_matches_the_hand_computed_case() {
     let t = tournament(&["a", "b", "c"], 2);
     let s = Standings::compute(&t, &lines());
     assert_eq!(s.games_played, 6);
     assert_eq!(s.games_scheduled, 6); // 3 pairs × 2 rotations × 1 deal
+    assert_eq!(s.method.interval, "paired");
 
     let (a, b, c) = (get(&s, "a"), get(&s, "b"), get(&s, "c"));
     assert_eq!((a.games, a.losses, a.draws), (4, 1, 1));
@@ -141,7 +168,6 @@ fn every_figure_matches_the_hand_computed_case() {
         ),
         (None, None, Some(3))
     );
-
     assert!(close(a.loss_rate, 0.25) && close(b.loss_rate, 0.25) && close(c.loss_rate, 0.75));
     for x in [a, b] {
         assert!(
@@ -155,50 +181,40 @@ fn every_figure_matches_the_hand_computed_case() {
             x.loss_rate_ci95
         );
     }
-    assert!(
-        close(c.loss_rate_ci95[0], 0.300642),
-        "{:?}",
-        c.loss_rate_ci95
-    );
-    assert!(
-        close(c.loss_rate_ci95[1], 0.954413),
-        "{:?}",
-        c.loss_rate_ci95
-    );
+    assert!(close(c.loss_rate_ci95[0], 0.300642));
+    assert!(close(c.loss_rate_ci95[1], 0.954413));
 
-    // Ratings: the first game by hand, then the same formulas game by game.
-    let d = (25.0, 25.0 / 3.0);
-    let a0 = weng_lin_1v1(d, d, 1.0);
-    let b0 = weng_lin_1v1(d, d, 0.0);
-    assert!(close(a0.0, 27.635231) && close(a0.1, 8.065506), "{a0:?}");
-    assert!(close(b0.0, 22.364769) && close(b0.1, 8.065506), "{b0:?}");
-    let (a1, b1) = (weng_lin_1v1(a0, b0, 0.0), weng_lin_1v1(b0, a0, 1.0));
-    let (a2, c2) = (weng_lin_1v1(a1, d, 0.5), weng_lin_1v1(d, a1, 0.5));
-    let (c3, a3) = (weng_lin_1v1(c2, a2, 0.0), weng_lin_1v1(a2, c2, 1.0));
-    let (b4, c4) = (weng_lin_1v1(b1, c3, 1.0), weng_lin_1v1(c3, b1, 0.0));
-    let (c5, b5) = (weng_lin_1v1(c4, b4, 0.0), weng_lin_1v1(b4, c4, 1.0));
-    for (x, (mu, sigma)) in [(a, a3), (b, b5), (c, c5)] {
-        assert!(close(x.rating, mu), "{}: {} vs {mu}", x.bot, x.rating);
-        assert!(close(x.rating_uncertainty, sigma), "{}", x.bot);
+    // The fit (checked against choix elsewhere): b above a above c, ratings relative to their
+    // mean; six games order nothing at 95 %, so all three share rank 1.
+    let order: Vec<&str> = s.standings.iter().map(|x| x.bot.as_str()).collect();
+    assert_eq!(order, ["b", "a", "c"]);
+    let sum: f64 = s.standings.iter().map(|x| x.elo.unwrap()).sum();
+    assert!(sum.abs() < 1e-9, "{sum}");
+    for x in &s.standings {
+        assert_eq!((x.rank, x.rank_label.as_str(), x.tied), (1, "=1", true));
+        let [lo, hi] = x.elo_ci95;
+        assert!(lo.unwrap() < x.elo.unwrap() && x.elo.unwrap() < hi.unwrap());
     }
-    // The same figures, written out (from the formulas above, computed separately).
-    assert!(close(a.rating, 26.960063) && close(a.rating_uncertainty, 7.384409));
-    assert!(close(b.rating, 29.226361) && close(b.rating_uncertainty, 7.372052));
-    assert!(close(c.rating, 18.570692) && close(c.rating_uncertainty, 7.335116));
+    for i in 0..3 {
+        assert_eq!(s.los[i][i], None);
+        for j in 0..3 {
+            if i != j {
+                let (l, m) = (s.los[i][j].unwrap(), s.los[j][i].unwrap());
+                assert!((l + m - 1.0).abs() < 1e-9);
+                assert!(l < 0.975, "nothing is separable: {l}");
+                assert_eq!(l > 0.5, i < j);
+            }
+        }
+    }
 
-    // Ranks: by loss rate; a and b tie at 25%, b's rating is higher.
-    let order: Vec<(usize, &str)> = s
-        .standings
-        .iter()
-        .map(|x| (x.rank, x.bot.as_str()))
-        .collect();
-    assert_eq!(order, [(1, "b"), (2, "a"), (3, "c")]);
-
-    // Head to head (row's wins-losses-draws against the column).
-    let h = s.head_to_head.as_ref().unwrap();
+    // Head to head (the row's wins-losses-draws against the column).
     let rec = |x: &str, y: &str| {
-        let r = h.iter().find(|r| r.bot == x && r.opponent == y).unwrap();
-        (r.games, r.wins, r.losses, r.draws)
+        let r = s
+            .head_to_head
+            .iter()
+            .find(|r| r.bot == x && r.opponent == y)
+            .unwrap();
+        (r.games, r.ahead, r.behind, r.draws)
     };
     assert_eq!(rec("a", "b"), (2, 1, 1, 0));
     assert_eq!(rec("b", "a"), (2, 1, 1, 0));
@@ -206,29 +222,67 @@ fn every_figure_matches_the_hand_computed_case() {
     assert_eq!(rec("c", "a"), (2, 0, 1, 1));
     assert_eq!(rec("b", "c"), (2, 2, 0, 0));
     assert_eq!(rec("c", "b"), (2, 0, 2, 0));
-    assert_eq!(h.len(), 6);
+    assert_eq!(s.head_to_head.len(), 6);
+
+    // Pairs, in rank order, by hand (module docs).
+    assert_eq!(s.pairs.len(), 3);
+    let ba = pair(&s, "b", "a");
+    assert_eq!((ba.score, ba.elo), (Some(0.5), Some(0.0)));
+    let u = ba.unpaired.as_ref().unwrap();
+    assert!(close(u.score_sd, 0.5) && close(u.los, 0.5));
+    assert_eq!(u.elo_ci95, [None, None]);
+    assert_eq!(ba.paired.as_ref().unwrap(), u);
+    assert_eq!(ba.deals.unwrap().split, 1);
+    let bc = pair(&s, "b", "c");
+    assert_eq!((bc.score, bc.elo), (Some(1.0), None));
+    let u = bc.unpaired.as_ref().unwrap();
+    let wilson_low = 2.0 / (2.0 + 1.959963984540054f64.powi(2));
+    let elo_low = 400.0 * (wilson_low / (1.0 - wilson_low)).log10();
+    assert!(close(u.elo_ci95[0].unwrap(), elo_low) && u.elo_ci95[1].is_none());
+    assert!((elo_low + 113.4).abs() < 0.05, "{elo_low}");
+    assert!(close(u.los, 0.841345), "{}", u.los);
+    assert_eq!(bc.deals.unwrap().won_both, 1);
+    let ac = pair(&s, "a", "c");
+    assert_eq!((ac.ahead, ac.behind, ac.draws), (1, 0, 1));
+    let u = ac.unpaired.as_ref().unwrap();
+    assert!(close(ac.score.unwrap(), 0.75) && close(u.score_sd, 0.25));
+    let low: f64 = 0.75 - 1.959963984540054 * 0.25;
+    assert!(close(
+        u.elo_ci95[0].unwrap(),
+        400.0 * (low / (1.0 - low)).log10()
+    ));
+    assert!((u.elo_ci95[0].unwrap() + 181.70).abs() < 0.01);
+    assert!(close(u.los, 0.760250), "{}", u.los);
+    assert_eq!(ac.deals.unwrap().won_drew, 1);
 
     // The machine formats carry the same figures.
     let csv = s.to_csv();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 4);
-    assert!(rows[0].starts_with("rank,bot,games,losses,draws,loss_rate,"));
-    assert_eq!(
-        rows[3],
-        "3,c,4,3,1,0.750000,0.300642,0.954413,18.570692,7.335116,3,1,0,0,0,0,0,0,0,0,2,3"
+    assert!(rows[0].starts_with("rank,tied,bot,elo,elo_ci95_low,elo_ci95_high,games,losses,"));
+    assert!(
+        rows[3].starts_with("1,true,c,")
+            && rows[3].ends_with(",4,3,1,0.750000,0.300642,0.954413,3,1,0,0,0,0,0,0,0,0,2,3"),
+        "{}",
+        rows[3]
     );
     let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
     assert_eq!(json["standings"][2]["bot"], "c");
+    assert_eq!(json["standings"][2]["rank_label"], "=1");
     assert_eq!(json["standings"][2]["faults"]["forfeit"], 2);
     assert_eq!(json["standings"][0]["losses"], 1);
+    assert_eq!(json["pairs"][1]["deals"]["won_both"], 1);
     let text = s.to_text();
     assert!(text.contains("c (disqualified after game 3)"), "{text}");
+    assert!(text.contains("25.0%") && text.contains("=1"), "{text}");
+    assert!(text.contains("forfeit 2, timeout 1"), "{text}");
     assert!(
-        text.contains("25.0%") && text.contains("4.6–69.9%"),
+        text.contains("[-113.4, +∞]") && text.contains("[-181.7, +∞]"),
         "{text}"
     );
-    assert!(text.contains("29.23 ± 7.37"), "{text}");
-    assert!(text.contains("forfeit 2, timeout 1"), "{text}");
+    let html = s.to_html();
+    assert!(html.contains("<td>=1</td><td>b</td>"), "{html}");
+    assert!(html.contains("c (disqualified after game 3)"));
 }
 
 #[test]
@@ -239,46 +293,275 @@ fn standings_do_not_depend_on_the_order_games_finished_in() {
     l.reverse();
     l.swap(0, 3);
     assert_eq!(Standings::compute(&t, &l), s1);
-}
-
-#[test]
-fn three_player_game_the_durak_last_the_others_tied() {
-    // One game, all at the default rating: each pair has c = 13.176157 and p = ½. The two who
-    // did not lose: ½ against each other (no change), 1 against the durak: μ = 25 + 69.4444/
-    // 13.176157·½ = 27.635231. The durak: 0 against both: μ = 25 − 2·2.635231 = 19.729537.
-    // σ for everyone: η per pair = (σ/c)(σ²/c²)·¼ = 0.0632456, two pairs:
-    // σ = 8.333333·√(1 − 0.1264911) = 7.788475.
-    let t = tournament(&["x", "y", "z"], 3);
-    let s = Standings::compute(&t, &[line(0, &["x", "y", "z"], Some(1))]);
-    assert!(s.head_to_head.is_none());
-    let (x, y, z) = (get(&s, "x"), get(&s, "y"), get(&s, "z"));
-    assert!(close(x.rating, 27.635231) && close(z.rating, 27.635231));
-    assert!(close(y.rating, 19.729537));
-    for b in [x, y, z] {
-        assert!(
-            close(b.rating_uncertainty, 7.788475),
-            "{}",
-            b.rating_uncertainty
-        );
+    // One line at a time through the builder: the same.
+    let mut b = Standings::builder(&t);
+    for x in l.iter().rev() {
+        b.add(x);
     }
-    assert_eq!((y.losses, x.losses, z.losses), (1, 0, 0));
+    assert_eq!(b.finish(), s1);
 }
 
-/// A game nobody played (both seats forfeited: a draw) counts as a game and a draw, and moves
-/// no rating: it says nothing of skill.
+/// The builder's aggregates do not grow with the games: after every set of bots has met, more
+/// games (here 6 times as many) leave its footprint as it was.
 #[test]
-fn a_game_nobody_played_moves_no_rating() {
+fn the_builder_holds_no_more_after_more_games() {
+    let mut t = tournament(&["a", "b", "c"], 2);
+    t.games = 60;
+    let mut all = Vec::new();
+    for (x, y) in [("a", "b"), ("a", "c"), ("b", "c")] {
+        all.extend(match_lines(x, y, 50, 50, 20, all.len() as u64));
+    }
+    // Interleave the three pairs so that each has met early.
+    all.sort_by_key(|l| (l.id % 120, l.id));
+    let mut b = Standings::builder(&t);
+    for l in &all[..60] {
+        b.add(l);
+    }
+    let early = b.footprint();
+    for l in &all[60..] {
+        b.add(l);
+    }
+    assert_eq!(b.footprint(), early);
+    assert!(early < 4096, "{early}");
+    let s = b.finish();
+    assert_eq!(s.games_played, 360);
+    // Three equal records: equal ratings, one tie group.
+    for x in &s.standings {
+        assert!(x.elo.unwrap().abs() < 1e-6 && x.rank_label == "=1", "{x:?}");
+    }
+}
+
+/// At a table of three: who finished ahead of whom, and a draw for everyone.
+#[test]
+fn three_player_games_count_ahead_and_behind() {
+    let t = tournament(&["x", "y", "z"], 3);
+    let s = Standings::compute(
+        &t,
+        &[
+            line(0, &["x", "y", "z"], Some(1)),
+            line(1, &["y", "z", "x"], None),
+        ],
+    );
+    let rec = |a: &str, b: &str| {
+        let r = s
+            .head_to_head
+            .iter()
+            .find(|r| r.bot == a && r.opponent == b)
+            .unwrap();
+        (r.games, r.ahead, r.behind, r.draws)
+    };
+    assert_eq!(rec("x", "y"), (2, 1, 0, 1));
+    assert_eq!(rec("y", "x"), (2, 0, 1, 1));
+    assert_eq!(rec("x", "z"), (2, 0, 0, 1));
+    assert_eq!(s.head_to_head.len(), 6);
+    // y was the durak once and shared a draw: rated below x and z, who are equal.
+    let (x, y, z) = (get(&s, "x"), get(&s, "y"), get(&s, "z"));
+    assert!((x.elo.unwrap() - z.elo.unwrap()).abs() < 1e-9);
+    assert!(y.elo.unwrap() < x.elo.unwrap());
+    assert_eq!((y.losses, x.losses, z.losses), (1, 0, 0));
+    // x against y: one comparison won, one draw.
+    let p = s
+        .pairs
+        .iter()
+        .find(|p| (p.bot == "x" || p.bot == "z") && p.opponent == "y")
+        .unwrap();
+    assert_eq!((p.ahead, p.behind, p.draws, p.score), (1, 0, 1, Some(0.75)));
+    assert!(p.deals.is_none());
+    let text = s.to_text();
+    assert!(
+        text.contains("ahead-behind/games") && text.contains("1-0/2"),
+        "{text}"
+    );
+}
+
+/// A game nobody played (both seats forfeited: a draw) counts as a game and a draw, and says
+/// nothing of skill: no rating comes of it, and added to other games it changes none.
+#[test]
+fn a_game_nobody_played_says_nothing() {
     let t = tournament(&["a", "b"], 2);
-    let mut void = line(0, &["a", "b"], None);
+    let mut void = line(9, &["a", "b"], None);
     void.faults = vec![
         fault(0, "a", FaultKind::Forfeit),
         fault(1, "b", FaultKind::StartFailed),
     ];
-    let s = Standings::compute(&t, &[void]);
+    let s = Standings::compute(&t, std::slice::from_ref(&void));
     for name in ["a", "b"] {
         let b = get(&s, name);
         assert_eq!((b.games, b.draws, b.losses), (1, 1, 0));
-        assert!(close(b.rating, 25.0) && close(b.rating_uncertainty, 25.0 / 3.0));
+        assert_eq!((b.elo, b.elo_ci95), (None, [None, None]));
+        assert_eq!(b.rank_label, "=1");
+    }
+    assert_eq!(s.los[0][1], None);
+    assert!(!s.to_text().contains("LOS: the likelihood"));
+    let played = match_lines("a", "b", 3, 1, 0, 0);
+    let mut with = played.clone();
+    with.push(void);
+    let (s1, s2) = (
+        Standings::compute(&t, &played),
+        Standings::compute(&t, &with),
+    );
+    assert_eq!(get(&s1, "a").elo, get(&s2, "a").elo);
+    assert_eq!(get(&s2, "a").games, 5);
+}
+
+/// A draw (the referee's move limit here) is half a loss for each: 4 wins and 4 draws rate
+/// exactly like 6 wins and 2 losses.
+#[test]
+fn a_draw_is_half_a_loss_each() {
+    let t = tournament(&["a", "b"], 2);
+    let mut drawn = match_lines("a", "b", 4, 0, 4, 0);
+    for l in drawn.iter_mut().filter(|l| l.draw) {
+        l.move_limit = Some(2000);
+    }
+    let decided = match_lines("a", "b", 6, 2, 0, 0);
+    let (s1, s2) = (
+        Standings::compute(&t, &drawn),
+        Standings::compute(&t, &decided),
+    );
+    let (e1, e2) = (get(&s1, "a").elo.unwrap(), get(&s2, "a").elo.unwrap());
+    assert!((e1 - e2).abs() < 1e-9 && e1 > 0.0, "{e1} {e2}");
+    assert_eq!(get(&s1, "a").draws, 4);
+    // Draws between equals: equal ratings.
+    let even = Standings::compute(&t, &match_lines("a", "b", 3, 3, 4, 0));
+    assert!(get(&even, "a").elo.unwrap().abs() < 1e-9);
+}
+
+/// a ≫ b ≈ c: ranks 1, =2, =2 in every format.
+#[test]
+fn tied_ranks_show_in_every_format() {
+    let mut t = tournament(&["a", "b", "c"], 2);
+    t.games = 200;
+    let mut l = match_lines("a", "b", 160, 40, 0, 0);
+    l.extend(match_lines("a", "c", 160, 40, 0, 1000));
+    l.extend(match_lines("b", "c", 100, 100, 0, 2000));
+    let s = Standings::compute(&t, &l);
+    let labels: Vec<(&str, &str)> = s
+        .standings
+        .iter()
+        .map(|x| (x.bot.as_str(), x.rank_label.as_str()))
+        .collect();
+    assert_eq!(labels, [("a", "1"), ("b", "=2"), ("c", "=2")]);
+    assert!(s.los[0][1].unwrap() > 0.975 && s.los[1][2].unwrap() < 0.975);
+    let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["standings"][1]["rank"], 2);
+    assert_eq!(json["standings"][2]["rank"], 2);
+    assert_eq!(json["standings"][2]["rank_label"], "=2");
+    assert_eq!(json["standings"][2]["tied"], true);
+    assert_eq!(json["standings"][0]["tied"], false);
+    let csv = s.to_csv();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[1].starts_with("1,false,a,"), "{csv}");
+    assert!(
+        rows[2].starts_with("2,true,b,") && rows[3].starts_with("2,true,c,"),
+        "{csv}"
+    );
+    let text = s.to_text();
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("=2   b")),
+        "{text}"
+    );
+    let html = s.to_html();
+    assert!(html.contains("<td>=2</td><td>c</td>"), "{html}");
+}
+
+/// The gauntlet's pairs are the challenger against each opponent, from their own games.
+#[test]
+fn gauntlet_pairs_are_the_challengers() {
+    let mut t = tournament(&["x", "new", "y", "z"], 3);
+    t.format = Format::Gauntlet;
+    t.challenger = Some("new".into());
+    t.games = 2;
+    let mut l = Vec::new();
+    let mut id = 0;
+    for table in [["new", "x", "y"], ["new", "x", "z"], ["new", "y", "z"]] {
+        for r in 0..3 {
+            let seats: Vec<&str> = (0..3).map(|s| table[(s + r) % 3]).collect();
+            for deal in 0..2u32 {
+                // x loses every game it plays; otherwise the last seat loses.
+                let loser = seats.iter().position(|s| *s == "x").unwrap_or(2);
+                let mut g = line(id, &seats, Some(loser));
+                g.deal = Some(deal);
+                l.push(g);
+                id += 1;
+            }
+        }
+    }
+    let s = Standings::compute(&t, &l);
+    assert_eq!(s.challenger.as_deref(), Some("new"));
+    assert_eq!(s.games_scheduled, 3 * 3 * 2);
+    let pairs: Vec<(&str, &str)> = s
+        .pairs
+        .iter()
+        .map(|p| (p.bot.as_str(), p.opponent.as_str()))
+        .collect();
+    assert_eq!(pairs.len(), 3);
+    assert!(pairs.iter().all(|(b, _)| *b == "new"), "{pairs:?}");
+    let px = pair(&s, "new", "x");
+    assert_eq!((px.games, px.ahead, px.behind), (12, 12, 0));
+    assert!(px.paired.is_some());
+    assert!(s.to_text().contains("The challenger against each opponent"));
+}
+
+/// A deal whose rotations are not all in (a partial run) counts as incomplete.
+#[test]
+fn an_incomplete_deal_is_counted_as_such() {
+    let mut t = tournament(&["a", "b"], 2);
+    t.games = 3;
+    let mut l = match_lines("a", "b", 3, 2, 0, 0);
+    l.remove(1); // deal 0's second rotation
+    let s = Standings::compute(&t, &l);
+    let d = pair(&s, &s.pairs[0].bot, &s.pairs[0].opponent)
+        .deals
+        .unwrap();
+    assert_eq!((d.complete(), d.incomplete), (1, 2));
+    assert!(s.to_text().contains("(+2 incomplete)"));
+}
+
+#[test]
+fn disqualification_takes_the_first_game_whatever_the_order() {
+    let t = tournament(&["a", "b"], 2);
+    let mut l = match_lines("a", "b", 2, 2, 0, 0);
+    l[3].disqualified = vec!["b".into()];
+    l[1].disqualified = vec!["b".into()];
+    l.reverse();
+    assert_eq!(
+        get(&Standings::compute(&t, &l), "b").disqualified_after_game,
+        Some(1)
+    );
+}
+
+/// A bot with no game yet: no rating, last, alone, empty Elo fields in CSV.
+#[test]
+fn a_bot_without_games_has_no_rating() {
+    let t = tournament(&["a", "b", "c"], 2);
+    let s = Standings::compute(&t, &match_lines("a", "b", 3, 1, 0, 0));
+    let c = get(&s, "c");
+    assert_eq!((c.games, c.elo, c.rank, c.tied), (0, None, 3, false));
+    assert_eq!(s.standings[2].bot, "c");
+    assert!(s.los[2].iter().all(Option::is_none));
+    let csv = s.to_csv();
+    assert!(
+        csv.lines().any(|r| r.starts_with("3,false,c,,,,0,0,0,")),
+        "{csv}"
+    );
+}
+
+#[test]
+fn the_count_of_scheduled_games_is_the_schedules() {
+    for format in Format::ALL {
+        for (n, k) in [(2, 2), (3, 2), (4, 3), (5, 4), (6, 6)] {
+            let mut t = tournament(&["a", "b", "c", "d", "e", "f"][..n], k);
+            t.format = format;
+            t.games = 3;
+            if format == Format::Gauntlet {
+                t.challenger = Some("b".into());
+            }
+            assert_eq!(
+                durak_tournaments::standings::scheduled_games(&t),
+                Schedule::build(&t).total_games(),
+                "{format:?} {n} {k}"
+            );
+        }
     }
 }
 

@@ -1,0 +1,456 @@
+//! Standings, computed from the result lines only (and the configuration, for the list of
+//! bots), in one pass and in any order: [`Standings::builder`] keeps aggregates whose size does
+//! not grow with the number of games, [`Standings::compute`] feeds it a slice.
+//!
+//! - **Rating**: Elo from a maximum-likelihood fit of all games (who was the durak at each
+//!   table, [`stats::fit`](crate::stats::fit)), relative to the mean of the bots, with its 95 %
+//!   interval; the same whatever order games were played or recorded in. In the duplicate and
+//!   gauntlet formats the interval is *paired*: taken over whole deals (every seat rotation of
+//!   one deck), which leaves the luck of the deal out.
+//! - **Ranks**: by rating; bots whose order the data does not establish at 95 % share a rank,
+//!   printed `=2` ([`stats::compare`](crate::stats::compare) gives the exact rule), and the LOS
+//!   matrix says how sure each comparison is.
+//! - **Counts**: games, losses (times the bot was the durak), draws, faults by kind, the loss
+//!   rate with its Wilson interval, the game after which a bot was disqualified.
+//! - **Head to head**, at any table size: how often each bot finished ahead of each other one
+//!   (the other was the durak) and behind it.
+//! - **Pairs**: each pair of bots (gauntlet: the challenger and each opponent) from their own
+//!   games only, as fastchess reports a match: score, Elo, the interval from single games and,
+//!   with deals, from whole deals ([`stats::pair`](crate::stats::pair)), and at two seats the
+//!   deals won both / split / lost both.
+
+mod builder;
+mod render;
+
+pub use builder::{scheduled_games, StandingsBuilder};
+
+use crate::config::Tournament;
+use crate::results::ResultLine;
+use crate::stats::compare::{los, tie_groups};
+use crate::stats::fit::{fit, Fit};
+use crate::stats::pair::{paired_estimate, DealOutcomes, PairEstimate, PairSums};
+use crate::stats::{wilson, z_two_sided, CONFIDENCE, ELO_PER_NAT, PRIOR_DEALS};
+use durak_protocol::FaultKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The standard deviation of the rating prior (a weak one: see
+/// [`stats::fit`](crate::stats::fit)).
+pub const PRIOR_SD_ELO: f64 = 500.0;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotStanding {
+    /// 1 + the number of bots ranked above this one's tie group.
+    pub rank: usize,
+    /// The rank as printed: `"=2"` when the bot shares it.
+    pub rank_label: String,
+    /// Whether other bots share this rank (the data does not order them at 95 %).
+    pub tied: bool,
+    pub bot: String,
+    /// Elo relative to the mean of the rated bots; `null` without a game that counts.
+    pub elo: Option<f64>,
+    /// Its 95 % interval; an end is `null` when the data gives no bound on that side (a bot
+    /// that never lost has no upper bound).
+    pub elo_ci95: [Option<f64>; 2],
+    /// With paired intervals: the interval if the games were independent, for comparison.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo_ci95_unpaired: Option<[Option<f64>; 2]>,
+    pub games: u64,
+    /// Times this bot was the durak.
+    pub losses: u64,
+    pub draws: u64,
+    /// Fault kind → count (kinds that occurred).
+    pub faults: BTreeMap<String, u64>,
+    pub loss_rate: f64,
+    /// 95% Wilson score interval of the loss rate.
+    pub loss_rate_ci95: [f64; 2],
+    /// The game after which the bot was disqualified.
+    pub disqualified_after_game: Option<u64>,
+}
+
+impl BotStanding {
+    pub fn fault_count(&self, kind: FaultKind) -> u64 {
+        self.faults.get(kind.name()).copied().unwrap_or(0)
+    }
+}
+
+/// How often one bot finished ahead of another at the tables they shared (any table size).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeadToHead {
+    pub bot: String,
+    pub opponent: String,
+    /// Games at the same table.
+    pub games: u64,
+    /// Games the opponent lost (at two seats: this bot's wins).
+    pub ahead: u64,
+    /// Games this bot lost.
+    pub behind: u64,
+    /// Games without a durak (draws, and games nobody played).
+    pub draws: u64,
+}
+
+/// A 95 % interval of a pair's Elo, from single games or from whole deals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairInterval {
+    /// An end is `null` when it is infinite.
+    pub elo_ci95: [Option<f64>; 2],
+    /// Standard deviation of the score.
+    pub score_sd: f64,
+    /// Likelihood of superiority of the bot over the opponent, from these figures.
+    pub los: f64,
+}
+
+/// One bot against another, from their own games only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairStanding {
+    pub bot: String,
+    pub opponent: String,
+    /// Games at the same table.
+    pub games: u64,
+    /// Games the opponent was the durak, this bot was, and draws (games nobody played aside).
+    pub ahead: u64,
+    pub behind: u64,
+    pub draws: u64,
+    /// `(ahead + draws/2) / (ahead + behind + draws)`.
+    pub score: Option<f64>,
+    /// The score's Elo; `null` when infinite (a score of 0 or 1) or without a comparison.
+    pub elo: Option<f64>,
+    /// From single games (trinomial).
+    pub unpaired: Option<PairInterval>,
+    /// From whole deals (duplicate and gauntlet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairInterval>,
+    /// The paired interval's width over the unpaired one's (in score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_width_ratio: Option<f64>,
+    /// At two seats with deals: how the deals went, from this bot's side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deals: Option<DealOutcomes>,
+}
+
+/// How the figures were computed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Method {
+    /// `"paired"` (over whole deals) or `"unpaired"` (games as independent): the rating
+    /// intervals, the LOS matrix and the tie groups use it.
+    pub interval: &'static str,
+    pub confidence: f64,
+    pub prior_sd_elo: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Standings {
+    pub variant: String,
+    pub format: String,
+    pub table_size: usize,
+    pub games_per_table: u32,
+    pub seed: u64,
+    pub games_scheduled: usize,
+    pub games_played: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenger: Option<String>,
+    pub method: Method,
+    /// In rank order.
+    pub standings: Vec<BotStanding>,
+    /// `los[i][j]`: the likelihood of superiority of `standings[i]` over `standings[j]`, from
+    /// the fit; `null` on the diagonal and for a bot without a rating.
+    pub los: Vec<Vec<Option<f64>>>,
+    /// Every ordered pair of bots that shared a table.
+    pub head_to_head: Vec<HeadToHead>,
+    /// Pairs of bots in rank order (gauntlet: the challenger and each opponent).
+    pub pairs: Vec<PairStanding>,
+}
+
+impl Standings {
+    /// A builder that takes result lines one at a time, in any order (memory independent of
+    /// the number of games).
+    pub fn builder(t: &Tournament) -> StandingsBuilder {
+        StandingsBuilder::new(t)
+    }
+
+    /// Compute the standings of `t` from its result lines (in any order).
+    pub fn compute(t: &Tournament, lines: &[ResultLine]) -> Standings {
+        let mut b = Standings::builder(t);
+        for l in lines {
+            b.add(l);
+        }
+        b.finish()
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("standings serialise")
+    }
+
+    pub fn get(&self, bot: &str) -> Option<&BotStanding> {
+        self.standings.iter().find(|s| s.bot == bot)
+    }
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn pair_interval(e: &PairEstimate) -> PairInterval {
+    PairInterval {
+        elo_ci95: [finite(e.elo_ci95.0), finite(e.elo_ci95.1)],
+        score_sd: e.sd,
+        los: e.los,
+    }
+}
+
+/// From the aggregates to the standings.
+fn assemble(b: StandingsBuilder) -> Standings {
+    let t = &b.t;
+    let n = t.bots.len();
+    let z = z_two_sided();
+    // Bots with a game that counts are in the fit.
+    let mut rated = vec![false; n];
+    for c in b.combos.iter().filter(|c| c.games > c.void) {
+        for &m in &c.members {
+            rated[m] = true;
+        }
+    }
+    let mut fitted: Vec<Option<usize>> = vec![None; n];
+    let mut fitted_bots = Vec::new();
+    for i in (0..n).filter(|&i| rated[i]) {
+        fitted[i] = Some(fitted_bots.len());
+        fitted_bots.push(i);
+    }
+    let groups: Vec<_> = b
+        .combos
+        .iter()
+        .filter(|c| c.games > c.void)
+        .map(|c| c.group(&fitted, b.deals))
+        .collect();
+    let f: Fit = fit(
+        fitted_bots.len(),
+        &groups,
+        PRIOR_SD_ELO / ELO_PER_NAT,
+        PRIOR_DEALS,
+    );
+    let (cov, interval_kind) = match (&f.paired_cov, b.deals) {
+        (Some(p), true) => (p, "paired"),
+        _ => (&f.model_cov, "unpaired"),
+    };
+
+    // Rank order: rated bots by rating (then name), then the others by name. Ratings equal to
+    // 1e-10 (identical records, summed in another order) count as equal.
+    let key = |a: usize| (f.theta[a] * 1e10).round() as i64;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| match (fitted[x], fitted[y]) {
+        (Some(a), Some(b)) => key(b)
+            .cmp(&key(a))
+            .then(t.bots[x].name.cmp(&t.bots[y].name)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => t.bots[x].name.cmp(&t.bots[y].name),
+    });
+    let rated_count = fitted_bots.len();
+    let los_at = |i: usize, j: usize| -> f64 {
+        los(
+            &f.theta,
+            cov,
+            fitted[order[i]].unwrap(),
+            fitted[order[j]].unwrap(),
+        )
+    };
+    let mut groups_of = tie_groups(rated_count, los_at);
+    if rated_count < n {
+        groups_of.push(rated_count..n);
+    }
+    let mut rank_of = vec![(0usize, false); n];
+    for g in &groups_of {
+        for p in g.clone() {
+            rank_of[p] = (g.start + 1, g.len() > 1);
+        }
+    }
+
+    let standings: Vec<BotStanding> = order
+        .iter()
+        .enumerate()
+        .map(|(pos, &i)| {
+            let c = &b.bots[i];
+            let (rank, tied) = rank_of[pos];
+            let interval = |a: usize, cov: &nalgebra::DMatrix<f64>| {
+                let e = f.theta[a] * ELO_PER_NAT;
+                let half = z * cov[(a, a)].max(0.0).sqrt() * ELO_PER_NAT;
+                let (no_lower, no_upper) = f.unbounded[a];
+                [
+                    (!no_lower).then_some(e - half),
+                    (!no_upper).then_some(e + half),
+                ]
+            };
+            let (elo, ci, unpaired) = match fitted[i] {
+                Some(a) => (
+                    Some(f.theta[a] * ELO_PER_NAT),
+                    interval(a, cov),
+                    (interval_kind == "paired").then(|| interval(a, &f.model_cov)),
+                ),
+                None => (None, [None, None], None),
+            };
+            let rate = if c.games == 0 {
+                0.0
+            } else {
+                c.losses as f64 / c.games as f64
+            };
+            let (lo, hi) = wilson(c.losses, c.games, z);
+            BotStanding {
+                rank,
+                rank_label: if tied {
+                    format!("={rank}")
+                } else {
+                    rank.to_string()
+                },
+                tied,
+                bot: t.bots[i].name.clone(),
+                elo,
+                elo_ci95: ci,
+                elo_ci95_unpaired: unpaired,
+                games: c.games,
+                losses: c.losses,
+                draws: c.draws,
+                faults: c.faults.clone(),
+                loss_rate: rate,
+                loss_rate_ci95: [lo, hi],
+                disqualified_after_game: c.disqualified_after,
+            }
+        })
+        .collect();
+
+    let los_matrix: Vec<Vec<Option<f64>>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| (i != j && i < rated_count && j < rated_count).then(|| los_at(i, j)))
+                .collect()
+        })
+        .collect();
+
+    // Head to head, from the combinations each pair shared.
+    let mut h2h = Vec::new();
+    for &i in &order {
+        for &j in &order {
+            if i == j {
+                continue;
+            }
+            let mut r = HeadToHead {
+                bot: t.bots[i].name.clone(),
+                opponent: t.bots[j].name.clone(),
+                games: 0,
+                ahead: 0,
+                behind: 0,
+                draws: 0,
+            };
+            for c in &b.combos {
+                if let (Some(pi), Some(pj)) = (
+                    c.members.iter().position(|&m| m == i),
+                    c.members.iter().position(|&m| m == j),
+                ) {
+                    r.games += c.games;
+                    r.ahead += c.durak[pj];
+                    r.behind += c.durak[pi];
+                    r.draws += c.draws + c.void;
+                }
+            }
+            if r.games > 0 {
+                h2h.push(r);
+            }
+        }
+    }
+
+    // Pairs: the challenger's, or every pair in rank order.
+    let challenger = t
+        .challenger
+        .as_deref()
+        .filter(|_| t.format == crate::config::Format::Gauntlet)
+        .and_then(|c| t.bot_index(c));
+    let mut pair_list = Vec::new();
+    match challenger {
+        Some(c) => pair_list.extend(order.iter().filter(|&&j| j != c).map(|&j| (c, j))),
+        None => {
+            for (x, &i) in order.iter().enumerate() {
+                for &j in &order[x + 1..] {
+                    pair_list.push((i, j));
+                }
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    for (i, j) in pair_list {
+        let mut games = 0;
+        let (mut ahead, mut behind, mut draws) = (0, 0, 0);
+        let mut paired = PairSums::default();
+        let mut outcomes: Option<DealOutcomes> = None;
+        for c in &b.combos {
+            let Some(s) = c.pair_sums(i, j) else { continue };
+            let (pi, pj) = (
+                c.members.iter().position(|&m| m == i).unwrap(),
+                c.members.iter().position(|&m| m == j).unwrap(),
+            );
+            games += c.games;
+            ahead += c.durak[pj];
+            behind += c.durak[pi];
+            draws += c.draws;
+            paired.units += s.units;
+            paired.h += s.h;
+            paired.n += s.n;
+            paired.hh += s.hh;
+            paired.hn += s.hn;
+            paired.nn += s.nn;
+            if b.deals && c.members.len() == 2 {
+                outcomes = Some(if pi == 0 {
+                    c.outcomes
+                } else {
+                    c.outcomes.mirrored()
+                });
+            }
+        }
+        if games == 0 {
+            continue;
+        }
+        let games_sums = PairSums::from_games(ahead, behind, draws);
+        let unpaired = games_sums.estimate(z);
+        let paired = b
+            .deals
+            .then(|| paired_estimate(&paired, &games_sums, PRIOR_DEALS, z))
+            .flatten();
+        pairs.push(PairStanding {
+            bot: t.bots[i].name.clone(),
+            opponent: t.bots[j].name.clone(),
+            games,
+            ahead,
+            behind,
+            draws,
+            score: unpaired.map(|e| e.score),
+            elo: unpaired.and_then(|e| finite(e.elo)),
+            paired_width_ratio: match (&paired, &unpaired) {
+                (Some(p), Some(u)) if u.sd > 0.0 && u.sd.is_finite() && p.sd.is_finite() => {
+                    Some(p.sd / u.sd)
+                }
+                _ => None,
+            },
+            unpaired: unpaired.as_ref().map(pair_interval),
+            paired: paired.as_ref().map(pair_interval),
+            deals: outcomes,
+        });
+    }
+
+    Standings {
+        variant: t.variant.name().to_string(),
+        format: t.format.name().to_string(),
+        table_size: t.table_size,
+        games_per_table: t.games,
+        seed: t.seed,
+        games_scheduled: scheduled_games(t),
+        games_played: b.lines as usize,
+        challenger: challenger.map(|c| t.bots[c].name.clone()),
+        method: Method {
+            interval: interval_kind,
+            confidence: CONFIDENCE,
+            prior_sd_elo: PRIOR_SD_ELO,
+        },
+        standings,
+        los: los_matrix,
+        head_to_head: h2h,
+        pairs,
+    }
+}

@@ -1,0 +1,532 @@
+//! The standings for people (text, an HTML fragment) and for machines (CSV; JSON is serde's).
+
+use super::{BotStanding, PairInterval, PairStanding, Standings};
+use comfy_table::{CellAlignment, Table as TextTable};
+use durak_protocol::FaultKind;
+
+/// comfy-table style: a rule above, below and under the header; nothing else.
+const COMPACT: &str = "  ──────     ──────";
+
+impl Standings {
+    fn headline(&self) -> String {
+        format!(
+            "{} · {} · tables of {} · {} per table · seed {} · {} of {} games played",
+            self.variant,
+            crate::config::Format::parse(&self.format)
+                .map(|f| f.describe())
+                .unwrap_or("?"),
+            self.table_size,
+            plural(self.games_per_table as usize, "game"),
+            self.seed,
+            self.games_played,
+            self.games_scheduled
+        )
+    }
+
+    fn legend(&self) -> String {
+        format!(
+            "Elo: one fit of all games (who was the durak at each table), relative to the mean; \
+             ± its 95% interval, {}. Ranks marked = are not ordered by the data at 95% (see LOS).",
+            if self.method.interval == "paired" {
+                "paired by deal (the luck of the deal left out)"
+            } else {
+                "games taken as independent"
+            }
+        )
+    }
+
+    fn rated(&self) -> usize {
+        self.standings.iter().filter(|s| s.elo.is_some()).count()
+    }
+
+    fn h2h_cell(&self, row: &str, col: &str) -> Option<String> {
+        self.head_to_head
+            .iter()
+            .find(|h| h.bot == row && h.opponent == col)
+            .map(|h| {
+                if self.table_size == 2 {
+                    format!("{}-{}-{}", h.ahead, h.behind, h.draws)
+                } else {
+                    format!("{}-{}/{}", h.ahead, h.behind, h.games)
+                }
+            })
+    }
+
+    fn h2h_legend(&self) -> &'static str {
+        if self.table_size == 2 {
+            "Head to head: the row bot's wins-losses-draws against the column bot (a win: the \
+             other one was the durak)"
+        } else {
+            "Head to head: games the row bot finished ahead of the column bot (the column bot was \
+             the durak) - behind it / games at the same table"
+        }
+    }
+
+    fn pairs_legend(&self) -> String {
+        let what = if self.challenger.is_some() {
+            "The challenger against each opponent"
+        } else {
+            "Each pair"
+        };
+        let deals = if self.pairs.iter().any(|p| p.paired.is_some()) {
+            " Paired: over whole deals (every seat rotation of one deck); unpaired: games taken \
+             as independent."
+        } else {
+            ""
+        };
+        format!(
+            "{what}, from their own games only: score (a draw half), its Elo and 95% interval, \
+             LOS.{deals}"
+        )
+    }
+
+    /// Tables for people: the standings, the LOS matrix, head to head, the pairs.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("{}\n{}\n", self.headline(), self.legend());
+        let mut table = TextTable::new();
+        table.load_preset(COMPACT).set_header(vec![
+            "#",
+            "bot",
+            "Elo",
+            "95%",
+            "games",
+            "losses",
+            "draws",
+            "loss rate",
+            "faults",
+        ]);
+        for s in &self.standings {
+            let name = match s.disqualified_after_game {
+                Some(g) => format!("{} (disqualified after game {g})", s.bot),
+                None => s.bot.clone(),
+            };
+            table.add_row(vec![
+                s.rank_label.clone(),
+                name,
+                fmt_elo(s.elo),
+                fmt_rating_interval(s),
+                s.games.to_string(),
+                s.losses.to_string(),
+                s.draws.to_string(),
+                format!("{:.1}%", 100.0 * s.loss_rate),
+                faults_text(s),
+            ]);
+        }
+        for c in [0, 2, 3, 4, 5, 6, 7] {
+            if let Some(col) = table.column_mut(c) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+
+        let rated = self.rated();
+        if rated >= 2 {
+            out.push_str("\nLOS: the likelihood that the row bot is better than the column bot\n");
+            let mut m = TextTable::new();
+            let mut header = vec!["LOS".to_string()];
+            header.extend(self.standings[..rated].iter().map(|s| s.bot.clone()));
+            m.load_preset(COMPACT).set_header(header);
+            for (i, s) in self.standings[..rated].iter().enumerate() {
+                let mut cells = vec![s.bot.clone()];
+                cells.extend((0..rated).map(|j| match self.los[i][j] {
+                    Some(l) => fmt_los(l),
+                    None => "·".to_string(),
+                }));
+                m.add_row(cells);
+            }
+            for c in 1..=rated {
+                if let Some(col) = m.column_mut(c) {
+                    col.set_cell_alignment(CellAlignment::Right);
+                }
+            }
+            out.push_str(&m.to_string());
+            out.push('\n');
+        }
+
+        if !self.head_to_head.is_empty() {
+            let order: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
+            let mut cross = TextTable::new();
+            let mut header = vec![if self.table_size == 2 {
+                "wins-losses-draws".to_string()
+            } else {
+                "ahead-behind/games".to_string()
+            }];
+            header.extend(order.iter().map(|b| b.to_string()));
+            cross.load_preset(COMPACT).set_header(header);
+            for row in &order {
+                let mut cells = vec![row.to_string()];
+                for col in &order {
+                    cells.push(if row == col {
+                        "·".to_string()
+                    } else {
+                        self.h2h_cell(row, col).unwrap_or_default()
+                    });
+                }
+                cross.add_row(cells);
+            }
+            for c in 1..=order.len() {
+                if let Some(col) = cross.column_mut(c) {
+                    col.set_cell_alignment(CellAlignment::Center);
+                }
+            }
+            out.push('\n');
+            out.push_str(self.h2h_legend());
+            out.push('\n');
+            out.push_str(&cross.to_string());
+            out.push('\n');
+        }
+
+        if !self.pairs.is_empty() {
+            let paired = self.pairs.iter().any(|p| p.paired.is_some());
+            let deals = self.pairs.iter().any(|p| p.deals.is_some());
+            let mut header = vec!["bot", "opponent", "games", "score", "Elo"];
+            if paired {
+                header.extend(["95% paired", "95% unpaired", "width", "LOS"]);
+            } else {
+                header.extend(["95%", "LOS"]);
+            }
+            if deals {
+                header.push("deals 0-½-1-1½-2");
+            }
+            let mut p = TextTable::new();
+            p.load_preset(COMPACT).set_header(header);
+            for x in &self.pairs {
+                let mut cells = vec![
+                    x.bot.clone(),
+                    x.opponent.clone(),
+                    x.games.to_string(),
+                    x.score
+                        .map(|s| format!("{:.1}%", 100.0 * s))
+                        .unwrap_or_else(|| "-".into()),
+                    fmt_pair_elo(x),
+                ];
+                let main = if paired { &x.paired } else { &x.unpaired };
+                if paired {
+                    cells.push(fmt_pair_interval(&x.paired));
+                    cells.push(fmt_pair_interval(&x.unpaired));
+                    cells.push(
+                        x.paired_width_ratio
+                            .map(|r| format!("{:.0}%", 100.0 * r))
+                            .unwrap_or_else(|| "-".into()),
+                    );
+                } else {
+                    cells.push(fmt_pair_interval(&x.unpaired));
+                }
+                cells.push(
+                    main.as_ref()
+                        .map(|i| fmt_los(i.los))
+                        .unwrap_or_else(|| "-".into()),
+                );
+                if deals {
+                    cells.push(x.deals.map(|d| pentanomial(&d)).unwrap_or_default());
+                }
+                p.add_row(cells);
+            }
+            for c in 2..(if paired { 9 } else { 7 }) {
+                if let Some(col) = p.column_mut(c) {
+                    col.set_cell_alignment(CellAlignment::Right);
+                }
+            }
+            out.push('\n');
+            out.push_str(&self.pairs_legend());
+            if paired {
+                out.push_str(" Width: the paired interval's, of the unpaired one's.");
+            }
+            if deals {
+                out.push_str(
+                    " Deals: how many scored 0, ½, 1 (split, or two draws), 1½ and 2 points of 2.",
+                );
+            }
+            out.push('\n');
+            out.push_str(&p.to_string());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// One CSV row per bot, in rank order. An infinite interval end is `-inf` or `inf`; a bot
+    /// without a rating has empty Elo fields.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "rank,tied,bot,elo,elo_ci95_low,elo_ci95_high,games,losses,draws,loss_rate,\
+             loss_ci95_low,loss_ci95_high,faults",
+        );
+        for k in FaultKind::ALL {
+            out.push_str(&format!(",{}", k.name()));
+        }
+        out.push_str(",disqualified_after_game\n");
+        for s in &self.standings {
+            let total: u64 = s.faults.values().sum();
+            let end = |x: Option<f64>, inf: &str| match (s.elo, x) {
+                (None, _) => String::new(),
+                (Some(_), Some(v)) => format!("{v:.3}"),
+                (Some(_), None) => inf.to_string(),
+            };
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{}",
+                s.rank,
+                s.tied,
+                csv_field(&s.bot),
+                s.elo.map(|e| format!("{e:.3}")).unwrap_or_default(),
+                end(s.elo_ci95[0], "-inf"),
+                end(s.elo_ci95[1], "inf"),
+                s.games,
+                s.losses,
+                s.draws,
+                s.loss_rate,
+                s.loss_rate_ci95[0],
+                s.loss_rate_ci95[1],
+                total
+            ));
+            for k in FaultKind::ALL {
+                out.push_str(&format!(",{}", s.fault_count(k)));
+            }
+            out.push_str(&format!(
+                ",{}\n",
+                s.disqualified_after_game
+                    .map(|g| g.to_string())
+                    .unwrap_or_default()
+            ));
+        }
+        out
+    }
+
+    /// An HTML fragment (for the tournament's index page): the standings, the LOS matrix, head
+    /// to head and the pairs. Bot names are escaped.
+    pub fn to_html(&self) -> String {
+        let mut out = format!(
+            "<p>{}</p>\n<p>{}</p>\n<table class=\"standings\">\n<tr><th>#</th><th>bot</th>\
+             <th>Elo</th><th>95%</th><th>games</th><th>losses</th><th>draws</th>\
+             <th>loss rate</th><th>faults</th></tr>\n",
+            esc(&self.headline()),
+            esc(&self.legend())
+        );
+        for s in &self.standings {
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{:.1}%</td><td>{}</td></tr>\n",
+                esc(&s.rank_label),
+                esc(&s.bot),
+                s.disqualified_after_game
+                    .map(|g| format!(" (disqualified after game {g})"))
+                    .unwrap_or_default(),
+                esc(&fmt_elo(s.elo)),
+                esc(&fmt_rating_interval(s)),
+                s.games,
+                s.losses,
+                s.draws,
+                100.0 * s.loss_rate,
+                esc(&faults_text(s)),
+            ));
+        }
+        out.push_str("</table>\n");
+        let rated = self.rated();
+        if rated >= 2 {
+            out.push_str(
+                "<h2>Likelihood of superiority</h2>\n<p>The likelihood that the row bot is better \
+                 than the column bot, from the fit.</p>\n<table class=\"los\">\n<tr><th></th>",
+            );
+            for s in &self.standings[..rated] {
+                out.push_str(&format!("<th>{}</th>", esc(&s.bot)));
+            }
+            out.push_str("</tr>\n");
+            for (i, s) in self.standings[..rated].iter().enumerate() {
+                out.push_str(&format!("<tr><th>{}</th>", esc(&s.bot)));
+                for j in 0..rated {
+                    let cell = self.los[i][j].map(fmt_los).unwrap_or_else(|| "·".into());
+                    out.push_str(&format!("<td>{}</td>", esc(&cell)));
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table>\n");
+        }
+        if !self.head_to_head.is_empty() {
+            let bots: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
+            out.push_str(&format!(
+                "<h2>Head to head</h2>\n<p>{}.</p>\n<table class=\"h2h\">\n<tr><th></th>",
+                esc(self.h2h_legend().trim_start_matches("Head to head: "))
+            ));
+            for b in &bots {
+                out.push_str(&format!("<th>{}</th>", esc(b)));
+            }
+            out.push_str("</tr>\n");
+            for a in &bots {
+                out.push_str(&format!("<tr><th>{}</th>", esc(a)));
+                for b in &bots {
+                    let cell = if a == b {
+                        "·".to_string()
+                    } else {
+                        self.h2h_cell(a, b).unwrap_or_else(|| "·".to_string())
+                    };
+                    out.push_str(&format!("<td>{}</td>", esc(&cell)));
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table>\n");
+        }
+        if !self.pairs.is_empty() {
+            let paired = self.pairs.iter().any(|p| p.paired.is_some());
+            out.push_str(&format!(
+                "<h2>Pairs</h2>\n<p>{}</p>\n<table class=\"pairs\">\n<tr><th>bot</th>\
+                 <th>opponent</th><th>games</th><th>score</th><th>Elo</th>{}<th>LOS</th>\
+                 <th>deals 0-½-1-1½-2</th></tr>\n",
+                esc(&self.pairs_legend()),
+                if paired {
+                    "<th>95% paired</th><th>95% unpaired</th><th>width</th>"
+                } else {
+                    "<th>95%</th>"
+                }
+            ));
+            for x in &self.pairs {
+                let main = if paired { &x.paired } else { &x.unpaired };
+                let intervals = if paired {
+                    format!(
+                        "<td>{}</td><td>{}</td><td>{}</td>",
+                        esc(&fmt_pair_interval(&x.paired)),
+                        esc(&fmt_pair_interval(&x.unpaired)),
+                        x.paired_width_ratio
+                            .map(|r| format!("{:.0}%", 100.0 * r))
+                            .unwrap_or_else(|| "-".into())
+                    )
+                } else {
+                    format!("<td>{}</td>", esc(&fmt_pair_interval(&x.unpaired)))
+                };
+                out.push_str(&format!(
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{intervals}\
+                     <td>{}</td><td>{}</td></tr>\n",
+                    esc(&x.bot),
+                    esc(&x.opponent),
+                    x.games,
+                    x.score
+                        .map(|s| format!("{:.1}%", 100.0 * s))
+                        .unwrap_or_else(|| "-".into()),
+                    esc(&fmt_pair_elo(x)),
+                    main.as_ref()
+                        .map(|i| fmt_los(i.los))
+                        .unwrap_or_else(|| "-".into()),
+                    x.deals.map(|d| pentanomial(&d)).unwrap_or_default(),
+                ));
+            }
+            out.push_str("</table>\n");
+        }
+        out
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn faults_text(s: &BotStanding) -> String {
+    if s.faults.is_empty() {
+        "-".to_string()
+    } else {
+        s.faults
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn signed(x: f64) -> String {
+    let s = format!("{x:+.1}");
+    // "-0.0" and "+0.0" both read as 0.
+    if s == "-0.0" || s == "+0.0" {
+        "0.0".to_string()
+    } else {
+        s
+    }
+}
+
+fn fmt_elo(e: Option<f64>) -> String {
+    e.map(signed).unwrap_or_else(|| "-".into())
+}
+
+/// "± 45.6", or "+400.1 … +∞" when an end is open.
+fn fmt_rating_interval(s: &BotStanding) -> String {
+    let Some(e) = s.elo else {
+        return "-".into();
+    };
+    match s.elo_ci95 {
+        [Some(lo), Some(hi)] => format!("± {:.1}", ((hi - e) + (e - lo)) / 2.0),
+        [lo, hi] => format!(
+            "{} … {}",
+            lo.map(signed).unwrap_or_else(|| "−∞".into()),
+            hi.map(signed).unwrap_or_else(|| "+∞".into())
+        ),
+    }
+}
+
+fn fmt_pair_elo(x: &PairStanding) -> String {
+    match (x.elo, x.score) {
+        (Some(e), _) => signed(e),
+        (None, Some(s)) if s >= 1.0 => "+∞".into(),
+        (None, Some(_)) => "−∞".into(),
+        (None, None) => "-".into(),
+    }
+}
+
+fn fmt_pair_interval(i: &Option<PairInterval>) -> String {
+    match i {
+        None => "-".into(),
+        Some(i) => format!(
+            "[{}, {}]",
+            i.elo_ci95[0].map(signed).unwrap_or_else(|| "−∞".into()),
+            i.elo_ci95[1].map(signed).unwrap_or_else(|| "+∞".into())
+        ),
+    }
+}
+
+fn fmt_los(l: f64) -> String {
+    format!("{:.1}%", 100.0 * l)
+}
+
+/// fastchess's order: deals scoring 0, ½, 1, 1½, 2 points (1: split, or two draws).
+fn pentanomial(d: &crate::stats::pair::DealOutcomes) -> String {
+    let mut s = format!(
+        "{} {} {} {} {}",
+        d.lost_both,
+        d.lost_drew,
+        d.split + d.drew_both,
+        d.won_drew,
+        d.won_both
+    );
+    if d.incomplete > 0 {
+        s.push_str(&format!(" (+{} incomplete)", d.incomplete));
+    }
+    s
+}
+
+pub(super) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// "1 game", "2 games".
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}
