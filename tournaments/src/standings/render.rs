@@ -343,9 +343,12 @@ impl Standings {
         }
         if !self.head_to_head.is_empty() {
             let bots: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
+            let legend = self.h2h_legend().trim_start_matches("Head to head: ");
+            let mut legend = legend.to_string();
+            legend[..1].make_ascii_uppercase();
             out.push_str(&format!(
                 "<h2>Head to head</h2>\n<p>{}.</p>\n<table class=\"h2h\">\n<tr><th></th>",
-                esc(self.h2h_legend().trim_start_matches("Head to head: "))
+                esc(&legend)
             ));
             for b in &bots {
                 out.push_str(&format!("<th>{}</th>", esc(b)));
@@ -367,15 +370,20 @@ impl Standings {
         }
         if !self.pairs.is_empty() {
             let paired = self.pairs.iter().any(|p| p.paired.is_some());
+            let deals = self.pairs.iter().any(|p| p.deals.is_some());
             out.push_str(&format!(
                 "<h2>Pairs</h2>\n<p>{}</p>\n<table class=\"pairs\">\n<tr><th>bot</th>\
-                 <th>opponent</th><th>games</th><th>score</th><th>Elo</th>{}<th>LOS</th>\
-                 <th>deals 0-½-1-1½-2</th></tr>\n",
+                 <th>opponent</th><th>games</th><th>score</th><th>Elo</th>{}<th>LOS</th>{}</tr>\n",
                 esc(&self.pairs_legend()),
                 if paired {
                     "<th>95% paired</th><th>95% unpaired</th><th>width</th>"
                 } else {
                     "<th>95%</th>"
+                },
+                if deals {
+                    "<th>deals 0-½-1-1½-2</th>"
+                } else {
+                    ""
                 }
             ));
             for x in &self.pairs {
@@ -392,9 +400,17 @@ impl Standings {
                 } else {
                     format!("<td>{}</td>", esc(&fmt_pair_interval(&x.unpaired)))
                 };
+                let deal_cell = if deals {
+                    format!(
+                        "<td>{}</td>",
+                        x.deals.map(|d| pentanomial(&d)).unwrap_or_default()
+                    )
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{intervals}\
-                     <td>{}</td><td>{}</td></tr>\n",
+                     <td>{}</td>{deal_cell}</tr>\n",
                     esc(&x.bot),
                     esc(&x.opponent),
                     x.games,
@@ -405,7 +421,6 @@ impl Standings {
                     main.as_ref()
                         .map(|i| fmt_los(i.los))
                         .unwrap_or_else(|| "-".into()),
-                    x.deals.map(|d| pentanomial(&d)).unwrap_or_default(),
                 ));
             }
             out.push_str("</table>\n");
