@@ -20,6 +20,7 @@
 //!   deals won both / split / lost both.
 
 mod builder;
+mod pairs;
 mod render;
 
 pub use builder::{scheduled_games, StandingsBuilder};
@@ -28,7 +29,7 @@ use crate::config::Tournament;
 use crate::results::ResultLine;
 use crate::stats::compare::{los, tie_groups};
 use crate::stats::fit::{fit, Fit};
-use crate::stats::pair::{paired_estimate, DealOutcomes, PairEstimate, PairSums};
+use crate::stats::pair::DealOutcomes;
 use crate::stats::{wilson, z_two_sided, CONFIDENCE, ELO_PER_NAT, PRIOR_DEALS};
 use durak_protocol::FaultKind;
 use serde::Serialize;
@@ -186,18 +187,6 @@ impl Standings {
     }
 }
 
-fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
-fn pair_interval(e: &PairEstimate) -> PairInterval {
-    PairInterval {
-        elo_ci95: [finite(e.elo_ci95.0), finite(e.elo_ci95.1)],
-        score_sd: e.sd,
-        los: e.los,
-    }
-}
-
 /// From the aggregates to the standings.
 fn assemble(b: StandingsBuilder) -> Standings {
     let t = &b.t;
@@ -325,114 +314,12 @@ fn assemble(b: StandingsBuilder) -> Standings {
         })
         .collect();
 
-    // Head to head, from the combinations each pair shared.
-    let mut h2h = Vec::new();
-    for &i in &order {
-        for &j in &order {
-            if i == j {
-                continue;
-            }
-            let mut r = HeadToHead {
-                bot: t.bots[i].name.clone(),
-                opponent: t.bots[j].name.clone(),
-                games: 0,
-                ahead: 0,
-                behind: 0,
-                draws: 0,
-            };
-            for c in &b.combos {
-                if let (Some(pi), Some(pj)) = (
-                    c.members.iter().position(|&m| m == i),
-                    c.members.iter().position(|&m| m == j),
-                ) {
-                    r.games += c.games;
-                    r.ahead += c.durak[pj];
-                    r.behind += c.durak[pi];
-                    r.draws += c.draws + c.void;
-                }
-            }
-            if r.games > 0 {
-                h2h.push(r);
-            }
-        }
-    }
-
-    // Pairs: the challenger's, or every pair in rank order.
     let challenger = t
         .challenger
         .as_deref()
         .filter(|_| t.format == crate::config::Format::Gauntlet)
         .and_then(|c| t.bot_index(c));
-    let mut pair_list = Vec::new();
-    match challenger {
-        Some(c) => pair_list.extend(order.iter().filter(|&&j| j != c).map(|&j| (c, j))),
-        None => {
-            for (x, &i) in order.iter().enumerate() {
-                for &j in &order[x + 1..] {
-                    pair_list.push((i, j));
-                }
-            }
-        }
-    }
-    let mut pairs = Vec::new();
-    for (i, j) in pair_list {
-        let mut games = 0;
-        let (mut ahead, mut behind, mut draws) = (0, 0, 0);
-        let mut paired = PairSums::default();
-        let mut outcomes: Option<DealOutcomes> = None;
-        for c in &b.combos {
-            let Some(s) = c.pair_sums(i, j) else { continue };
-            let (pi, pj) = (
-                c.members.iter().position(|&m| m == i).unwrap(),
-                c.members.iter().position(|&m| m == j).unwrap(),
-            );
-            games += c.games;
-            ahead += c.durak[pj];
-            behind += c.durak[pi];
-            draws += c.draws;
-            paired.units += s.units;
-            paired.h += s.h;
-            paired.n += s.n;
-            paired.hh += s.hh;
-            paired.hn += s.hn;
-            paired.nn += s.nn;
-            if b.deals && c.members.len() == 2 {
-                outcomes = Some(if pi == 0 {
-                    c.outcomes
-                } else {
-                    c.outcomes.mirrored()
-                });
-            }
-        }
-        if games == 0 {
-            continue;
-        }
-        let games_sums = PairSums::from_games(ahead, behind, draws);
-        let unpaired = games_sums.estimate(z);
-        let paired = b
-            .deals
-            .then(|| paired_estimate(&paired, &games_sums, PRIOR_DEALS, z))
-            .flatten();
-        pairs.push(PairStanding {
-            bot: t.bots[i].name.clone(),
-            opponent: t.bots[j].name.clone(),
-            games,
-            ahead,
-            behind,
-            draws,
-            score: unpaired.map(|e| e.score),
-            elo: unpaired.and_then(|e| finite(e.elo)),
-            paired_width_ratio: match (&paired, &unpaired) {
-                (Some(p), Some(u)) if u.sd > 0.0 && u.sd.is_finite() && p.sd.is_finite() => {
-                    Some(p.sd / u.sd)
-                }
-                _ => None,
-            },
-            unpaired: unpaired.as_ref().map(pair_interval),
-            paired: paired.as_ref().map(pair_interval),
-            deals: outcomes,
-        });
-    }
+    let (h2h, pairs) = pairs::head_to_head_and_pairs(&b, &order, challenger, z);
 
     Standings {
         variant: t.variant.name().to_string(),

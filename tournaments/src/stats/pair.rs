@@ -95,6 +95,28 @@ impl PairSums {
         self.nn += n * n;
     }
 
+    /// Add another set of units.
+    pub fn add(&mut self, o: &PairSums) {
+        self.units += o.units;
+        self.h += o.h;
+        self.n += o.n;
+        self.hh += o.hh;
+        self.hn += o.hn;
+        self.nn += o.nn;
+    }
+
+    /// The same units from the other bot's side: `h' = 2n − h`.
+    pub fn mirrored(&self) -> PairSums {
+        PairSums {
+            units: self.units,
+            h: 2.0 * self.n - self.h,
+            n: self.n,
+            hh: 4.0 * self.nn - 4.0 * self.hn + self.hh,
+            hn: 2.0 * self.nn - self.hn,
+            nn: self.nn,
+        }
+    }
+
     /// The score, `Σh / 2Σn`.
     fn score(&self) -> Option<f64> {
         (self.n > 0.0).then(|| self.h / (2.0 * self.n))
@@ -289,6 +311,20 @@ mod tests {
         let los = super::super::normal_cdf(0.5 / ((10.0f64 / 9.0 * 2.5).sqrt() / 10.0));
         assert!((sweep.los - los).abs() < 1e-12 && sweep.los < 0.9999);
         assert!(PairSums::default().estimate(Z).is_none());
+    }
+
+    /// Mirrored sums are the sums of the mirrored units.
+    #[test]
+    fn mirrored_sums_are_the_other_sides() {
+        let (mut s, mut m) = (PairSums::default(), PairSums::default());
+        for (h, n) in [(4.0, 2.0), (1.0, 2.0), (0.0, 1.0), (3.0, 3.0)] {
+            s.add_unit(h, n);
+            m.add_unit(2.0 * n - h, n);
+        }
+        assert_eq!(s.mirrored(), m);
+        let e = s.estimate(Z).unwrap();
+        let f = m.estimate(Z).unwrap();
+        assert!((e.score + f.score - 1.0).abs() < 1e-12 && (e.sd - f.sd).abs() < 1e-12);
     }
 
     #[test]
