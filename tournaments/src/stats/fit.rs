@@ -28,15 +28,16 @@
 //!   posterior mode (MAP). Between two bots its pull on their difference is the prior precision
 //!   on the difference, `1/(2·prior_sd²)` (0.06 at 500 Elo), against the data's (the number of
 //!   games × p(1−p)): under 1 % from 40 games at even odds, 0.1 % from 400. It only keeps the
-//!   degenerate cases finite, and [`Fit::unbounded`] says honestly which
-//!   bounds the data alone leaves open. Because every bot has the same prior, the fitted ratings
-//!   sum to zero: a rating is relative to the mean of the bots in the fit.
+//!   degenerate cases finite, and [`Fit::unbounded`] says honestly which bounds the data alone
+//!   leaves open. Because every bot has the same prior, the fitted ratings sum to zero: a
+//!   rating is relative to the mean of the bots in the fit.
 //!
 //! The fit is Newton's method on the log-posterior, which is strictly concave (a multinomial
 //! logit plus a Gaussian), from all ratings 0, with a backtracking line search; it stops when
 //! the gradient is below 1e-10. `choix.opt_top1` (PyPI) fits the same model with the durak as
-//! the "winner" and `alpha = 1/(2·prior_sd²)`: `tests/data/fit_reference.py` checks these
-//! figures against it.
+//! the "winner" and `alpha = 1/(2·prior_sd²)` (with draws: every decisive game given `k` times,
+//! a draw once per player, and `alpha = k/(2·prior_sd²)`): `tests/data/fit_reference.py`
+//! checks these figures against it.
 //!
 //! # The intervals
 //!
@@ -44,9 +45,10 @@
 //!   Hessian of the log-posterior), as if every game were independent.
 //! - **Paired** ([`Fit::paired_cov`]): in the duplicate and gauntlet formats each deal is played
 //!   at every seat rotation, and the luck of the deal is shared by those games. The sandwich
-//!   (cluster-robust) estimator with the deal as the cluster, `H⁻¹ M H⁻¹`, with
-//!   `M = Σ_c g_c g_cᵀ · G/(G−1)` (`g_c`: the score — gradient of the log-likelihood — of deal
-//!   `c`'s games, `G` deals), measures the spread of whole deals, so the luck that cancels within
+//!   (cluster-robust) estimator with the deal as the cluster, `H⁻¹ (Σ_S M_S) H⁻¹`, with
+//!   `M_S = Σ_c g_c g_cᵀ · G_S/(G_S−1)` over the `G_S` deals of each set of bots `S` (`g_c`: the
+//!   score — gradient of the log-likelihood — of deal `c`'s games), measures the spread of whole
+//!   deals, so the luck that cancels within
 //!   a deal leaves the interval: the analogue, at any table size, of fastchess's pentanomial
 //!   statistics on game pairs. A cluster is one deal at one set of bots (its `k` rotations); the
 //!   same deck at another set of bots counts as another deal.
