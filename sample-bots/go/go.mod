@@ -1,0 +1,3 @@
+module durak-sample-bot-go
+
+go 1.19
