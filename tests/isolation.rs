@@ -18,6 +18,7 @@ both_modes!(
     memory_is_limited_for_all_its_processes_together,
     runs_through_symlinks,
     kills_its_supervisor_and_goes_on,
+    a_jvm_sizes_its_heap_from_the_bots_memory_limit,
 );
 
 /// The command line of a hostile bot's script (see `Hostile::seat`).
@@ -579,4 +580,40 @@ fn play_runs_the_referee_and_its_bots_on_one_cpu() {
         let single = !list.contains(',') && !list.contains('-');
         assert_eq!(single, one, "--affinity {mode}: the bot may run on {list}");
     }
+}
+
+/// A JVM sizes its heap from the memory it may use (a quarter of it by default): in strict mode
+/// too, where the bot's own cgroup is shown to it read-only. Without that, a JVM in the sandbox
+/// sized its heap from the machine's memory and an allocating bot met the cgroup's limit.
+fn a_jvm_sizes_its_heap_from_the_bots_memory_limit(sb: Sandbox) {
+    if !cgroups_or_skip() {
+        return;
+    }
+    if require_interpreter("java", "default-jdk-headless").is_none() {
+        return;
+    }
+    let h = Hostile::new();
+    let mut seat = h.seat(
+        "java -XX:+PrintFlagsFinal -version 2>/dev/null | grep -w MaxHeapSize >&2\nexec \"$DURAK\" bot random\n",
+        Limits {
+            startup_ms: 30_000,
+            move_ms: 10_000,
+            ..hostile_limits()
+        },
+        sb,
+    );
+    seat.command.isolation.limits.memory = Some(1 << 30);
+    let r = run(vec![seat, builtin("random", sb)], 1, &h.replay_dir());
+    assert!(r.games[0].faults.is_empty(), "{:?}", r.games[0].faults);
+    let err = replay_stderr(&r, 0, 0);
+    let heap: u64 = err
+        .split_whitespace()
+        .skip_while(|w| *w != "=")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("MaxHeapSize in {err}"));
+    assert!(
+        heap <= 256 << 20,
+        "a heap of {heap} bytes under a 1 GiB limit: {err}"
+    );
 }

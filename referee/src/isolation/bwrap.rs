@@ -150,6 +150,19 @@ impl BwrapArgs {
         self.push(["--tmpfs", at]);
     }
 
+    /// The bot's own cgroup, read-only, where runtimes look for their memory limit (a JVM sizes
+    /// its heap from it, Go and Node.js read it too): v2 at `/sys/fs/cgroup`; v1 its memory and
+    /// pids cgroups, and the host's cpu, cpuacct and cpuset hierarchies, which a JVM needs to
+    /// find before it trusts any of them. With its own cgroup namespace, the bot sees its cgroup
+    /// as the root.
+    pub(crate) fn cgroup(&mut self, cg: &super::cgroup::BotCgroup) {
+        for (at, dir) in cg.views() {
+            self.push(["--ro-bind"]);
+            self.path(&dir);
+            self.path(&at);
+        }
+    }
+
     /// Last: the sandbox's root (a tmpfs bubblewrap made, holding the mount points and the
     /// directories rebuilt by [`BwrapArgs::dir`]) becomes read-only. Mounts on it (`/tmp`,
     /// `/dev/shm`) stay as they are.

@@ -390,6 +390,34 @@ impl BotCgroup {
         }
     }
 
+    /// What a sandbox shows of the cgroups, read-only: (where, which directory). v2: the bot's
+    /// cgroup at `/sys/fs/cgroup`; v1: its memory and pids cgroups at their usual mount points,
+    /// and the hierarchies a JVM also wants (cpu, cpuacct, cpuset) as they are mounted here.
+    pub fn views(&self) -> Vec<(PathBuf, PathBuf)> {
+        let base = Path::new("/sys/fs/cgroup");
+        match self.version {
+            Version::V2 => vec![(base.to_path_buf(), self.memory_dir.clone())],
+            Version::V1 => {
+                let mut v = vec![(base.join("memory"), self.memory_dir.clone())];
+                if let Some(p) = &self.pids_dir {
+                    v.push((base.join("pids"), p.clone()));
+                }
+                // `cpu` is often a symlink to `cpu,cpuacct`: the real mount point is shown.
+                for c in ["cpu", "cpuacct", "cpuset"] {
+                    if let Ok(real) = base.join(c).canonicalize() {
+                        if real.starts_with(base)
+                            && real.is_dir()
+                            && !v.iter().any(|(a, _)| *a == real)
+                        {
+                            v.push((real.clone(), real));
+                        }
+                    }
+                }
+                v
+            }
+        }
+    }
+
     /// The `cgroup.procs` files a process writes `0` to, to join the bot's cgroup(s).
     pub fn procs_files(&self) -> Vec<CString> {
         std::iter::once(&self.memory_dir)

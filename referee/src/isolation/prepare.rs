@@ -286,10 +286,14 @@ fn prepare_strict(
             check_other_readable(p, uid)?;
         }
     }
+    let cgroup = bot_cgroup(iso);
     let mut b = BwrapArgs::default();
     b.system();
     b.private(iso.limits.tmp_size)
         .map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
+    if let Some(cg) = &cgroup {
+        b.cgroup(cg);
+    }
     for d in &v.dirs {
         b.dir(d, &v.hidden);
     }
@@ -322,7 +326,6 @@ fn prepare_strict(
     ]);
     b.args.push(inner_program.into_os_string());
     b.args.extend(r.args);
-    let cgroup = bot_cgroup(iso);
     let limits = child_limits(iso, ctx, cgroup.is_some()).with_nproc_base(nproc_base(uid));
     let mut setup = limits.setup();
     setup.stdio_on_3_4 = true;
