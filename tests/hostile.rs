@@ -773,7 +773,8 @@ echo "MOUNTS: $(cut -d' ' -f5 /proc/self/mountinfo | tr '\n' ' ')"
 }
 
 /// A bot that looks for the referee in /proc (its command line holds the seed when given with
-/// --seed) and tries to open the network.
+/// --seed) and tries to open the network. `grep -q`, not `-l`: a process that ends between the
+/// glob and the read is an error, and only `-q` still says "found" (exit 0) after one.
 #[test]
 fn strict_sees_no_referee_and_no_network() {
     if !strict_ready() {
@@ -790,7 +791,7 @@ fn strict_sees_no_referee_and_no_network() {
         let probe = format!(
             r#"{{
 if [ -r /proc/{me}/cmdline ]; then echo "REFEREE: visible"; else echo "REFEREE: hidden"; fi
-if grep -l -s -F '{exe_name}' /proc/[0-9]*/cmdline >/dev/null; then echo "BY-NAME: found"; else echo "BY-NAME: none"; fi
+if grep -q -s -F '{exe_name}' /proc/[0-9]*/cmdline; then echo "BY-NAME: found"; else echo "BY-NAME: none"; fi
 echo "PROCS: $(ls -d /proc/[0-9]* | wc -l)"
 if bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null; then echo "NET: connected"; else echo "NET: refused"; fi
 }} >&2
