@@ -26,7 +26,7 @@ enum Command {
     /// Play a match (a series of games, C-10) between 2 to 6 bots, seated in the order given.
     Play(play::PlayArgs),
     /// Run a tournament (with no arguments: a demo over the built-in and sample bots).
-    Tournament(tournament_cmd::TournamentArgs),
+    Tournament(Box<tournament_cmd::TournamentArgs>),
     /// Print the standings of a tournament directory again.
     Standings(tournament_cmd::StandingsArgs),
     /// Step through, verify or export a replay file.
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Play(args) => play::run(args),
-        Command::Tournament(args) => tournament_cmd::run(args),
+        Command::Tournament(args) => tournament_cmd::run(*args),
         Command::Standings(args) => tournament_cmd::standings(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),

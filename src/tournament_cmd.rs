@@ -4,8 +4,9 @@
 use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
-use durak_tournaments::results::{ReadResults, ResultLine};
+use durak_tournaments::results::{resume_command, DirError, ReadResults, ResultLine};
 use durak_tournaments::runner::{Observer, RunOptions};
+use durak_tournaments::settings::{resume_settings, Affinity, Settings};
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
@@ -60,9 +61,9 @@ pub struct TournamentArgs {
     max_line_bytes: Option<usize>,
     /// Bot isolation: `default` (process group, private directory, cleared environment,
     /// resource limits) or `strict` (also bubblewrap: no network, read-only system, own pid
-    /// namespace). See docs/SECURITY.md.
-    #[arg(long, default_value = "default")]
-    sandbox: durak_referee::Sandbox,
+    /// namespace). See docs/SECURITY.md. [default: default, or what DIR records on --resume]
+    #[arg(long)]
+    sandbox: Option<durak_referee::Sandbox>,
     /// A resource limit of every bot, KEY=VALUE (repeatable); keys and defaults in
     /// docs/SECURITY.md.
     #[arg(long = "limit", value_name = "KEY=VALUE")]
@@ -71,21 +72,29 @@ pub struct TournamentArgs {
     #[arg(short = 'j', long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     concurrency: Option<usize>,
     /// `auto`: each table runs on one CPU, its referee thread and its bots together (table i of
-    /// those at once on CPU i, round robin); `off`: the kernel places them.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
-    affinity: String,
+    /// those at once on CPU i, round robin); `off`: the kernel places them. [default: auto]
+    #[arg(long, value_parser = ["auto", "off"])]
+    affinity: Option<String>,
+    /// The tournament's name: the default directory (tournaments-out/NAME-SEED), the notes and
+    /// the standings [default: the configuration file's name, or "tournament"]
+    #[arg(long)]
+    name: Option<String>,
     /// The tournament directory [default: tournaments-out/NAME-SEED]
     #[arg(long, conflicts_with = "resume")]
     out: Option<PathBuf>,
-    /// Finish the tournament in DIR (after a kill): plays exactly the games not yet recorded.
+    /// Finish the tournament in DIR (after a kill): plays exactly the games not yet recorded,
+    /// with the settings DIR/tournament.toml records.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// No progress bar and no notes; only the standings.
     #[arg(short, long)]
     quiet: bool,
     /// Also write a web page per game and an index with the standings, into DIR/html/.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_html")]
     html: bool,
+    /// No web pages (on --resume of a tournament that was started with --html).
+    #[arg(long)]
+    no_html: bool,
     /// Print the standings as JSON.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -110,22 +119,96 @@ pub struct StandingsArgs {
 }
 
 impl TournamentArgs {
-    fn overrides(&self) -> TournamentSection {
-        TournamentSection {
+    /// Everything the command line sets in `[tournament]` terms (it wins over the file).
+    fn overrides(&self) -> Result<TournamentSection, String> {
+        let mut limits = std::collections::BTreeMap::new();
+        for l in &self.limits_rlimit {
+            let (key, value) = l.split_once('=').ok_or_else(|| {
+                format!(
+                    "the command line: --limit {l:?}: not KEY=VALUE\n  fix: write e.g. --limit \
+                     memory=1G or --limit processes=64 (the keys: {})",
+                    durak_referee::ResourceLimits::KEYS.join(", ")
+                )
+            })?;
+            limits.insert(
+                key.trim().to_string(),
+                toml::Value::String(value.trim().to_string()),
+            );
+        }
+        Ok(TournamentSection {
+            name: self.name.clone(),
             variant: self.variant.clone(),
             format: self.format.clone(),
             table_size: self.table_size,
             games: self.games,
             seed: self.seed,
             challenger: self.challenger.clone(),
-            concurrency: None,
+            concurrency: self.concurrency,
             max_consecutive_faults: self.max_consecutive_faults,
             move_ms: self.move_time_ms,
             bank_ms: self.bank_ms,
             startup_ms: self.startup_ms,
             max_line_bytes: self.max_line_bytes,
+            sandbox: self.sandbox.map(|s| s.name().to_string()),
+            affinity: self.affinity.clone(),
+            html: if self.html {
+                Some(true)
+            } else if self.no_html {
+                Some(false)
+            } else {
+                None
+            },
+            limits: (!limits.is_empty()).then_some(limits),
+        })
+    }
+}
+
+/// The part of the overrides that names the tournament (what `--resume` compares), without the
+/// run settings (see `durak_tournaments::settings`).
+fn identity(s: &TournamentSection) -> TournamentSection {
+    TournamentSection {
+        name: None,
+        concurrency: None,
+        sandbox: None,
+        affinity: None,
+        html: None,
+        limits: None,
+        ..s.clone()
+    }
+}
+
+/// Why `durak tournament` stops before its games: bad input (exit status 2) or a disk that
+/// refuses (exit status 1, as for a disk error during the run).
+enum Fail {
+    Bad(String),
+    Disk(String),
+}
+
+impl From<String> for Fail {
+    fn from(e: String) -> Fail {
+        Fail::Bad(e)
+    }
+}
+
+impl From<DirError> for Fail {
+    fn from(e: DirError) -> Fail {
+        match e {
+            DirError::Invalid(m) => Fail::Bad(m),
+            DirError::Disk(m) => Fail::Disk(m),
         }
     }
+}
+
+/// What a run plays: the tournament, its settings, its directory.
+struct Target {
+    t: Tournament,
+    settings: Settings,
+    dir: TournamentDir,
+    /// Notes for people (settings changed on resume...).
+    notes: Vec<String>,
+    /// `tournament.toml` to write again once the directory is held (a resume that changed a
+    /// setting).
+    rewrite: Option<ConfigFile>,
 }
 
 fn current_dir() -> Result<PathBuf, String> {
@@ -140,22 +223,31 @@ fn note(quiet: bool, msg: &str) {
 }
 
 pub fn run(args: TournamentArgs) -> CmdResult {
+    match run_checked(args) {
+        Ok(code) => Ok(code),
+        Err(Fail::Bad(e)) => Err(e),
+        Err(Fail::Disk(e)) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     let cwd = current_dir()?;
-    if args.sandbox == durak_referee::Sandbox::Strict {
-        durak_referee::isolation::check_strict_sandbox()?;
-    }
     durak_referee::isolation::harden_referee();
-    let mut resources = durak_referee::ResourceLimits::default();
-    for l in &args.limits_rlimit {
-        resources.set(l).map_err(|e| format!("--limit {e}"))?;
-    }
-    let (t, dir) = match &args.resume {
+    let Target {
+        t,
+        settings,
+        dir,
+        notes,
+        rewrite,
+    } = match &args.resume {
         Some(path) => resume_target(&args, path, &cwd)?,
         None => new_target(&args, &cwd)?,
     };
-    let concurrency = args
+    let concurrency = t
         .concurrency
-        .or(t.concurrency)
         .unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -164,15 +256,23 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         .max(1);
     // Held from before anything of the directory is read until the run is over.
     let lock = dir.lock()?;
+    if let Some(file) = &rewrite {
+        dir.rewrite_config(file)?;
+    }
+    for n in &notes {
+        note(args.quiet, n);
+    }
     // A results file that does not fit the tournament is bad input (exit 2), found before
     // anything starts.
     let recorded = checked_results(&t, &dir, args.quiet)?.lines.len();
     let finished = recorded == durak_tournaments::Schedule::build(&t).total_games();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+    let name = settings.name.as_deref().unwrap_or("tournament");
     note(
         args.quiet,
         &format!(
-            "{} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n{}",
+            "{name}: {} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
+             settings: sandbox {}, affinity {}, limits {}{}\n{}",
             t.variant.name(),
             t.format.describe(),
             t.table_size,
@@ -180,6 +280,16 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             if t.games == 1 { "" } else { "s" },
             t.seed,
             bots.join(", "),
+            settings.sandbox,
+            settings.affinity.name(),
+            settings
+                .limits
+                .entries()
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            if settings.html { ", web pages" } else { "" },
             if finished {
                 format!(
                     "finished: all {recorded} games are in {}",
@@ -187,13 +297,14 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                 )
             } else {
                 format!(
-                    "{} at once; results in {} (stop it any time, finish it with --resume)",
+                    "{} at once; results in {} (stop it any time; finish it with `{}`)",
                     if concurrency == 1 {
                         "1 game".to_string()
                     } else {
                         format!("{concurrency} games")
                     },
-                    dir.path.display()
+                    dir.path.display(),
+                    resume_command(&dir.path)
                 )
             }
         ),
@@ -206,12 +317,11 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         RunOptions {
             concurrency,
             observer: progress.clone(),
-            sandbox: args.sandbox,
-            resources,
-            cpu_groups: if args.affinity == "off" {
-                None
-            } else {
-                durak_referee::affinity::groups(concurrency)
+            sandbox: settings.sandbox,
+            resources: settings.limits,
+            cpu_groups: match settings.affinity {
+                Affinity::Off => None,
+                Affinity::Auto => durak_referee::affinity::groups(concurrency),
             },
         },
     );
@@ -253,8 +363,8 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             ),
         );
     }
-    print_standings(&t, &summary.results, args.json, args.csv);
-    if args.html {
+    print_standings(&t, name, &summary.results, args.json, args.csv);
+    if settings.html {
         let index = write_html(&t, &dir, &summary.results)?;
         note(args.quiet, &format!("web pages: {}", index.display()));
     }
@@ -275,21 +385,21 @@ fn interrupted(progress: &Progress, dir: &TournamentDir, how: &str, code: i32) -
     progress.bar.finish_and_clear();
     let kept = dir.read_results().map(|r| r.lines.len()).unwrap_or(0);
     eprintln!(
-        "stopped ({how}): {kept} game{} recorded in {}; finish with `durak tournament --resume {}`",
+        "stopped ({how}): {kept} game{} recorded in {}; finish with `{}`",
         if kept == 1 { " is" } else { "s are" },
         dir.results_path().display(),
-        dir.path.display()
+        resume_command(&dir.path)
     );
     std::process::exit(code)
 }
 
 /// A new tournament: from a configuration file and/or bots, or the demo.
-fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<(Tournament, TournamentDir), String> {
+fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<Target, Fail> {
     let demo = args.config.is_none() && args.bots.is_empty();
     let mut input = Input {
         file: None,
         cli_bots: args.bots.clone(),
-        overrides: args.overrides(),
+        overrides: args.overrides()?,
         cwd: cwd.to_path_buf(),
         check_bots: true,
     };
@@ -304,40 +414,53 @@ fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<(Tournament, Tourname
         input.file = Some((PathBuf::from("the demo"), file));
     }
     let t = input.resolve()?;
-    let name = if demo {
-        "demo".to_string()
-    } else if let Some(c) = &args.config {
-        c.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "tournament".into())
-    } else {
-        "tournament".to_string()
-    };
+    let mut settings = input.resolve_settings()?;
+    if settings.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    let name = settings.name.get_or_insert_with(|| {
+        if demo {
+            "demo".to_string()
+        } else if let Some(c) = &args.config {
+            c.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "tournament".into())
+        } else {
+            "tournament".to_string()
+        }
+    });
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("tournaments-out/{name}-{}", t.seed)));
-    let dir = TournamentDir::create(&out, &t)?;
-    Ok((t, dir))
+    let dir = TournamentDir::create(&out, &t, &settings)?;
+    Ok(Target {
+        t,
+        settings,
+        dir,
+        notes: Vec::new(),
+        rewrite: None,
+    })
 }
 
-/// `--resume DIR`: the tournament DIR holds; anything else given must agree with it.
-fn resume_target(
-    args: &TournamentArgs,
-    path: &Path,
-    cwd: &Path,
-) -> Result<(Tournament, TournamentDir), String> {
-    let (dir, stored) = TournamentDir::open(path, true)?;
-    let mut overrides = args.overrides();
+/// `--resume DIR`: the tournament DIR holds, with the settings it records; anything else given
+/// must agree with it (settings that may change are taken, noted and recorded).
+fn resume_target(args: &TournamentArgs, path: &Path, cwd: &Path) -> Result<Target, Fail> {
+    let (dir, mut stored) = TournamentDir::open(path, true)?;
+    let (recorded, _) = dir.recorded()?;
+    let all = args.overrides()?;
+    let given_file = match &args.config {
+        Some(c) => Some((c.clone(), ConfigFile::load(c)?)),
+        None => None,
+    };
+    let mut overrides = identity(&all);
     let gave_anything =
         args.config.is_some() || !args.bots.is_empty() || overrides != TournamentSection::default();
     if gave_anything {
         // What the organiser gave, with the stored seed when none was given.
-        let file = match &args.config {
-            Some(c) => Some((c.clone(), ConfigFile::load(c)?)),
-            None if args.bots.is_empty() => {
-                Some((dir.config_path(), ConfigFile::load(&dir.config_path())?))
-            }
+        let file = match &given_file {
+            Some(f) => Some(f.clone()),
+            None if args.bots.is_empty() => Some((dir.config_path(), recorded.clone())),
             None => {
                 // Bots on the command line: what the command leaves out is the stored
                 // tournament's, not the defaults, so a mismatch is only what the organiser
@@ -385,17 +508,40 @@ fn resume_target(
         })?;
         let diff = given.differences(&stored);
         if !diff.is_empty() {
-            return Err(format!(
-                "{}: this directory holds another tournament: {}\n  fix: run `durak tournament \
-                 --resume {}` with no other options to finish the tournament it holds, or start \
-                 this one in a new directory with --out DIR",
+            return Err(Fail::Bad(format!(
+                "{}: this directory holds another tournament: {}\n  fix: run `{}` with no other \
+                 options to finish the tournament it holds, or start this one in a new \
+                 directory with --out DIR",
                 dir.config_path().display(),
                 diff.join("; "),
-                path.display()
-            ));
+                resume_command(path)
+            )));
         }
     }
-    Ok((stored, dir))
+    // The run settings: the recorded ones; what was given again must agree, or be a change
+    // that is allowed.
+    let resumed = resume_settings(
+        &dir.config_path(),
+        &recorded,
+        &Input {
+            file: given_file,
+            overrides: all,
+            cwd: cwd.to_path_buf(),
+            ..Input::default()
+        },
+    )?;
+    if resumed.settings.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    stored.concurrency = resumed.concurrency;
+    let rewrite = resumed.changed.then(|| stored.to_record(&resumed.settings));
+    Ok(Target {
+        t: stored,
+        settings: resumed.settings,
+        dir,
+        notes: resumed.notes,
+        rewrite,
+    })
 }
 
 /// The demo: the built-in bots and the sample bots whose interpreters are present.
@@ -513,14 +659,23 @@ fn which(name: &str) -> Option<PathBuf> {
     durak_referee::process::which(std::path::Path::new(name))
 }
 
-fn print_standings(t: &Tournament, lines: &[ResultLine], json: bool, csv: bool) {
+/// The standings; `name` (the tournament's) heads the table and is the first key of the JSON.
+fn print_standings(t: &Tournament, name: &str, lines: &[ResultLine], json: bool, csv: bool) {
     let s = Standings::compute(t, lines);
     let text = if json {
-        format!("{}\n", s.to_json())
+        let mut v: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&s.to_json()).expect("standings are a JSON object");
+        let mut named = serde_json::Map::new();
+        named.insert("name".into(), name.into());
+        named.append(&mut v);
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&named).expect("standings serialise")
+        )
     } else if csv {
         s.to_csv()
     } else {
-        s.to_text()
+        format!("{name} · {}", s.to_text())
     };
     // A closed stdout (`| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
@@ -547,8 +702,10 @@ fn write_html(
 
 pub fn standings(args: StandingsArgs) -> CmdResult {
     let (dir, t) = TournamentDir::open(&args.dir, false)?;
+    let (_, settings) = dir.recorded()?;
     let read = checked_results(&t, &dir, false)?;
-    print_standings(&t, &read.lines, args.json, args.csv);
+    let name = settings.name.as_deref().unwrap_or("tournament");
+    print_standings(&t, name, &read.lines, args.json, args.csv);
     if args.html {
         let index = write_html(&t, &dir, &read.lines)?;
         eprintln!("web pages: {}", index.display());

@@ -72,7 +72,8 @@ fn tournament(games: u32) -> Tournament {
 fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f64) {
     static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = TournamentDir::create(&root.join(format!("t{n}")), t).expect("directory");
+    let dir = TournamentDir::create(&root.join(format!("t{n}")), t, &Default::default())
+        .expect("directory");
     let lock = dir.lock().expect("lock");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

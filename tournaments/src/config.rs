@@ -15,6 +15,14 @@
 //! move_ms = 1000                 # default limits for every bot
 //! bank_ms = 10000
 //! startup_ms = 10000
+//! # name = "spring-cup"          # tournaments-out/NAME-SEED, notes, standings
+//! # sandbox = "strict"           # "default" or "strict" (docs/SECURITY.md)
+//! # affinity = "off"             # "auto" (default) or "off"
+//! # html = true                  # web pages into DIR/html/
+//!
+//! [tournament.limits]            # resource limits of every bot process (see `--limit`)
+//! memory = "1G"
+//! processes = 64
 //!
 //! [[bot]]
 //! name = "heuristic-py"
@@ -27,6 +35,7 @@ use durak_protocol::Limits;
 use durak_referee::BotCommand;
 use durak_rules::Variant;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -115,6 +124,10 @@ pub struct ConfigFile {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentSection {
+    /// A name for people: the default directory (`tournaments-out/NAME-SEED`), the start note,
+    /// the standings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -139,6 +152,21 @@ pub struct TournamentSection {
     pub startup_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_line_bytes: Option<usize>,
+    /// How bots are isolated: `"default"` or `"strict"` (docs/SECURITY.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// `"auto"` (each table on CPUs of its own when there are enough) or `"off"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+    /// Also write a web page per game and an index, into `DIR/html/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<bool>,
+    /// `[tournament.limits]`: resource limits of every bot process, keyed as
+    /// [`durak_referee::ResourceLimits::KEYS`], values as `--limit KEY=VALUE` takes them (`"1G"`, `64`,
+    /// `"unlimited"`). Checked in [`Input::resolve_settings`], so that a bad key gets the file,
+    /// the key and a suggestion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<BTreeMap<String, toml::Value>>,
 }
 
 /// `[[bot]]`.
@@ -167,9 +195,17 @@ fn did_you_mean(msg: &str) -> Option<String> {
     let rest = msg.split("unknown field").nth(1)?;
     let (unknown, expected) = rest.split_once("expected")?;
     let unknown = quoted(unknown).into_iter().next()?;
-    quoted(expected)
+    closest(&unknown, quoted(expected).iter().map(String::as_str)).map(String::from)
+}
+
+/// The candidate closest to `unknown`, when it is close enough to be a typo (Jaro-Winkler 0.8).
+pub(crate) fn closest<'a>(
+    unknown: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
         .into_iter()
-        .map(|k| (strsim::jaro_winkler(&unknown, &k), k))
+        .map(|k| (strsim::jaro_winkler(unknown, k), k))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, k)| k)
@@ -281,7 +317,7 @@ pub struct Input {
 }
 
 /// The flag that sets a `[tournament]` key on the command line.
-fn flag(key: &str) -> String {
+pub(crate) fn flag(key: &str) -> String {
     match key {
         "move_ms" => "--move-time-ms".to_string(),
         k => format!("--{}", k.replace('_', "-")),
@@ -290,7 +326,7 @@ fn flag(key: &str) -> String {
 
 impl Input {
     /// Where a `[tournament]` key's value comes from, for messages.
-    fn origin(&self, key: &str, overridden: bool) -> String {
+    pub(crate) fn origin(&self, key: &str, overridden: bool) -> String {
         match (&self.file, overridden) {
             (_, true) => format!("the command line: {}", flag(key)),
             (Some((p, _)), false) => format!("{}: [tournament] {key}", p.display()),
@@ -300,7 +336,7 @@ impl Input {
 
     /// A `[tournament]` setting and its origin, for messages: `FILE: [tournament] key = value`
     /// or `the command line: --flag value`.
-    fn setting(&self, key: &str, overridden: bool, value: String) -> String {
+    pub(crate) fn setting(&self, key: &str, overridden: bool, value: String) -> String {
         if overridden {
             format!("the command line: {} {value}", flag(key))
         } else {

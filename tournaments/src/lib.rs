@@ -11,6 +11,8 @@
 //! - [`results`]: the tournament directory (`tournament.toml`, `results.jsonl`, `replays/`); one
 //!   JSON line per finished game, appended and fsynced after its replay is on disk.
 //! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill.
+//! - [`settings`]: how a run plays (sandbox, limits, affinity, concurrency, web pages), recorded
+//!   with the tournament so a resume goes on the same way.
 //! - [`standings`]: Elo from one fit of all games with 95 % intervals (paired by deal in the
 //!   duplicate formats), tied ranks, the LOS matrix, head to head, pairs; games, losses,
 //!   faults; as a table, JSON, CSV or HTML. Built in one pass over the results, in any order.
@@ -21,6 +23,7 @@ pub mod config;
 pub mod results;
 pub mod runner;
 pub mod schedule;
+pub mod settings;
 pub mod sprt;
 pub mod standings;
 pub mod stats;

@@ -10,6 +10,7 @@
 //! the game is played again from its start.
 
 use crate::config::{ConfigFile, Input, Tournament};
+use crate::settings::Settings;
 use durak_protocol::FaultKind;
 use durak_rules::Seat;
 use serde::{Deserialize, Serialize};
@@ -76,6 +77,42 @@ impl ResultLine {
     }
 }
 
+/// Why a tournament directory cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirError {
+    /// Bad input: another tournament's directory, a directory in use (exit status 2).
+    Invalid(String),
+    /// The file system refuses: read-only, full, no permission (exit status 1: nothing is wrong
+    /// with the tournament; once the disk is fixed it can go on).
+    Disk(String),
+}
+
+impl std::fmt::Display for DirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DirError::Invalid(m) | DirError::Disk(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<DirError> for String {
+    fn from(e: DirError) -> String {
+        e.to_string()
+    }
+}
+
+/// `path`, absolute, quoted for a shell when it needs to be.
+pub fn quote_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    shell_words::quote(&abs.to_string_lossy()).into_owned()
+}
+
+/// The command that finishes the tournament in `path` exactly as it was configured (every
+/// setting is in its `tournament.toml`), from any directory.
+pub fn resume_command(path: &Path) -> String {
+    format!("durak tournament --resume {}", quote_path(path))
+}
+
 /// A tournament directory.
 #[derive(Clone, Debug)]
 pub struct TournamentDir {
@@ -108,38 +145,80 @@ impl TournamentDir {
         self.path.join(REPLAYS_DIR)
     }
 
-    /// Make a new tournament directory and write its configuration. Refuses a directory that
-    /// already holds a tournament, or other files.
-    pub fn create(path: &Path, t: &Tournament) -> Result<TournamentDir, String> {
+    /// Make a new tournament directory and write its configuration (the tournament and the
+    /// settings of its run). Refuses a directory that already holds a tournament, or other
+    /// files; a directory that cannot be written is a [`DirError::Disk`].
+    pub fn create(
+        path: &Path,
+        t: &Tournament,
+        settings: &Settings,
+    ) -> Result<TournamentDir, DirError> {
         let dir = TournamentDir {
             path: path.to_path_buf(),
         };
         if dir.config_path().exists() {
-            return Err(format!(
-                "{}: this directory already holds a tournament\n  fix: finish it with `durak \
-                 tournament --resume {}`, or choose another directory with --out",
+            return Err(DirError::Invalid(format!(
+                "{}: this directory already holds a tournament\n  fix: finish it with `{}`, or \
+                 choose another directory with --out",
                 dir.config_path().display(),
-                path.display()
-            ));
+                resume_command(path)
+            )));
         }
         if let Ok(mut entries) = std::fs::read_dir(path) {
             if entries.next().is_some() {
-                return Err(format!(
+                return Err(DirError::Invalid(format!(
                     "{}: the directory is not empty and holds no tournament\n  fix: choose a new \
                      or empty directory with --out",
                     path.display()
-                ));
+                )));
             }
         }
+        let cannot = |what: &str, p: &Path, e: std::io::Error| {
+            DirError::Disk(format!(
+                "{}: cannot {what}: {e}\n  fix: give --out a directory that can be written (a \
+                 read-write file system, with room and permission), or make {} writable",
+                p.display(),
+                path.display()
+            ))
+        };
         std::fs::create_dir_all(dir.replays_path())
-            .map_err(|e| format!("{}: cannot create the directory: {e}", path.display()))?;
-        write_synced(&dir.config_path(), t.to_config_file().to_toml().as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", dir.config_path().display()))?;
+            .map_err(|e| cannot("create the tournament directory", path, e))?;
+        write_synced(
+            &dir.config_path(),
+            t.to_record(settings).to_toml().as_bytes(),
+        )
+        .map_err(|e| cannot("write", &dir.config_path(), e))?;
         File::create(dir.results_path())
             .and_then(|f| f.sync_all())
-            .map_err(|e| format!("{}: cannot create: {e}", dir.results_path().display()))?;
+            .map_err(|e| cannot("create", &dir.results_path(), e))?;
         sync_dir(path);
         Ok(dir)
+    }
+
+    /// Write `DIR/tournament.toml` again (a resume that changed a setting, see
+    /// [`crate::settings`]): atomically, so a kill leaves the old file or the new one.
+    pub fn rewrite_config(&self, file: &ConfigFile) -> Result<(), DirError> {
+        let path = self.config_path();
+        let tmp = self.path.join(format!(".{CONFIG_FILE}.tmp"));
+        write_synced(&tmp, file.to_toml().as_bytes())
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| self.unwritable(&path, e))?;
+        sync_dir(&self.path);
+        Ok(())
+    }
+
+    /// A file of this directory cannot be written: the games so far are safe; the fix.
+    pub fn unwritable(&self, file: &Path, e: std::io::Error) -> DirError {
+        DirError::Disk(format!(
+            "{}: cannot write: {e}\n  the tournament directory {} cannot be written (a \
+             read-only file system, an immutable file, permissions, a full disk?); the games \
+             recorded so far are safe\n  fix: make it writable (mount it read-write, `chattr -i`, \
+             free space...), then run `{}`; to read the standings only: `durak standings {}`",
+            file.display(),
+            self.path.display(),
+            resume_command(&self.path),
+            quote_path(&self.path)
+        ))
     }
 
     /// Open an existing tournament directory and read its configuration. With `check_bots`, the
@@ -185,6 +264,18 @@ impl TournamentDir {
         Ok((dir, t))
     }
 
+    /// `tournament.toml` as written, and the run settings it records (see [`crate::settings`]).
+    pub fn recorded(&self) -> Result<(ConfigFile, Settings), String> {
+        let config = self.config_path();
+        let file = ConfigFile::load(&config)?;
+        let settings = Input {
+            file: Some((config, file.clone())),
+            ..Input::default()
+        }
+        .resolve_settings()?;
+        Ok((file, settings))
+    }
+
     /// Read `results.jsonl`; a torn final line is reported, any other bad line is an error.
     pub fn read_results(&self) -> Result<ReadResults, String> {
         read_results_file(&self.results_path())
@@ -193,24 +284,30 @@ impl TournamentDir {
     /// Hold the directory for a run that writes to it: an exclusive `flock` on the results
     /// file, released when the [`DirLock`] drops or the process dies (even by SIGKILL). A
     /// second run on the same directory is refused instead of playing every game again.
-    pub fn lock(&self) -> Result<DirLock, String> {
+    ///
+    /// The results file is opened for appending here, so a directory that cannot be written
+    /// is found before anything is read or played ([`DirError::Disk`]).
+    pub fn lock(&self) -> Result<DirLock, DirError> {
         let path = self.results_path();
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(&path)
-            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+            .map_err(|e| self.unwritable(&path, e))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(DirLock { _file: file }),
-            Err(rustix::io::Errno::WOULDBLOCK) => Err(format!(
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(DirError::Invalid(format!(
                 "{}: another `durak tournament` is running on this directory (it holds {} \
-                 locked)\n  fix: let it finish, or stop it and run `durak tournament --resume {}`",
+                 locked)\n  fix: let it finish, or stop it and run `{}`",
                 self.path.display(),
                 RESULTS_FILE,
-                self.path.display()
-            )),
-            Err(e) => Err(format!("{}: cannot lock: {e}", path.display())),
+                resume_command(&self.path)
+            ))),
+            Err(e) => Err(DirError::Disk(format!(
+                "{}: cannot lock: {e}",
+                path.display()
+            ))),
         }
     }
 

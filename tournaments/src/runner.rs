@@ -324,11 +324,11 @@ pub async fn run_tournament(
         let kept = dir.read_results().map(|r| r.lines.len()).unwrap_or(0);
         return Err(format!(
             "{e}\n  the {kept} game{} in {} {} safe; once the cause is fixed (a full disk?), \
-             finish with `durak tournament --resume {}`",
+             finish with `{}`",
             if kept == 1 { "" } else { "s" },
             dir.results_path().display(),
             if kept == 1 { "is" } else { "are" },
-            dir.path.display()
+            crate::results::resume_command(&dir.path)
         ));
     }
     let mut results = shared.lines;
@@ -336,9 +336,9 @@ pub async fn run_tournament(
     if results.len() != total {
         return Err(format!(
             "{} of {total} games recorded after every pass (a bug: please report it)\n  \
-             finish with `durak tournament --resume {}`",
+             finish with `{}`",
             results.len(),
-            dir.path.display()
+            crate::results::resume_command(&dir.path)
         ));
     }
     Ok(RunSummary {

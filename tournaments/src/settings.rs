@@ -1,0 +1,719 @@
+//! The settings of a run that are not the tournament's identity (that is [`Tournament`]: bots,
+//! format, seed...) but shape how its games are played — the sandbox, the bots' resource limits,
+//! CPU affinity, the number of games at once — or what is written besides the results (web pages),
+//! and the tournament's name. They come from `[tournament]` (`sandbox`, `affinity`, `html`,
+//! `name`, `concurrency`, and the `[tournament.limits]` table) or the command line (which wins),
+//! and are all recorded in `DIR/tournament.toml`, so `durak tournament --resume DIR` goes on
+//! exactly as the tournament started.
+//!
+//! On `--resume`, a setting given again is checked against the recorded one:
+//!
+//! - `sandbox`, `affinity` and every limit are **fixed**: a different value is refused, naming
+//!   both values and where each comes from. The games already played ran with the recorded
+//!   value; the rest must too, or the tournament is unfair (a bot pinned to a CPU in some games
+//!   and not in others, another memory limit), and a weaker sandbox is unsafe.
+//! - `concurrency`, `html` and `name` **may change**: they change neither what is recorded nor
+//!   the conditions of a game (each table still gets CPUs of its own when there are enough). A new
+//!   value is accepted, noted, and recorded for the next resume.
+//!
+//! A `tournament.toml` written before these settings were recorded lacks them: what the resume
+//! command gives is used (and recorded), else the default, with a note.
+//!
+//! [`Tournament`]: crate::config::Tournament
+
+use crate::config::{closest, ConfigFile, Input, Tournament};
+use durak_referee::isolation::format_limit;
+use durak_referee::{ResourceLimits, Sandbox};
+use std::path::Path;
+
+/// Where tables run: `Auto`, each table on CPUs of its own when there are at least as many as
+/// tables at once (`durak_referee::affinity`); `Off`, where the kernel puts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Affinity {
+    #[default]
+    Auto,
+    Off,
+}
+
+impl Affinity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Affinity::Auto => "auto",
+            Affinity::Off => "off",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Affinity, String> {
+        match s {
+            "auto" => Ok(Affinity::Auto),
+            "off" => Ok(Affinity::Off),
+            _ => Err(format!(
+                "unknown affinity {s:?}: choose \"auto\" or \"off\""
+            )),
+        }
+    }
+}
+
+/// The run settings, resolved (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// The tournament's name; `None` until the caller gives the default (the configuration
+    /// file's stem, `demo`, `tournament`).
+    pub name: Option<String>,
+    pub sandbox: Sandbox,
+    /// Resource limits of every bot process.
+    pub limits: ResourceLimits,
+    pub affinity: Affinity,
+    /// Write a web page per game and an index (`DIR/html/`) at the end.
+    pub html: bool,
+}
+
+/// How to write a limit, for fixes.
+const LIMIT_FIX: &str = "give a number with an optional K, M or G (powers of 1024), or \
+                         \"unlimited\", as --limit takes it: e.g. memory = \"1G\", processes = 64";
+
+/// A `[tournament.limits]` value as `--limit KEY=VALUE` takes it.
+fn limit_text(v: &toml::Value) -> Result<String, String> {
+    match v {
+        toml::Value::Integer(n) if *n >= 0 => Ok(n.to_string()),
+        toml::Value::Integer(n) => Err(format!("{n} is negative")),
+        toml::Value::String(s) => Ok(s.clone()),
+        other => Err(format!("a {} is not a limit", other.type_str())),
+    }
+}
+
+/// A limit value as a TOML value, the way it is recorded (`"2G"`, `"unlimited"`, `"256"`).
+fn recorded_limit(v: Option<u64>) -> String {
+    format!("{:?}", format_limit(v))
+}
+
+/// Set `key` to `value` in `limits`; `here` says where they come from. An unknown key gets the
+/// closest one as a suggestion and the list of keys.
+fn set_limit(
+    limits: &mut ResourceLimits,
+    key: &str,
+    value: &str,
+    here: &str,
+) -> Result<(), String> {
+    if !ResourceLimits::KEYS.contains(&key) {
+        let guess = match closest(key, ResourceLimits::KEYS) {
+            Some(k) => format!("did you mean `{k}`? "),
+            None => String::new(),
+        };
+        return Err(format!(
+            "{here}: unknown limit `{key}`\n  fix: {guess}the limits are {}",
+            ResourceLimits::KEYS.join(", ")
+        ));
+    }
+    limits.set_value(key, value).map_err(|e| {
+        let e = e
+            .strip_prefix(&format!("{key}: "))
+            .unwrap_or(&e)
+            .to_string();
+        format!("{here}: {e}\n  fix: {LIMIT_FIX}")
+    })
+}
+
+impl Input {
+    /// The run settings: the command line's, else the file's `[tournament]`, else the defaults.
+    /// A bad value is refused with where it comes from and the fix.
+    pub fn resolve_settings(&self) -> Result<Settings, String> {
+        let empty = ConfigFile::default();
+        let file = self.file.as_ref().map(|(_, f)| f).unwrap_or(&empty);
+        let t = &file.tournament;
+        let o = &self.overrides;
+        macro_rules! pick {
+            ($k:ident) => {
+                match (&o.$k, &t.$k) {
+                    (Some(v), _) => (Some(v.clone()), true),
+                    (None, v) => (v.clone(), false),
+                }
+            };
+        }
+        let (name, on) = pick!(name);
+        if let Some(n) = &name {
+            check_name(n).map_err(|e| {
+                format!(
+                    "{}: {e}\n  fix: give a name on one line, without `/` (it names the \
+                     tournament's directory, tournaments-out/NAME-SEED)",
+                    self.setting("name", on, format!("{n:?}"))
+                )
+            })?;
+        }
+        let (sandbox, os) = pick!(sandbox);
+        let sandbox = match sandbox {
+            None => Sandbox::Default,
+            Some(s) => s.parse::<Sandbox>().map_err(|e| {
+                format!(
+                    "{}: {e}\n  fix: use \"default\" or \"strict\" (docs/SECURITY.md)",
+                    self.setting("sandbox", os, format!("{s:?}"))
+                )
+            })?,
+        };
+        let (affinity, oa) = pick!(affinity);
+        let affinity = match affinity {
+            None => Affinity::Auto,
+            Some(a) => Affinity::parse(&a).map_err(|e| {
+                format!(
+                    "{}: {e}\n  fix: use \"auto\" or \"off\"",
+                    self.setting("affinity", oa, format!("{a:?}"))
+                )
+            })?,
+        };
+        let html = pick!(html).0.unwrap_or(false);
+        let mut limits = ResourceLimits::default();
+        if let (Some((path, _)), Some(map)) = (&self.file, &t.limits) {
+            for (key, v) in map {
+                let here = format!("{}: [tournament.limits] {key} = {v}", path.display());
+                let text = limit_text(v).map_err(|e| format!("{here}: {e}\n  fix: {LIMIT_FIX}"))?;
+                set_limit(&mut limits, key, &text, &here)?;
+            }
+        }
+        for (key, v) in o.limits.iter().flatten() {
+            let text = limit_text(v).unwrap_or_default();
+            let here = format!("the command line: --limit {key}={text}");
+            set_limit(&mut limits, key, &text, &here)?;
+        }
+        Ok(Settings {
+            name,
+            sandbox,
+            limits,
+            affinity,
+            html,
+        })
+    }
+}
+
+/// A tournament name names a directory: one line, no `/`, not `.` or `..`.
+fn check_name(n: &str) -> Result<(), String> {
+    if n.trim().is_empty() {
+        Err("the name is empty".into())
+    } else if n.chars().any(char::is_control) {
+        Err("the name holds a control character (a line break, a tab...)".into())
+    } else if n.contains('/') || n == "." || n == ".." {
+        Err("the name is not a file name".into())
+    } else {
+        Ok(())
+    }
+}
+
+impl Tournament {
+    /// The configuration file that reproduces this tournament and its run exactly: what
+    /// `DIR/tournament.toml` holds.
+    pub fn to_record(&self, settings: &Settings) -> ConfigFile {
+        let mut file = self.to_config_file();
+        let t = &mut file.tournament;
+        t.name = settings.name.clone();
+        t.sandbox = Some(settings.sandbox.name().to_string());
+        t.affinity = Some(settings.affinity.name().to_string());
+        t.html = Some(settings.html);
+        t.limits = Some(
+            settings
+                .limits
+                .entries()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), toml::Value::String(v)))
+                .collect(),
+        );
+        file
+    }
+}
+
+/// What `--resume` runs with: the recorded settings, with the changes allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resumed {
+    pub settings: Settings,
+    pub concurrency: Option<usize>,
+    /// For people: each accepted change, each setting the file did not record.
+    pub notes: Vec<String>,
+    /// `tournament.toml` must be written again (a change, or a setting it lacked).
+    pub changed: bool,
+}
+
+/// The settings a resume runs with. `config_path` and `recorded`: `DIR/tournament.toml` and its
+/// contents; `given`: what the resume command gave (a `-c` file, if any, and the command line).
+/// A fixed setting given with another value is refused (every such setting is named, with
+/// both values and their origins); see the module documentation.
+pub fn resume_settings(
+    config_path: &Path,
+    recorded: &ConfigFile,
+    given: &Input,
+) -> Result<Resumed, String> {
+    let rec_input = Input {
+        file: Some((config_path.to_path_buf(), recorded.clone())),
+        ..Input::default()
+    };
+    let rec = rec_input.resolve_settings()?;
+    let now = given.resolve_settings()?;
+    let r = &recorded.tournament;
+    let empty = ConfigFile::default();
+    let gfile = given.file.as_ref().map(|(_, f)| f).unwrap_or(&empty);
+    let g = &gfile.tournament;
+    let o = &given.overrides;
+    // Where a given value comes from, if it was given: `cli`, the flag as written, when it was
+    // on the command line; else the `-c` file's key, when it is there.
+    let given_at =
+        |key: &str, cli: Option<String>, in_file: bool, value: String| match (cli, &given.file) {
+            (Some(flag), _) => Some(format!("the command line: {flag}")),
+            (None, Some((p, _))) if in_file => {
+                Some(format!("{}: [tournament] {key} = {value}", p.display()))
+            }
+            _ => None,
+        };
+    let rec_at = |key: &str, value: String| {
+        format!("{}: [tournament] {key} = {value}", config_path.display())
+    };
+    let mut out = rec.clone();
+    let mut conflicts = Vec::new();
+    let mut notes = Vec::new();
+    let mut changed = false;
+    let unrecorded = |key: &str, value: String, from: Option<String>| {
+        format!(
+            "note: {} does not record {key} (an older durak wrote it): {} {value}; it is \
+             recorded now",
+            config_path.display(),
+            match from {
+                Some(f) => format!("as {f} says,"),
+                None => "the default,".to_string(),
+            }
+        )
+    };
+
+    // Fixed settings.
+    let sandbox_given = given_at(
+        "sandbox",
+        o.sandbox
+            .is_some()
+            .then(|| format!("--sandbox {}", now.sandbox)),
+        g.sandbox.is_some(),
+        format!("{:?}", now.sandbox.name()),
+    );
+    match (&r.sandbox, sandbox_given) {
+        (Some(_), Some(from)) if now.sandbox != rec.sandbox => conflicts.push(format!(
+            "{}, but {from}: the sandbox cannot change on resume",
+            rec_at("sandbox", format!("{:?}", rec.sandbox.name()))
+        )),
+        (Some(_), _) => {}
+        (None, from) => {
+            out.sandbox = now.sandbox;
+            notes.push(unrecorded("sandbox", now.sandbox.name().into(), from));
+            changed = true;
+        }
+    }
+    let affinity_given = given_at(
+        "affinity",
+        o.affinity
+            .is_some()
+            .then(|| format!("--affinity {}", now.affinity.name())),
+        g.affinity.is_some(),
+        format!("{:?}", now.affinity.name()),
+    );
+    match (&r.affinity, affinity_given) {
+        (Some(_), Some(from)) if now.affinity != rec.affinity => conflicts.push(format!(
+            "{}, but {from}: the CPU affinity cannot change on resume",
+            rec_at("affinity", format!("{:?}", rec.affinity.name()))
+        )),
+        (Some(_), _) => {}
+        (None, from) => {
+            out.affinity = now.affinity;
+            notes.push(unrecorded("affinity", now.affinity.name().into(), from));
+            changed = true;
+        }
+    }
+    let rec_limits = r.limits.clone().unwrap_or_default();
+    for key in ResourceLimits::KEYS {
+        let (was, is) = (rec.limits.get(key).flatten(), now.limits.get(key).flatten());
+        let from = match (
+            o.limits.as_ref().and_then(|m| m.get(key)),
+            given.file.as_ref(),
+        ) {
+            (Some(_), _) => Some(format!(
+                "the command line: --limit {key}={}",
+                format_limit(is)
+            )),
+            (None, Some((p, f)))
+                if f.tournament
+                    .limits
+                    .as_ref()
+                    .is_some_and(|m| m.contains_key(key)) =>
+            {
+                Some(format!(
+                    "{}: [tournament.limits] {key} = {}",
+                    p.display(),
+                    recorded_limit(is)
+                ))
+            }
+            _ => None,
+        };
+        if rec_limits.contains_key(key) {
+            if let Some(from) = from.filter(|_| was != is) {
+                conflicts.push(format!(
+                    "{}: [tournament.limits] {key} = {}, but {from}: a limit cannot change on \
+                     resume",
+                    config_path.display(),
+                    recorded_limit(was)
+                ));
+            }
+        } else {
+            let v = if from.is_some() {
+                is
+            } else {
+                ResourceLimits::default().get(key).flatten()
+            };
+            let mut l = out.limits;
+            l.set_value(key, &format_limit(v))
+                .expect("a formatted limit reads back");
+            out.limits = l;
+            notes.push(unrecorded(
+                &format!("the limit {key}"),
+                format_limit(v),
+                from,
+            ));
+            changed = true;
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(format!(
+            "{}\n  (the games already played ran with the recorded settings; the rest must too, \
+             for fairness and safety)\n  fix: leave {} out to go on as recorded: `{}`; or start a \
+             new tournament in another directory with --out DIR",
+            conflicts.join("\n"),
+            if conflicts.len() == 1 { "it" } else { "them" },
+            crate::results::resume_command(config_path.parent().unwrap_or(Path::new(".")))
+        ));
+    }
+
+    // Settings that may change: accepted, noted, recorded.
+    if r.html.is_none() {
+        changed = true;
+    }
+    let mut accept = |key: &str, was: String, is: String, from: Option<String>| {
+        if let Some(from) = from {
+            if was != is {
+                notes.push(format!(
+                    "note: {key} {is} ({from}) instead of {was} as recorded in {}: it changes \
+                     neither the results nor the conditions of a game; recorded for the next \
+                     resume",
+                    config_path.display()
+                ));
+                changed = true;
+                return true;
+            }
+        }
+        false
+    };
+    let show = |c: Option<usize>| c.map_or("the number of cores".to_string(), |c| c.to_string());
+    let (rc, gc) = (r.concurrency, o.concurrency.or(g.concurrency));
+    let mut concurrency = rc;
+    if accept(
+        "concurrency",
+        show(rc),
+        show(gc),
+        given_at(
+            "concurrency",
+            o.concurrency.map(|c| format!("-j {c}")),
+            g.concurrency.is_some(),
+            show(gc),
+        ),
+    ) {
+        concurrency = gc;
+    }
+    if accept(
+        "html",
+        rec.html.to_string(),
+        now.html.to_string(),
+        given_at(
+            "html",
+            o.html
+                .map(|h| if h { "--html" } else { "--no-html" }.to_string()),
+            g.html.is_some(),
+            now.html.to_string(),
+        ),
+    ) {
+        out.html = now.html;
+    }
+    let show_name = |n: &Option<String>| n.as_deref().map_or("none".into(), |n| format!("{n:?}"));
+    if accept(
+        "name",
+        show_name(&rec.name),
+        show_name(&now.name),
+        given_at(
+            "name",
+            o.name.as_ref().map(|n| format!("--name {n}")),
+            g.name.is_some(),
+            show_name(&now.name),
+        ),
+    ) {
+        out.name = now.name.clone();
+    }
+    Ok(Resumed {
+        settings: out,
+        concurrency,
+        notes,
+        changed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    const BOTS: &str = "[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+                        [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n";
+
+    fn input(toml: &str) -> Input {
+        let path = PathBuf::from("/tmp/conf/t.toml");
+        Input {
+            file: Some((path.clone(), ConfigFile::parse(toml, &path).unwrap())),
+            cwd: PathBuf::from("/tmp"),
+            ..Input::default()
+        }
+    }
+
+    fn cli_limit(i: &mut Input, key: &str, value: &str) {
+        i.overrides
+            .limits
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), toml::Value::String(value.into()));
+    }
+
+    #[test]
+    fn the_file_sets_sandbox_limits_html_and_name_and_the_command_line_wins() {
+        let mut i = input(&format!(
+            "[tournament]\nname = \"cup\"\nsandbox = \"strict\"\nhtml = true\n\
+             affinity = \"off\"\n[tournament.limits]\nmemory = \"1G\"\nprocesses = 64\n\
+             open_files = \"unlimited\"\n{BOTS}"
+        ));
+        let s = i.resolve_settings().unwrap();
+        assert_eq!(s.name.as_deref(), Some("cup"));
+        assert_eq!(
+            (s.sandbox, s.affinity, s.html),
+            (Sandbox::Strict, Affinity::Off, true)
+        );
+        assert_eq!(s.limits.memory, Some(1 << 30));
+        assert_eq!(s.limits.processes, Some(64));
+        assert_eq!(s.limits.open_files, None);
+        // Untouched limits keep their defaults.
+        assert_eq!(s.limits.tmp_size, ResourceLimits::default().tmp_size);
+        cli_limit(&mut i, "processes", "32");
+        i.overrides.sandbox = Some("default".into());
+        let s = i.resolve_settings().unwrap();
+        assert_eq!(
+            (s.limits.processes, s.sandbox),
+            (Some(32), Sandbox::Default)
+        );
+        assert_eq!(
+            s.limits.memory,
+            Some(1 << 30),
+            "the file's other limits stay"
+        );
+    }
+
+    #[test]
+    fn bad_limits_are_refused_with_file_key_and_fix() {
+        let e = input("[tournament.limits]\nmemroy = \"1G\"\n")
+            .resolve_settings()
+            .unwrap_err();
+        assert!(
+            e.contains("/tmp/conf/t.toml: [tournament.limits] memroy = \"1G\"")
+                && e.contains("did you mean `memory`?")
+                && e.contains("the limits are memory, address_space"),
+            "{e}"
+        );
+        let e = input("[tournament.limits]\nzzz = 1\n")
+            .resolve_settings()
+            .unwrap_err();
+        assert!(!e.contains("did you mean") && e.contains("fix:"), "{e}");
+        for (line, says) in [
+            ("processes = \"lots\"", "is not a number"),
+            ("processes = -1", "negative"),
+            ("memory = true", "a boolean is not a limit"),
+            ("memory = \"2T\"", "unknown unit"),
+        ] {
+            let e = input(&format!("[tournament.limits]\n{line}\n"))
+                .resolve_settings()
+                .unwrap_err();
+            assert!(
+                e.starts_with(&format!("/tmp/conf/t.toml: [tournament.limits] {line}"))
+                    && e.contains(says)
+                    && e.contains("fix: give a number"),
+                "{line}: {e}"
+            );
+        }
+        let mut i = input(BOTS);
+        cli_limit(&mut i, "procs", "5");
+        let e = i.resolve_settings().unwrap_err();
+        assert!(
+            e.contains("the command line: --limit procs=5") && e.contains("`processes`"),
+            "{e}"
+        );
+        // A limits key that is not a table is the TOML's error, with the line.
+        let e = ConfigFile::parse("[tournament]\nlimits = 5\n", Path::new("t.toml")).unwrap_err();
+        assert!(e.contains("t.toml") && e.contains("fix:"), "{e}");
+    }
+
+    #[test]
+    fn bad_sandbox_affinity_and_name_are_refused_with_their_origin() {
+        let e = input("[tournament]\nsandbox = \"strcit\"\n")
+            .resolve_settings()
+            .unwrap_err();
+        assert!(
+            e.contains("/tmp/conf/t.toml: [tournament] sandbox = \"strcit\"")
+                && e.contains("\"strict\""),
+            "{e}"
+        );
+        let e = input("[tournament]\naffinity = \"on\"\n")
+            .resolve_settings()
+            .unwrap_err();
+        assert!(e.contains("affinity = \"on\"") && e.contains("fix:"), "{e}");
+        for bad in ["a/b", "..", " ", "two\\nlines"] {
+            let e = input(&format!("[tournament]\nname = \"{bad}\"\n"))
+                .resolve_settings()
+                .unwrap_err();
+            assert!(
+                e.contains("[tournament] name = ") && e.contains("fix:"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    /// What `DIR/tournament.toml` records reads back as the same tournament and settings.
+    #[test]
+    fn the_record_reads_back_the_same_settings() {
+        let mut i = input(&format!("[tournament]\nseed = 5\n{BOTS}"));
+        i.overrides.sandbox = Some("strict".into());
+        i.overrides.affinity = Some("off".into());
+        i.overrides.html = Some(true);
+        i.overrides.name = Some("cup".into());
+        cli_limit(&mut i, "memory", "768M");
+        cli_limit(&mut i, "address_space", "8G");
+        let (t, s) = (i.resolve().unwrap(), i.resolve_settings().unwrap());
+        let text = t.to_record(&s).to_toml();
+        assert!(text.contains("[tournament.limits]") && text.contains("memory = \"768M\""));
+        for key in ResourceLimits::KEYS {
+            assert!(
+                text.contains(&format!("\n{key} = ")),
+                "{key} is recorded: {text}"
+            );
+        }
+        let again = input(&text);
+        assert_eq!(again.resolve_settings().unwrap(), s);
+        assert_eq!(again.resolve().unwrap(), t);
+    }
+
+    fn recorded(extra: &str) -> ConfigFile {
+        let mut i = input(&format!("[tournament]\nseed = 5\nconcurrency = 2\n{BOTS}"));
+        i.overrides.sandbox = Some("strict".into());
+        i.overrides.affinity = Some("off".into());
+        i.overrides.html = Some(true);
+        cli_limit(&mut i, "open_files", "100");
+        let (t, s) = (i.resolve().unwrap(), i.resolve_settings().unwrap());
+        let text = format!("{}{extra}", t.to_record(&s).to_toml());
+        ConfigFile::parse(&text, Path::new("x")).unwrap()
+    }
+
+    fn resume_with(rec: &ConfigFile, given: Input) -> Result<Resumed, String> {
+        resume_settings(Path::new("/d/tournament.toml"), rec, &given)
+    }
+
+    #[test]
+    fn a_resume_keeps_the_recorded_settings_and_refuses_fixed_ones_that_differ() {
+        let rec = recorded("");
+        let r = resume_with(&rec, Input::default()).unwrap();
+        assert_eq!(r.settings.sandbox, Sandbox::Strict);
+        assert_eq!(r.settings.affinity, Affinity::Off);
+        assert_eq!(r.settings.limits.open_files, Some(100));
+        assert!(r.settings.html && !r.changed && r.notes.is_empty());
+        assert_eq!(r.concurrency, Some(2));
+        // The same values again: accepted, nothing to note.
+        let mut same = Input::default();
+        same.overrides.sandbox = Some("strict".into());
+        cli_limit(&mut same, "open_files", "100");
+        let r = resume_with(&rec, same).unwrap();
+        assert!(!r.changed && r.notes.is_empty());
+        // Different ones: refused, each named with both values and where they come from.
+        let mut other = Input::default();
+        other.overrides.sandbox = Some("default".into());
+        other.overrides.affinity = Some("auto".into());
+        cli_limit(&mut other, "open_files", "200");
+        cli_limit(&mut other, "memory", "2G"); // the default, as recorded: no conflict
+        let e = resume_with(&rec, other).unwrap_err();
+        for says in [
+            "/d/tournament.toml: [tournament] sandbox = \"strict\", but the command line: \
+             --sandbox default",
+            "[tournament] affinity = \"off\", but the command line: --affinity auto",
+            "[tournament.limits] open_files = \"100\", but the command line: --limit \
+             open_files=200",
+            "fix: leave them out to go on as recorded: `durak tournament --resume /d`",
+        ] {
+            assert!(e.contains(says), "{says:?} in {e}");
+        }
+        assert!(!e.contains("memory"), "{e}");
+        // From a configuration file given with --resume: named as such.
+        let path = PathBuf::from("/c/t.toml");
+        let file = ConfigFile::parse("[tournament]\nsandbox = \"default\"\n", &path).unwrap();
+        let e = resume_with(
+            &rec,
+            Input {
+                file: Some((path, file)),
+                ..Input::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("but /c/t.toml: [tournament] sandbox = \"default\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn concurrency_html_and_name_may_change_on_resume_and_are_recorded() {
+        let rec = recorded("");
+        let mut i = Input::default();
+        i.overrides.concurrency = Some(1);
+        i.overrides.html = Some(false);
+        i.overrides.name = Some("final".into());
+        let r = resume_with(&rec, i).unwrap();
+        assert_eq!(r.concurrency, Some(1));
+        assert!(!r.settings.html);
+        assert_eq!(r.settings.name.as_deref(), Some("final"));
+        assert!(r.changed);
+        assert_eq!(r.notes.len(), 3, "{:?}", r.notes);
+        assert!(
+            r.notes[0].contains("concurrency 1 (the command line: -j 1) instead of 2"),
+            "{:?}",
+            r.notes
+        );
+        // The sandbox and limits stay the recorded ones.
+        assert_eq!(r.settings.sandbox, Sandbox::Strict);
+        assert_eq!(r.settings.limits.open_files, Some(100));
+    }
+
+    /// A `tournament.toml` from before settings were recorded: what the resume gives is used
+    /// (a strict tournament can be resumed strict), the rest is the default; all recorded now.
+    #[test]
+    fn settings_an_older_record_lacks_are_taken_from_the_resume_and_recorded() {
+        let old =
+            ConfigFile::parse(&format!("[tournament]\nseed = 5\n{BOTS}"), Path::new("x")).unwrap();
+        let mut i = Input::default();
+        i.overrides.sandbox = Some("strict".into());
+        cli_limit(&mut i, "processes", "10");
+        let r = resume_with(&old, i).unwrap();
+        assert_eq!(r.settings.sandbox, Sandbox::Strict);
+        assert_eq!(r.settings.limits.processes, Some(10));
+        assert_eq!(
+            r.settings.limits.memory,
+            ResourceLimits::default().memory,
+            "the default"
+        );
+        assert!(r.changed);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("does not record sandbox") && n.contains("--sandbox strict")),
+            "{:?}",
+            r.notes
+        );
+    }
+}
