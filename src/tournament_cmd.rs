@@ -4,7 +4,8 @@
 use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
-use durak_tournaments::results::{resume_command, DirError, ReadResults, ResultLine};
+use durak_tournaments::recorded::ResultsScan;
+use durak_tournaments::results::{resume_command, DirError, ResultLine};
 use durak_tournaments::runner::{Observer, RunOptions};
 use durak_tournaments::settings::{resume_settings, Affinity, Settings};
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
@@ -264,7 +265,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     }
     // A results file that does not fit the tournament is bad input (exit 2), found before
     // anything starts.
-    let recorded = checked_results(&t, &dir, args.quiet)?.lines.len();
+    let recorded = checked_results(&t, &dir, args.quiet)?.count();
     let finished = recorded == durak_tournaments::Schedule::build(&t).total_games();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     let name = settings.name.as_deref().unwrap_or("tournament");
@@ -363,9 +364,27 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             ),
         );
     }
-    print_standings(&t, name, &summary.results, args.json, args.csv);
+    if std::env::var_os("DURAK_RUN_STATS").is_some() {
+        // For the benchmark (scripts/bench-memory.sh): how the writer kept up, and the peak
+        // memory of the run before the standings are computed.
+        let w = &summary.writer;
+        eprintln!(
+            "run-stats: {{\"played\": {}, \"committed\": {}, \"commits\": {}, \
+             \"durable_max_ms\": {:.1}, \"durable_p99_ms\": {:.1}, \"sync_max_ms\": {:.1}, \
+             \"held_max\": {}, \"vm_hwm_kib\": {}}}",
+            summary.played,
+            w.committed,
+            w.commits,
+            w.durable_max.as_secs_f64() * 1e3,
+            w.durable_p99.as_secs_f64() * 1e3,
+            w.sync_max.as_secs_f64() * 1e3,
+            w.held_max,
+            vm_hwm_kib().unwrap_or(0)
+        );
+    }
+    print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if settings.html {
-        let index = write_html(&t, &dir, &summary.results)?;
+        let index = write_html(&dir)?;
         note(args.quiet, &format!("web pages: {}", index.display()));
     }
     note(
@@ -383,7 +402,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
 /// is safe as after a kill (each line after its replay); the bots die with the referee.
 fn interrupted(progress: &Progress, dir: &TournamentDir, how: &str, code: i32) -> ! {
     progress.bar.finish_and_clear();
-    let kept = dir.read_results().map(|r| r.lines.len()).unwrap_or(0);
+    let kept = dir.count_results();
     eprintln!(
         "stopped ({how}): {kept} game{} recorded in {}; finish with `{}`",
         if kept == 1 { " is" } else { "s are" },
@@ -659,9 +678,21 @@ fn which(name: &str) -> Option<PathBuf> {
     durak_referee::process::which(std::path::Path::new(name))
 }
 
+/// The peak resident memory of this process so far (`VmHWM`), in KiB.
+fn vm_hwm_kib() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The standings; `name` (the tournament's) heads the table and is the first key of the JSON.
-fn print_standings(t: &Tournament, name: &str, lines: &[ResultLine], json: bool, csv: bool) {
-    let s = Standings::compute(t, lines);
+fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) {
     let text = if json {
         let mut v: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&s.to_json()).expect("standings are a JSON object");
@@ -682,19 +713,18 @@ fn print_standings(t: &Tournament, name: &str, lines: &[ResultLine], json: bool,
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
-/// Every game's replay page and an index linking them, under the standings (issue 5).
-fn write_html(
-    t: &Tournament,
-    dir: &TournamentDir,
-    lines: &[ResultLine],
-) -> Result<PathBuf, String> {
-    let mut sorted: Vec<&ResultLine> = lines.iter().collect();
+/// Every game's replay page and an index linking them, under the standings (issue 5). (This
+/// reads every line: web pages of every game are another issue's business.)
+fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
+    let (_, t) = TournamentDir::open(&dir.path, false)?;
+    let read = dir.read_results()?;
+    let mut sorted: Vec<&ResultLine> = read.lines.iter().collect();
     sorted.sort_by_key(|l| l.id);
     let replays: Vec<PathBuf> = sorted
         .iter()
         .filter_map(|l| l.replay.as_ref().map(|r| dir.path.join(r)))
         .collect();
-    let standings = Standings::compute(t, lines).to_html();
+    let standings = Standings::compute(&t, &read.lines).to_html();
     let out = dir.path.join("html");
     durak_replay::write_html_pages(&replays, &out, Some(&standings))
         .map_err(|e| format!("cannot write the web pages into {}: {e}", out.display()))
@@ -703,11 +733,11 @@ fn write_html(
 pub fn standings(args: StandingsArgs) -> CmdResult {
     let (dir, t) = TournamentDir::open(&args.dir, false)?;
     let (_, settings) = dir.recorded()?;
-    let read = checked_results(&t, &dir, false)?;
+    checked_results(&t, &dir, false)?;
     let name = settings.name.as_deref().unwrap_or("tournament");
-    print_standings(&t, name, &read.lines, args.json, args.csv);
+    print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if args.html {
-        let index = write_html(&t, &dir, &read.lines)?;
+        let index = write_html(&dir)?;
         eprintln!("web pages: {}", index.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -719,46 +749,36 @@ fn checked_results(
     t: &Tournament,
     dir: &TournamentDir,
     quiet: bool,
-) -> Result<ReadResults, String> {
-    let read = dir.read_results()?;
-    verify_results(t, dir, &read)?;
-    if read.torn_tail {
+) -> Result<ResultsScan, String> {
+    let scan = verify_results(t, dir)?;
+    if scan.torn_tail {
         note(
             quiet,
             &format!(
                 "note: the last line of {} is cut short (the referee was killed while writing \
-                 it): that game is left out, and `durak tournament --resume {}` plays it again",
+                 it): that game is left out, and `{}` plays it again",
                 dir.results_path().display(),
-                dir.path.display()
+                resume_command(&dir.path)
             ),
         );
     }
-    missing_replays_note(dir, &read.lines, quiet);
-    Ok(read)
-}
-
-fn missing_replays_note(dir: &TournamentDir, lines: &[ResultLine], quiet: bool) {
-    let missing = dir.missing_replays(lines);
-    if let Some(first) = missing.first() {
+    if let Some(first) = &scan.first_missing {
+        let n = scan.missing_replays;
         note(
             quiet,
             &format!(
-                "warning: {} replay{} named in {} {} missing (first: {}): {} still count{}, \
+                "warning: {n} replay{} named in {} {} missing (first: {}): {} still count{}, \
                  but cannot be replayed or verified",
-                missing.len(),
-                if missing.len() == 1 { "" } else { "s" },
+                if n == 1 { "" } else { "s" },
                 dir.results_path().display(),
-                if missing.len() == 1 { "is" } else { "are" },
+                if n == 1 { "is" } else { "are" },
                 first.display(),
-                if missing.len() == 1 {
-                    "its game"
-                } else {
-                    "their games"
-                },
-                if missing.len() == 1 { "s" } else { "" },
+                if n == 1 { "its game" } else { "their games" },
+                if n == 1 { "s" } else { "" },
             ),
         );
     }
+    Ok(scan)
 }
 
 /// The progress bar: games done, ETA, faults so far (hidden with --quiet or off a terminal).

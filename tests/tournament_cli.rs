@@ -284,6 +284,105 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// Issue 11: games that finished while an earlier game was still being played (table 1's,
+/// while table 0 plays) are durable too (`held.jsonl`): a SIGKILL does not lose them, and the
+/// resume takes them in instead of playing them again (their replays are left as they were);
+/// the results are those of an uninterrupted run.
+#[test]
+fn games_held_for_earlier_ones_survive_a_sigkill() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.toml"), RESUME_CONFIG).unwrap();
+    let total = 3 * 2 * 30;
+    let out = durak(
+        &["tournament", "-c", "t.toml", "--out", "whole", "-q"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let whole = comparable(&tmp.path().join("whole"));
+    // Kill while some games are held (table 1 plays alongside table 0); try again in a new
+    // directory in the unlikely case none was at that moment.
+    let mut attempt = 0;
+    let (cut, held) = loop {
+        attempt += 1;
+        let name = format!("cut{attempt}");
+        let cut = tmp.path().join(&name);
+        let mut child = Command::new(DURAK)
+            .args([
+                "tournament",
+                "-c",
+                "t.toml",
+                "--out",
+                &name,
+                "-q",
+                "-j",
+                "2",
+            ])
+            .args(["--affinity", "off"])
+            .current_dir(tmp.path())
+            .env("DURAK_EXE", DURAK)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while results(&cut).len() < 10 {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "finished before the kill"
+            );
+            assert!(Instant::now() < deadline, "no progress");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let recorded: Vec<u64> = results(&cut)
+            .iter()
+            .map(|l| l["id"].as_u64().unwrap())
+            .collect();
+        let text_of = std::fs::read_to_string(cut.join("held.jsonl")).unwrap_or_default();
+        let held: Vec<(u64, u64, i64)> = text_of
+            .lines()
+            .filter(|l| l.ends_with('}'))
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|l| !recorded.contains(&l["id"].as_u64().unwrap()))
+            .map(|l| {
+                let m = std::fs::metadata(cut.join(l["replay"].as_str().unwrap())).unwrap();
+                (l["id"].as_u64().unwrap(), m.ino(), m.mtime_nsec())
+            })
+            .collect();
+        if !held.is_empty() || attempt == 5 {
+            break (cut, held);
+        }
+    };
+    assert!(
+        !held.is_empty(),
+        "no game was held at the kill, in {attempt} tries"
+    );
+    let out = durak(
+        &["tournament", "--resume", cut.to_str().unwrap(), "-q"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let resumed = comparable(&cut);
+    let ids: Vec<u64> = resumed.iter().map(|l| l["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, (0..total as u64).collect::<Vec<_>>(), "each game once");
+    assert_eq!(resumed, whole);
+    for (id, ino, mtime) in held {
+        let line = resumed.iter().find(|l| l["id"] == id).unwrap();
+        let m = std::fs::metadata(cut.join(line["replay"].as_str().unwrap())).unwrap();
+        assert_eq!(
+            (m.ino(), m.mtime_nsec()),
+            (ino, mtime),
+            "game {id} was played again"
+        );
+    }
+    assert!(
+        !cut.join("held.jsonl").exists(),
+        "nothing is held at the end"
+    );
+}
+
 fn refused(args: &[&str], cwd: &Path) -> String {
     let out = durak(args, cwd);
     assert_eq!(out.status.code(), Some(2), "{args:?} was accepted");

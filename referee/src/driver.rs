@@ -327,9 +327,38 @@ pub async fn play_match(
 /// between games, only at its end (and if the disk falls a whole game behind).
 pub async fn play_match_with(
     cfg: &MatchConfig,
-    mut on_end: impl FnMut(&GameRecord, &mut Option<ReplayLog>) -> Vec<Seat>,
+    on_end: impl FnMut(&GameRecord, &mut Option<ReplayLog>) -> Vec<Seat>,
     mut on_saved: impl FnMut(&GameRecord),
 ) -> std::io::Result<MatchResult> {
+    let plan: Vec<Option<PlannedGame>> = match &cfg.plan {
+        Some(p) => p.iter().copied().map(Some).collect(),
+        None => (0..cfg.games).map(|_| None).collect(),
+    };
+    let mut games = Vec::new();
+    let seats = play_planned(cfg, plan, on_end, |record| {
+        on_saved(&record);
+        games.push(record);
+    })
+    .await?;
+    Ok(MatchResult {
+        variant: cfg.variant.name().to_string(),
+        seed: cfg.seed,
+        seats,
+        games,
+    })
+}
+
+/// [`play_match_with`] over games given one at a time (`None`: the series' next game), instead
+/// of [`MatchConfig::plan`], keeping nothing per game: a tournament's table computes its games
+/// on demand and may stop early (the iterator ends), and a match of a million games takes no
+/// more memory than one of ten. Each game's record goes to `on_saved` once its replay is on
+/// disk; the seats are returned at the end.
+pub async fn play_planned(
+    cfg: &MatchConfig,
+    plan: impl IntoIterator<Item = Option<PlannedGame>>,
+    mut on_end: impl FnMut(&GameRecord, &mut Option<ReplayLog>) -> Vec<Seat>,
+    mut on_saved: impl FnMut(GameRecord),
+) -> std::io::Result<Vec<SeatInfo>> {
     // The seats' forfeit flags change as seats are disqualified during the match.
     let mut owned = cfg.clone();
     owned.forfeit.resize(cfg.seats.len(), false);
@@ -350,11 +379,6 @@ pub async fn play_match_with(
             },
         })
         .collect();
-    let mut games = Vec::new();
-    let plan: Vec<Option<PlannedGame>> = match &cfg.plan {
-        Some(p) => p.iter().copied().map(Some).collect(),
-        None => (0..cfg.games).map(|_| None).collect(),
-    };
     // The previous game, its replay being written.
     let mut pending: Option<(PendingWrite, GameRecord)> = None;
     let mut dealer = series.dealer();
@@ -384,9 +408,9 @@ pub async fn play_match_with(
             .zip(record.replay.clone())
             .map(|(log, path)| tokio::task::spawn_blocking(move || log.write_atomic(&path)));
         let previous = pending.replace((write, record));
-        settle(previous, &mut on_saved, &mut games).await?;
+        settle(previous, &mut on_saved).await?;
     }
-    settle(pending, &mut on_saved, &mut games).await?;
+    settle(pending, &mut on_saved).await?;
     let losses = series.losses().to_vec();
     for s in seats.iter_mut() {
         if let Some(mut live) = s.live.take() {
@@ -407,12 +431,7 @@ pub async fn play_match_with(
             live.proc.kill().await;
         }
     }
-    Ok(MatchResult {
-        variant: cfg.variant.name().to_string(),
-        seed: cfg.seed,
-        seats: seats.into_iter().map(|s| s.info).collect(),
-        games,
-    })
+    Ok(seats.into_iter().map(|s| s.info).collect())
 }
 
 /// A replay being written (`None`: the match keeps no replays).
@@ -421,8 +440,7 @@ type PendingWrite = Option<tokio::task::JoinHandle<std::io::Result<()>>>;
 /// Wait for a game's replay to be on disk, then hand the game on.
 async fn settle(
     game: Option<(PendingWrite, GameRecord)>,
-    on_saved: &mut impl FnMut(&GameRecord),
-    games: &mut Vec<GameRecord>,
+    on_saved: &mut impl FnMut(GameRecord),
 ) -> std::io::Result<()> {
     let Some((write, record)) = game else {
         return Ok(());
@@ -430,8 +448,7 @@ async fn settle(
     if let Some(h) = write {
         h.await.map_err(std::io::Error::other)??;
     }
-    on_saved(&record);
-    games.push(record);
+    on_saved(record);
     Ok(())
 }
 

@@ -14,8 +14,8 @@ pub mod replay;
 pub mod stderr;
 
 pub use driver::{
-    play_match, play_match_with, GameRecord, MatchConfig, MatchResult, PlannedGame, SeatInfo,
-    SeatSpec,
+    play_match, play_match_with, play_planned, GameRecord, MatchConfig, MatchResult, PlannedGame,
+    SeatInfo, SeatSpec,
 };
 pub use isolation::{Isolation, ResourceLimits, Sandbox};
 pub use process::{BotCommand, BotProcess, IoFault, SpawnOptions};

@@ -10,7 +10,9 @@
 //!   (the default), series (C-10) and gauntlet. The same seed gives the same schedule and decks.
 //! - [`results`]: the tournament directory (`tournament.toml`, `results.jsonl`, `replays/`); one
 //!   JSON line per finished game, appended and fsynced after its replay is on disk.
-//! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill.
+//! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill;
+//!   [`sequencer`] puts finished games in id order, [`writer`] makes them durable in group
+//!   commits, [`recorded`] checks and keeps (a bit per game) what is recorded.
 //! - [`settings`]: how a run plays (sandbox, limits, affinity, concurrency, web pages), recorded
 //!   with the tournament so a resume goes on the same way.
 //! - [`standings`]: Elo from one fit of all games with 95 % intervals (paired by deal in the
@@ -20,16 +22,20 @@
 //! - [`sprt`]: the sequential test fed with result lines (gauntlet: is the challenger better?).
 
 pub mod config;
+pub mod recorded;
 pub mod results;
 pub mod runner;
 pub mod schedule;
+pub mod sequencer;
 pub mod settings;
 pub mod sprt;
 pub mod standings;
 pub mod stats;
+pub mod writer;
 
 pub use config::{Bot, ConfigFile, Format, Tournament};
+pub use recorded::verify_results;
 pub use results::{DirLock, ResultLine, TournamentDir};
-pub use runner::{run_tournament, verify_results, Observer, RunOptions, RunSummary};
+pub use runner::{run_tournament, Observer, RunOptions, RunSummary};
 pub use schedule::{Schedule, ScheduledGame, Table};
 pub use standings::{Standings, StandingsBuilder};

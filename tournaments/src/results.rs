@@ -11,6 +11,7 @@
 
 use crate::config::{ConfigFile, Input, Tournament};
 use crate::settings::Settings;
+use crate::standings::Standings;
 use durak_protocol::FaultKind;
 use durak_rules::Seat;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,9 @@ use std::path::{Path, PathBuf};
 pub const CONFIG_FILE: &str = "tournament.toml";
 pub const RESULTS_FILE: &str = "results.jsonl";
 pub const REPLAYS_DIR: &str = "replays";
+/// Games finished while an earlier game was still being played, not recorded yet (their turn
+/// had not come): kept so that a kill loses none of them; a resume takes them in.
+pub const HELD_FILE: &str = "held.jsonl";
 
 /// A fault in a result line: the seat, its bot, the kind and the details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +147,9 @@ impl TournamentDir {
     }
     pub fn replays_path(&self) -> PathBuf {
         self.path.join(REPLAYS_DIR)
+    }
+    pub fn held_path(&self) -> PathBuf {
+        self.path.join(HELD_FILE)
     }
 
     /// Make a new tournament directory and write its configuration (the tournament and the
@@ -276,9 +283,25 @@ impl TournamentDir {
         Ok((file, settings))
     }
 
-    /// Read `results.jsonl`; a torn final line is reported, any other bad line is an error.
+    /// Read `results.jsonl` whole; a torn final line is reported, any other bad line is an
+    /// error. (A run reads it line by line.)
     pub fn read_results(&self) -> Result<ReadResults, String> {
         read_results_file(&self.results_path())
+    }
+
+    /// Games recorded (whole lines of `results.jsonl`), counted without keeping them.
+    pub fn count_results(&self) -> usize {
+        LineReader::open(&self.results_path())
+            .map(|r| r.take_while(Result::is_ok).count())
+            .unwrap_or(0)
+    }
+
+    /// The standings of what is recorded, reading `results.jsonl` in id order.
+    pub fn standings(&self, t: &Tournament) -> Result<Standings, String> {
+        let lines = lines_in_id_order(&self.results_path())?;
+        // Until the streaming builder is on main: the lines in memory, read back only now.
+        let all: Vec<ResultLine> = lines.collect::<Result<_, _>>()?;
+        Ok(Standings::compute(t, &all))
     }
 
     /// Hold the directory for a run that writes to it: an exclusive `flock` on the results
@@ -323,13 +346,18 @@ impl TournamentDir {
     /// Make the directory ready to resume: cut a torn final line, remove replays that were being
     /// written when the referee died.
     pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
+        self.repair_to(read.torn_tail.then_some(read.valid_len))
+    }
+
+    /// [`TournamentDir::repair`], the file cut at `valid_len` when its last line is torn.
+    pub fn repair_to(&self, torn: Option<u64>) -> Result<(), String> {
         let path = self.results_path();
-        if read.torn_tail {
+        if let Some(valid_len) = torn {
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            f.set_len(read.valid_len)
+            f.set_len(valid_len)
                 .and_then(|_| f.sync_all())
                 .map_err(|e| format!("{}: cannot cut the torn last line: {e}", path.display()))?;
         }
@@ -345,7 +373,28 @@ impl TournamentDir {
     }
 
     pub fn appender(&self) -> Result<ResultsWriter, String> {
-        let path = self.results_path();
+        self.appender_of(&self.results_path())
+    }
+
+    /// `held.jsonl` anew with `lines` (the held games a resume takes in), made durable, and
+    /// its appender.
+    pub fn restart_held(&self, lines: &[ResultLine]) -> Result<ResultsWriter, String> {
+        let path = self.held_path();
+        let tmp = self.path.join(format!(".{HELD_FILE}.tmp"));
+        let mut text = String::new();
+        for l in lines {
+            text.push_str(&serde_json::to_string(l).map_err(|e| e.to_string())?);
+            text.push('\n');
+        }
+        write_synced(&tmp, text.as_bytes())
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        sync_dir(&self.path);
+        self.appender_of(&path)
+    }
+
+    fn appender_of(&self, path: &Path) -> Result<ResultsWriter, String> {
+        let path = path.to_path_buf();
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -355,49 +404,245 @@ impl TournamentDir {
     }
 }
 
-/// Read a results file (see [`TournamentDir::read_results`]).
+/// Read a results file whole (see [`TournamentDir::read_results`]). For small files and tests:
+/// a run and `durak standings` read it line by line ([`LineReader`], [`lines_in_id_order`]).
 pub fn read_results_file(path: &Path) -> Result<ReadResults, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
-    };
+    let mut reader = LineReader::open(path)?;
     let mut out = ReadResults::default();
-    let mut start = 0usize;
-    let mut number = 0usize;
-    while start < bytes.len() {
-        number += 1;
-        let end = bytes[start..].iter().position(|&b| b == b'\n');
-        let (line, next, complete) = match end {
-            Some(e) => (&bytes[start..start + e], start + e + 1, true),
-            None => (&bytes[start..], bytes.len(), false),
-        };
-        if line.iter().all(u8::is_ascii_whitespace) && complete {
-            start = next;
-            out.valid_len = next as u64;
-            continue;
-        }
-        match serde_json::from_slice::<ResultLine>(line) {
-            Ok(l) if complete => {
-                out.lines.push(l);
-                out.valid_len = next as u64;
-            }
-            // A last line without its newline was cut by a kill: the game is not finished.
-            _ if !complete => {
-                out.torn_tail = true;
-            }
-            Ok(_) => unreachable!(),
-            Err(e) => {
-                return Err(format!(
-                    "{}: line {number} is not a result line: {e}\n  fix: this file is written \
-                     by durak tournament only; restore it or start the tournament again",
-                    path.display()
-                ))
-            }
-        }
-        start = next;
+    for l in reader.by_ref() {
+        out.lines.push(l?.line);
     }
+    out.valid_len = reader.valid_len();
+    out.torn_tail = reader.torn_tail();
     Ok(out)
+}
+
+/// One line of a results file, where it is.
+#[derive(Clone, Debug)]
+pub struct Numbered {
+    /// From 1.
+    pub number: usize,
+    /// Where the line starts in the file.
+    pub offset: u64,
+    pub line: ResultLine,
+}
+
+/// A results file read one line at a time (the memory of one line, whatever its size). A last
+/// line without its newline was cut by a kill: the game is not finished; it ends the reading
+/// ([`LineReader::torn_tail`]). Any other bad line is an error naming it.
+pub struct LineReader {
+    path: PathBuf,
+    reader: Option<std::io::BufReader<File>>,
+    buf: Vec<u8>,
+    number: usize,
+    /// Where the next line starts (the end of the valid part so far).
+    offset: u64,
+    /// Stop before this offset (a part of the file, for [`lines_in_id_order`]).
+    end: u64,
+    torn: bool,
+}
+
+impl LineReader {
+    /// Read `path` from its start; a file that does not exist reads as empty.
+    pub fn open(path: &Path) -> Result<LineReader, String> {
+        LineReader::open_at(path, 0, 0, u64::MAX)
+    }
+
+    /// Read from byte `offset` (the start of line `number + 1`) up to `end`.
+    fn open_at(path: &Path, offset: u64, number: usize, end: u64) -> Result<LineReader, String> {
+        use std::io::{Seek, SeekFrom};
+        let reader = match File::open(path) {
+            Ok(mut f) => {
+                if offset > 0 {
+                    f.seek(SeekFrom::Start(offset))
+                        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                }
+                Some(std::io::BufReader::with_capacity(16 * 1024, f))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        };
+        Ok(LineReader {
+            path: path.to_path_buf(),
+            reader,
+            buf: Vec::new(),
+            number,
+            offset,
+            end,
+            torn: false,
+        })
+    }
+
+    /// Where the whole lines read so far end.
+    pub fn valid_len(&self) -> u64 {
+        self.offset
+    }
+
+    /// Whether the file ended in a line cut short.
+    pub fn torn_tail(&self) -> bool {
+        self.torn
+    }
+}
+
+impl Iterator for LineReader {
+    type Item = Result<Numbered, String>;
+
+    fn next(&mut self) -> Option<Result<Numbered, String>> {
+        use std::io::BufRead;
+        loop {
+            if self.offset >= self.end {
+                return None;
+            }
+            let reader = self.reader.as_mut()?;
+            self.buf.clear();
+            let n = match reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(n) => n,
+                Err(e) => {
+                    self.reader = None;
+                    return Some(Err(format!("{}: cannot read: {e}", self.path.display())));
+                }
+            };
+            self.number += 1;
+            let start = self.offset;
+            if self.buf.last() != Some(&b'\n') {
+                // A last line without its newline was cut by a kill: the game is not finished.
+                self.torn = true;
+                self.reader = None;
+                return None;
+            }
+            self.offset += n as u64;
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Some(match serde_json::from_slice::<ResultLine>(&self.buf) {
+                Ok(line) => Ok(Numbered {
+                    number: self.number,
+                    offset: start,
+                    line,
+                }),
+                Err(e) => {
+                    self.reader = None;
+                    Err(format!(
+                        "{}: line {} is not a result line: {e}\n  fix: this file is written by \
+                         durak tournament only; restore it or start the tournament again",
+                        self.path.display(),
+                        self.number
+                    ))
+                }
+            });
+        }
+    }
+}
+
+/// Runs of ascending ids merged at once, at most; a file with more (edited by hand) is sorted in
+/// memory instead.
+const MERGE_MAX: usize = 64;
+
+/// The lines of a results file in id order (the schedule's, which standings and
+/// disqualifications follow), reading it one line at a time. The file is a few runs of
+/// ascending ids — each pass of a run, each resume, appends games in id order — found in a first
+/// reading and merged. A torn last line is left out.
+pub fn lines_in_id_order(
+    path: &Path,
+) -> Result<Box<dyn Iterator<Item = Result<ResultLine, String>>>, String> {
+    // (offset, number before it) of each run, and where the valid part ends.
+    let mut runs: Vec<(u64, usize)> = Vec::new();
+    let mut previous: Option<u64> = None;
+    let mut reader = LineReader::open(path)?;
+    for l in reader.by_ref() {
+        let l = l?;
+        if previous.is_none_or(|p| l.line.id < p) {
+            runs.push((l.offset, l.number - 1));
+        }
+        previous = Some(l.line.id);
+    }
+    let end = reader.valid_len();
+    if runs.len() > MERGE_MAX {
+        let mut all = read_results_file(path)?.lines;
+        all.sort_by_key(|l| l.id);
+        return Ok(Box::new(all.into_iter().map(Ok)));
+    }
+    let mut parts = Vec::new();
+    for (i, &(offset, number)) in runs.iter().enumerate() {
+        let until = runs.get(i + 1).map_or(end, |r| r.0);
+        parts.push(LineReader::open_at(path, offset, number, until)?.peekable());
+    }
+    Ok(Box::new(Merge { parts }))
+}
+
+/// A k-way merge of ascending runs (k is small: a linear scan for the least head).
+struct Merge {
+    parts: Vec<std::iter::Peekable<LineReader>>,
+}
+
+impl Iterator for Merge {
+    type Item = Result<ResultLine, String>;
+
+    fn next(&mut self) -> Option<Result<ResultLine, String>> {
+        let mut best: Option<(usize, u64)> = None;
+        for (i, p) in self.parts.iter_mut().enumerate() {
+            match p.peek() {
+                Some(Ok(l)) if best.is_none_or(|(_, id)| l.line.id < id) => {
+                    best = Some((i, l.line.id));
+                }
+                Some(Err(_)) => return p.next().map(|r| r.map(|n| n.line)),
+                _ => {}
+            }
+        }
+        let (i, _) = best?;
+        self.parts[i].next().map(|r| r.map(|n| n.line))
+    }
+}
+
+/// A set of game ids, one bit each: what a run keeps of the games recorded, whatever their
+/// number (a 300,000-game tournament: 37 KB).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameSet {
+    words: Vec<u64>,
+    total: u64,
+    count: usize,
+}
+
+impl GameSet {
+    /// An empty set for ids below `total`.
+    pub fn new(total: usize) -> GameSet {
+        GameSet {
+            words: vec![0; total.div_ceil(64)],
+            total: total as u64,
+            count: 0,
+        }
+    }
+
+    /// Add `id`; false when it was there already (or is out of range).
+    pub fn insert(&mut self, id: u64) -> bool {
+        if id >= self.total {
+            return false;
+        }
+        let (w, b) = ((id / 64) as usize, id % 64);
+        match self.words.get_mut(w) {
+            Some(word) if *word & (1 << b) == 0 => {
+                *word |= 1 << b;
+                self.count += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.words
+            .get((id / 64) as usize)
+            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// Appends result lines, fsynced before `append_all` returns.
@@ -412,6 +657,15 @@ impl ResultsWriter {
         for line in lines {
             text.push_str(&serde_json::to_string(line).map_err(std::io::Error::other)?);
             text.push('\n');
+        }
+        self.append_text(&text)
+    }
+
+    /// Append lines already serialised (each ending in a newline), with one write and one
+    /// fsync.
+    pub fn append_text(&mut self, text: &str) -> std::io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
         }
         // One write: a kill leaves whole lines and at most one cut last line (then dropped).
         self.file.write_all(text.as_bytes())?;
@@ -495,6 +749,59 @@ mod tests {
         let r = td.read_results().unwrap();
         assert_eq!(r.lines, vec![line(0), line(3), line(1), line(2)]);
         assert!(!r.torn_tail);
+    }
+
+    /// Lines come back in id order from a file of ascending runs (passes, resumes), read one at
+    /// a time; a torn last line is left out; a file of many runs (edited by hand) still works.
+    #[test]
+    fn lines_come_back_in_id_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let td = TournamentDir {
+            path: dir.path().to_path_buf(),
+        };
+        let order = [3u64, 4, 8, 0, 1, 2, 9, 5, 6, 7];
+        let mut w = td.appender().unwrap();
+        for id in order {
+            w.append_all(&[&line(id)]).unwrap();
+        }
+        let mut text = std::fs::read(td.results_path()).unwrap();
+        text.extend_from_slice(&serde_json::to_vec(&line(10)).unwrap()[..15]);
+        std::fs::write(td.results_path(), &text).unwrap();
+        let ids = |td: &TournamentDir| -> Vec<u64> {
+            lines_in_id_order(&td.results_path())
+                .unwrap()
+                .map(|l| l.unwrap().id)
+                .collect()
+        };
+        assert_eq!(ids(&td), (0..10).collect::<Vec<_>>());
+        assert_eq!(td.count_results(), 10);
+        // More runs than are merged at once: sorted in memory.
+        let many: Vec<u64> = (0..2 * MERGE_MAX as u64).rev().collect();
+        let mut w = {
+            std::fs::write(td.results_path(), "").unwrap();
+            td.appender().unwrap()
+        };
+        for &id in &many {
+            w.append_all(&[&line(id)]).unwrap();
+        }
+        assert_eq!(ids(&td), (0..2 * MERGE_MAX as u64).collect::<Vec<_>>());
+        // A bad line is an error naming it, in any order.
+        std::fs::write(td.results_path(), "{\"id\": 1}\n").unwrap();
+        assert!(lines_in_id_order(&td.results_path())
+            .err()
+            .unwrap()
+            .contains("line 1"));
+    }
+
+    #[test]
+    fn a_game_set_holds_a_bit_per_game() {
+        let mut s = GameSet::new(130);
+        assert_eq!(s.words.len(), 3);
+        assert!(s.insert(0) && s.insert(129) && s.insert(64));
+        assert!(!s.insert(64), "already there");
+        assert!(!s.insert(130), "out of range");
+        assert!(s.contains(129) && !s.contains(128) && !s.contains(1000));
+        assert_eq!(s.len(), 3);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 use crate::config::{Format, Tournament};
 use durak_referee::PlannedGame;
 use durak_rules::deck::{derive_seed, uniform_from_seed};
-use durak_rules::{Outcome, Seat, Series};
+use durak_rules::{Seat, Series};
 use serde::{Deserialize, Serialize};
 
 pub const TAG_DEAL: u64 = 0x70_0001;
@@ -44,7 +44,9 @@ pub struct ScheduledGame {
     pub first_game: bool,
 }
 
-/// One table: a seating of bots playing its games in order, with its own bot processes.
+/// One table: a seating of bots playing its games in order, with its own bot processes. Its
+/// games are computed on demand ([`Table::game`]): a schedule of a million games takes no more
+/// memory than one of ten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
     pub id: u32,
@@ -52,13 +54,21 @@ pub struct Table {
     pub bots: Vec<usize>,
     /// The seed given to the referee's series (series format: it fixes the first dealer).
     pub series_seed: u64,
-    pub games: Vec<ScheduledGame>,
+    /// The id of its game 0; its games have the ids `first_id..first_id + games`.
+    pub first_id: u64,
+    /// Games at this table.
+    pub games: u32,
+    format: Format,
+    variant: durak_rules::Variant,
+    seed: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     pub format: Format,
     pub tables: Vec<Table>,
+    /// Games per table (every table has as many).
+    pub games_per_table: u32,
 }
 
 /// All k-combinations of `0..n` in lexicographic order.
@@ -84,6 +94,10 @@ pub fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
     }
 }
 
+/// The tag [`Series`] derives game `i`'s deck seed with: `derive_seed(series_seed, 0x6A, i)`
+/// (C-10; pinned by a test against `Series` itself).
+const SERIES_TAG_GAME: u64 = 0x6A;
+
 impl Schedule {
     pub fn build(t: &Tournament) -> Schedule {
         let k = t.table_size;
@@ -93,91 +107,38 @@ impl Schedule {
             .filter(|c| t.format != Format::Gauntlet || challenger.is_some_and(|x| c.contains(&x)))
             .collect();
         let mut tables = Vec::new();
-        let mut next_id: u64 = 0;
         for combo in &combos {
             for r in 0..k {
                 let id = tables.len() as u32;
-                let bots: Vec<usize> = (0..k).map(|s| combo[(s + r) % k]).collect();
-                let series_seed = derive_seed(t.seed, TAG_SERIES, id as u64);
-                let games = match t.format {
-                    Format::Duplicate | Format::Gauntlet => (0..t.games)
-                        .map(|i| ScheduledGame {
-                            id: next_id + i as u64,
-                            table: id,
-                            index: i,
-                            deal: Some(i),
-                            seed: derive_seed(t.seed, TAG_DEAL, i as u64),
-                            dealer: Some(dealer(t.seed, i as u64, k)),
-                            first_game: true,
-                        })
-                        .collect(),
-                    Format::RoundRobin => (0..t.games)
-                        .map(|i| {
-                            let gid = next_id + i as u64;
-                            ScheduledGame {
-                                id: gid,
-                                table: id,
-                                index: i,
-                                deal: None,
-                                seed: derive_seed(t.seed, TAG_GAME, gid),
-                                dealer: Some(dealer(t.seed ^ TAG_TABLE, gid, k)),
-                                first_game: true,
-                            }
-                        })
-                        .collect(),
-                    Format::Series => {
-                        let mut series =
-                            Series::new(t.variant, k, series_seed).expect("checked table size");
-                        let first_dealer = series.dealer();
-                        (0..t.games)
-                            .map(|i| {
-                                let g = ScheduledGame {
-                                    id: next_id + i as u64,
-                                    table: id,
-                                    index: i,
-                                    deal: None,
-                                    seed: series.next_seed(),
-                                    dealer: (i == 0).then_some(first_dealer),
-                                    first_game: i == 0,
-                                };
-                                // The deck seeds do not depend on outcomes: step with a draw.
-                                series.record(Outcome { loser: None });
-                                g
-                            })
-                            .collect()
-                    }
-                };
-                next_id += t.games as u64;
                 tables.push(Table {
                     id,
-                    bots,
-                    series_seed,
-                    games,
+                    bots: (0..k).map(|s| combo[(s + r) % k]).collect(),
+                    series_seed: derive_seed(t.seed, TAG_SERIES, id as u64),
+                    first_id: id as u64 * t.games as u64,
+                    games: t.games,
+                    format: t.format,
+                    variant: t.variant,
+                    seed: t.seed,
                 });
             }
         }
         Schedule {
             format: t.format,
             tables,
+            games_per_table: t.games,
         }
     }
 
     pub fn total_games(&self) -> usize {
-        self.tables.iter().map(|t| t.games.len()).sum()
+        self.tables.len() * self.games_per_table as usize
     }
 
     /// The game with this id.
-    pub fn game(&self, id: u64) -> Option<(&Table, &ScheduledGame)> {
-        // Tables hold consecutive ids.
-        let t = self
-            .tables
-            .iter()
-            .find(|t| match (t.games.first(), t.games.last()) {
-                (Some(a), Some(b)) => a.id <= id && id <= b.id,
-                _ => false,
-            })?;
-        let g = t.games.iter().find(|g| g.id == id)?;
-        Some((t, g))
+    pub fn game(&self, id: u64) -> Option<(&Table, ScheduledGame)> {
+        // Tables hold consecutive ids, as many each.
+        let per = self.games_per_table.max(1) as u64;
+        let table = self.tables.get(usize::try_from(id / per).ok()?)?;
+        Some((table, table.game((id % per) as u32)?))
     }
 }
 
@@ -186,49 +147,138 @@ fn dealer(seed: u64, i: u64, k: usize) -> Seat {
 }
 
 impl Table {
-    /// The games still to play, given the outcomes (loser seat or draw) of the games already
-    /// played at this table, by index. In a series the played games must be the first ones, and
-    /// the first remaining game gets the dealer the series gives (C-10).
-    pub fn plan(
-        &self,
-        played: &std::collections::BTreeMap<u32, Option<Seat>>,
-        variant: durak_rules::Variant,
-    ) -> Result<Vec<PlannedGame>, String> {
-        let remaining: Vec<&ScheduledGame> = self
-            .games
-            .iter()
-            .filter(|g| !played.contains_key(&g.index))
-            .collect();
-        let series = self.games.iter().skip(1).any(|g| g.dealer.is_none());
-        let mut plan: Vec<PlannedGame> = remaining
-            .iter()
-            .map(|g| PlannedGame {
-                index: g.index,
-                seed: g.seed,
-                dealer: g.dealer,
-                first_game: g.first_game,
-            })
-            .collect();
-        if series {
-            if let Some(first) = plan.first_mut() {
-                let j = first.index;
-                if played.keys().copied().ne(0..j) {
-                    return Err(format!(
-                        "table {}: the results hold games {:?} of a series but not all the games \
-                         before game {j}",
-                        self.id,
-                        played.keys().collect::<Vec<_>>()
-                    ));
-                }
-                let mut s = Series::new(variant, self.bots.len(), self.series_seed)
-                    .map_err(|e| e.to_string())?;
-                for loser in played.values() {
-                    s.record(Outcome { loser: *loser });
-                }
-                first.dealer = Some(s.dealer());
-            }
+    /// Game `index` of this table (`None` past its last game).
+    pub fn game(&self, index: u32) -> Option<ScheduledGame> {
+        if index >= self.games {
+            return None;
         }
-        Ok(plan)
+        let k = self.bots.len();
+        let id = self.first_id + index as u64;
+        let i = index as u64;
+        let (deal, seed, dealer, first_game) = match self.format {
+            Format::Duplicate | Format::Gauntlet => (
+                Some(index),
+                derive_seed(self.seed, TAG_DEAL, i),
+                Some(dealer(self.seed, i, k)),
+                true,
+            ),
+            Format::RoundRobin => (
+                None,
+                derive_seed(self.seed, TAG_GAME, id),
+                Some(dealer(self.seed ^ TAG_TABLE, id, k)),
+                true,
+            ),
+            Format::Series => {
+                // The deck seeds do not depend on outcomes; the first dealer is the series'.
+                let first = (index == 0).then(|| {
+                    Series::new(self.variant, k, self.series_seed)
+                        .map(|s| s.dealer())
+                        .unwrap_or(0)
+                });
+                (
+                    None,
+                    derive_seed(self.series_seed, SERIES_TAG_GAME, i),
+                    first,
+                    index == 0,
+                )
+            }
+        };
+        Some(ScheduledGame {
+            id,
+            table: self.id,
+            index,
+            deal,
+            seed,
+            dealer,
+            first_game,
+        })
+    }
+
+    /// Every game of this table, in order.
+    pub fn all_games(&self) -> impl Iterator<Item = ScheduledGame> + '_ {
+        (0..self.games).filter_map(|i| self.game(i))
+    }
+
+    /// Whether this table plays a series (C-10): the dealer of a game after the first follows
+    /// the previous outcome.
+    pub fn is_series(&self) -> bool {
+        self.format == Format::Series
+    }
+
+    /// The games still to play, computed one at a time: those whose index `played` says are
+    /// not played, in order. In a series the played games must be the first ones
+    /// (`series` is the series after them: [`SeriesProgress`]), and the first remaining game
+    /// gets the dealer the series gives (C-10).
+    pub fn plan<'a>(
+        &'a self,
+        played: impl Fn(u32) -> bool + 'a,
+        series: Option<&SeriesProgress>,
+    ) -> Result<impl Iterator<Item = PlannedGame> + 'a, String> {
+        let mut first_dealer = None;
+        if self.is_series() {
+            let progress = series.cloned().unwrap_or_else(|| SeriesProgress::new(self));
+            let j = progress.played;
+            if (0..j).any(|i| !played(i)) || (j..self.games).any(&played) {
+                return Err(format!(
+                    "table {}: the results hold games of a series but not all the games before \
+                     game {j}",
+                    self.id
+                ));
+            }
+            first_dealer = Some(progress.dealer);
+        }
+        let mut first = true;
+        Ok((0..self.games)
+            .filter(move |&i| !played(i))
+            .filter_map(move |i| {
+                let g = self.game(i)?;
+                let mut p = PlannedGame {
+                    index: g.index,
+                    seed: g.seed,
+                    dealer: g.dealer,
+                    first_game: g.first_game,
+                };
+                if std::mem::take(&mut first) {
+                    if let Some(d) = first_dealer {
+                        p.dealer = Some(d);
+                    }
+                }
+                Some(p)
+            }))
+    }
+}
+
+/// A series table's progress (C-10): games recorded, in index order from 0, and the dealer of
+/// the next one (the last loser; unchanged by a draw). What resuming a series needs of its
+/// recorded games, in a few bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeriesProgress {
+    pub played: u32,
+    pub dealer: Seat,
+}
+
+impl SeriesProgress {
+    pub fn new(table: &Table) -> SeriesProgress {
+        let first = table.game(0).and_then(|g| g.dealer).unwrap_or(0);
+        SeriesProgress {
+            played: 0,
+            dealer: first,
+        }
+    }
+
+    /// Take the next game's outcome; `Err` when `index` is not the next game (a gap).
+    pub fn record(&mut self, index: u32, loser: Option<Seat>) -> Result<(), String> {
+        if index != self.played {
+            return Err(format!(
+                "game {index} of a series is recorded before game {}",
+                self.played
+            ));
+        }
+        if let Some(l) = loser {
+            self.dealer = l;
+        }
+        self.played += 1;
+        Ok(())
     }
 }
 
@@ -237,8 +287,7 @@ mod tests {
     use super::*;
     use crate::config::{Bot, Tournament};
     use durak_protocol::Limits;
-    use durak_rules::Variant;
-    use std::collections::BTreeMap;
+    use durak_rules::{Outcome, Variant};
 
     fn tournament(n: usize, k: usize, format: Format, games: u32) -> Tournament {
         Tournament {
@@ -261,6 +310,10 @@ mod tests {
         }
     }
 
+    fn games(t: &Table) -> Vec<ScheduledGame> {
+        t.all_games().collect()
+    }
+
     #[test]
     fn combinations_are_complete() {
         assert_eq!(combinations(4, 2).len(), 6);
@@ -277,7 +330,7 @@ mod tests {
         assert_eq!(s.total_games(), 4 * 3 * 5);
         for combo in s.tables.chunks(3) {
             for deal in 0..5u32 {
-                let games: Vec<_> = combo.iter().map(|t| t.games[deal as usize]).collect();
+                let games: Vec<_> = combo.iter().map(|t| t.game(deal).unwrap()).collect();
                 // The same deck and dealer at every rotation...
                 assert!(games.iter().all(|g| g.seed == games[0].seed
                     && g.dealer == games[0].dealer
@@ -296,23 +349,48 @@ mod tests {
         let ids: Vec<u64> = s
             .tables
             .iter()
-            .flat_map(|t| t.games.iter().map(|g| g.id))
+            .flat_map(|t| games(t).into_iter().map(|g| g.id))
             .collect();
         assert_eq!(ids, (0..60).collect::<Vec<_>>());
-        assert_eq!(s.game(17).unwrap().1.id, 17);
+        for id in 0..60 {
+            let (table, g) = s.game(id).unwrap();
+            assert_eq!((g.id, g.table, table.id), (id, table.id, (id / 5) as u32));
+        }
+        assert!(s.game(60).is_none());
+        assert!(s.tables[0].game(5).is_none());
         // Deals differ from each other.
-        assert_ne!(s.tables[0].games[0].seed, s.tables[0].games[1].seed);
+        assert_ne!(
+            s.tables[0].game(0).unwrap().seed,
+            s.tables[0].game(1).unwrap().seed
+        );
     }
 
     #[test]
     fn the_same_seed_gives_the_same_schedule() {
         for f in Format::ALL {
             let t = tournament(3, 2, f, 4);
-            assert_eq!(Schedule::build(&t), Schedule::build(&t));
+            let all = |t: &Tournament| -> Vec<ScheduledGame> {
+                Schedule::build(t).tables.iter().flat_map(games).collect()
+            };
+            assert_eq!(all(&t), all(&t));
             let mut u = t.clone();
             u.seed = 100;
-            assert_ne!(Schedule::build(&t), Schedule::build(&u));
+            assert_ne!(all(&t), all(&u));
         }
+    }
+
+    /// The games computed on demand are those of the schedule as it was built before (every
+    /// game materialised): pinned here so that recorded tournaments resume.
+    #[test]
+    fn games_on_demand_are_the_pinned_ones() {
+        let t = tournament(3, 2, Format::RoundRobin, 3);
+        let s = Schedule::build(&t);
+        let g = s.game(4).unwrap().1;
+        assert_eq!(g.seed, derive_seed(99, TAG_GAME, 4));
+        assert_eq!(g.dealer, Some(dealer(99 ^ TAG_TABLE, 4, 2)));
+        let t = tournament(3, 2, Format::Duplicate, 3);
+        let g = Schedule::build(&t).game(4).unwrap().1;
+        assert_eq!((g.deal, g.seed), (Some(1), derive_seed(99, TAG_DEAL, 1)));
     }
 
     #[test]
@@ -325,7 +403,10 @@ mod tests {
     #[test]
     fn round_robin_deals_are_independent() {
         let s = Schedule::build(&tournament(2, 2, Format::RoundRobin, 3));
-        assert_ne!(s.tables[0].games[0].seed, s.tables[1].games[0].seed);
+        assert_ne!(
+            s.tables[0].game(0).unwrap().seed,
+            s.tables[1].game(0).unwrap().seed
+        );
     }
 
     #[test]
@@ -333,19 +414,40 @@ mod tests {
         let t = tournament(2, 2, Format::Series, 4);
         let s = Schedule::build(&t);
         let table = &s.tables[0];
-        let series = Series::new(Variant::Podkidnoy, 2, table.series_seed).unwrap();
-        assert_eq!(table.games[0].dealer, Some(series.dealer()));
-        assert_eq!(table.games[0].seed, series.next_seed());
-        assert!(table.games[1..]
-            .iter()
-            .all(|g| g.dealer.is_none() && !g.first_game));
+        // Every deck is the one the referee's own series deals (C-10).
+        let mut series = Series::new(Variant::Podkidnoy, 2, table.series_seed).unwrap();
+        let first = table.game(0).unwrap();
+        assert_eq!(first.dealer, Some(series.dealer()));
+        for g in games(table) {
+            assert_eq!(g.seed, series.next_seed(), "game {}", g.index);
+            assert_eq!(g.first_game, g.index == 0);
+            assert_eq!(g.dealer.is_some(), g.index == 0);
+            series.record(Outcome { loser: Some(1) });
+        }
         // After games 0 (seat 1 lost) and 1 (a draw), game 2 is dealt by seat 1.
-        let played = BTreeMap::from([(0, Some(1)), (1, None)]);
-        let plan = table.plan(&played, Variant::Podkidnoy).unwrap();
+        let mut progress = SeriesProgress::new(table);
+        progress.record(0, Some(1)).unwrap();
+        progress.record(1, None).unwrap();
+        let plan: Vec<PlannedGame> = table.plan(|i| i < 2, Some(&progress)).unwrap().collect();
         assert_eq!(plan.len(), 2);
         assert_eq!((plan[0].index, plan[0].dealer), (2, Some(1)));
         assert_eq!(plan[1].dealer, None);
-        let gap = BTreeMap::from([(1, Some(1))]);
-        assert!(table.plan(&gap, Variant::Podkidnoy).is_err());
+        // A gap is refused, when recorded and when planned.
+        assert!(progress.clone().record(3, Some(0)).is_err());
+        assert!(table.plan(|i| i == 1, Some(&progress)).is_err());
+        // Nothing played: the whole series, from its own first dealer.
+        let plan: Vec<PlannedGame> = table.plan(|_| false, None).unwrap().collect();
+        assert_eq!(plan.len(), 4);
+        assert_eq!(plan[0].dealer, first.dealer);
+    }
+
+    /// Building the schedule of a huge tournament costs its tables, not its games.
+    #[test]
+    fn a_huge_schedule_is_built_without_its_games() {
+        let s = Schedule::build(&tournament(3, 2, Format::Duplicate, u32::MAX));
+        assert_eq!(s.tables.len(), 6);
+        assert_eq!(s.total_games(), 6 * u32::MAX as usize);
+        let last = s.game(6 * u32::MAX as u64 - 1).unwrap().1;
+        assert_eq!((last.table, last.index), (5, u32::MAX - 1));
     }
 }
