@@ -1,15 +1,17 @@
 //! `durak tournament` and `durak standings` (issue 4): the command line around
 //! `durak_tournaments` (configuration, demo, progress bar, output formats).
 
+mod progress;
+
 use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
 use durak_tournaments::recorded::ResultsScan;
 use durak_tournaments::results::{resume_command, DirError, ResultLine};
-use durak_tournaments::runner::{Observer, RunOptions};
+use durak_tournaments::runner::RunOptions;
 use durak_tournaments::settings::{resume_settings, Affinity, Settings};
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use progress::Progress;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -90,6 +92,10 @@ pub struct TournamentArgs {
     /// No progress bar and no notes; only the standings.
     #[arg(short, long)]
     quiet: bool,
+    /// Also print the standings so far on stderr every N games recorded (off a terminal, a
+    /// progress line is printed every few seconds anyway).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    standings_every: Option<usize>,
     /// Also write a web page per game and an index with the standings, into DIR/html/.
     #[arg(long, conflicts_with = "no_html")]
     html: bool,
@@ -311,6 +317,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
         ),
     );
     let progress = Arc::new(Progress::new(args.quiet));
+    let watcher = progress.watch(&t, &dir, args.standings_every);
     let run = run_tournament(
         &t,
         &dir,
@@ -347,7 +354,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
         libc::signal(libc::SIGTERM, libc::SIG_DFL);
     }
-    progress.bar.finish_and_clear();
+    progress.finish(watcher);
     let summary = match outcome {
         Ok(s) => s,
         Err(e) => {
@@ -779,58 +786,4 @@ fn checked_results(
         );
     }
     Ok(scan)
-}
-
-/// The progress bar: games done, ETA, faults so far (hidden with --quiet or off a terminal).
-struct Progress {
-    bar: ProgressBar,
-    quiet: bool,
-}
-
-impl Progress {
-    fn new(quiet: bool) -> Progress {
-        let bar = if quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {pos}/{len} games · ETA {eta} · {msg}",
-            )
-            .expect("template")
-            .progress_chars("=> "),
-        );
-        bar.set_message(faults_text(0));
-        Progress { bar, quiet }
-    }
-}
-
-impl Observer for Progress {
-    fn start(&self, total: usize, done: usize, faults: usize) {
-        self.bar.set_length(total as u64);
-        self.bar.set_position(done as u64);
-        self.bar.set_message(faults_text(faults));
-        self.bar.reset_eta();
-    }
-
-    fn game(&self, _line: &ResultLine, done: usize, faults: usize) {
-        self.bar.set_position(done as u64);
-        self.bar.set_message(faults_text(faults));
-    }
-
-    fn disqualified(&self, bot: &str, reason: &str) {
-        if !self.quiet {
-            self.bar.suspend(|| {
-                eprintln!(
-                    "disqualified: {bot}: {}",
-                    durak_protocol::text::escape_controls(reason)
-                )
-            });
-        }
-    }
-}
-
-fn faults_text(n: usize) -> String {
-    format!("{n} fault{}", if n == 1 { "" } else { "s" })
 }

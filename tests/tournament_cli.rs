@@ -285,7 +285,7 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
 }
 
 /// Issue 11: games that finished while an earlier game was still being played (table 1's,
-/// while table 0 plays) are durable too (`held.jsonl`): a SIGKILL does not lose them, and the
+/// while table 0 plays) are durable too (`pending.jsonl`): a SIGKILL does not lose them, and the
 /// resume takes them in instead of playing them again (their replays are left as they were);
 /// the results are those of an uninterrupted run.
 #[test]
@@ -340,7 +340,7 @@ fn games_held_for_earlier_ones_survive_a_sigkill() {
             .iter()
             .map(|l| l["id"].as_u64().unwrap())
             .collect();
-        let text_of = std::fs::read_to_string(cut.join("held.jsonl")).unwrap_or_default();
+        let text_of = std::fs::read_to_string(cut.join("pending.jsonl")).unwrap_or_default();
         let held: Vec<(u64, u64, i64)> = text_of
             .lines()
             .filter(|l| l.ends_with('}'))
@@ -378,7 +378,7 @@ fn games_held_for_earlier_ones_survive_a_sigkill() {
         );
     }
     assert!(
-        !cut.join("held.jsonl").exists(),
+        !cut.join("pending.jsonl").exists(),
         "nothing is held at the end"
     );
 }

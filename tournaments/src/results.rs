@@ -22,9 +22,10 @@ use std::path::{Path, PathBuf};
 pub const CONFIG_FILE: &str = "tournament.toml";
 pub const RESULTS_FILE: &str = "results.jsonl";
 pub const REPLAYS_DIR: &str = "replays";
-/// Games finished while an earlier game was still being played, not recorded yet (their turn
-/// had not come): kept so that a kill loses none of them; a resume takes them in.
-pub const HELD_FILE: &str = "held.jsonl";
+/// Every game's line as soon as it finishes, before it is recorded (its turn may not have come,
+/// its group may not be committed yet): a kill loses none of them; a resume takes in those not
+/// in `results.jsonl`. Removed when the tournament is finished.
+pub const PENDING_FILE: &str = "pending.jsonl";
 
 /// A fault in a result line: the seat, its bot, the kind and the details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,8 +149,8 @@ impl TournamentDir {
     pub fn replays_path(&self) -> PathBuf {
         self.path.join(REPLAYS_DIR)
     }
-    pub fn held_path(&self) -> PathBuf {
-        self.path.join(HELD_FILE)
+    pub fn pending_path(&self) -> PathBuf {
+        self.path.join(PENDING_FILE)
     }
 
     /// Make a new tournament directory and write its configuration (the tournament and the
@@ -376,11 +377,11 @@ impl TournamentDir {
         self.appender_of(&self.results_path())
     }
 
-    /// `held.jsonl` anew with `lines` (the held games a resume takes in), made durable, and
-    /// its appender.
-    pub fn restart_held(&self, lines: &[ResultLine]) -> Result<ResultsWriter, String> {
-        let path = self.held_path();
-        let tmp = self.path.join(format!(".{HELD_FILE}.tmp"));
+    /// `pending.jsonl` anew with `lines` (the finished games a resume takes in), made
+    /// durable, and its appender.
+    pub fn restart_pending(&self, lines: &[ResultLine]) -> Result<ResultsWriter, String> {
+        let path = self.pending_path();
+        let tmp = self.path.join(format!(".{PENDING_FILE}.tmp"));
         let mut text = String::new();
         for l in lines {
             text.push_str(&serde_json::to_string(l).map_err(|e| e.to_string())?);
@@ -667,9 +668,15 @@ impl ResultsWriter {
         if text.is_empty() {
             return Ok(());
         }
-        // One write: a kill leaves whole lines and at most one cut last line (then dropped).
-        self.file.write_all(text.as_bytes())?;
+        self.append_text_unsynced(text)?;
         self.file.sync_data()
+    }
+
+    /// [`ResultsWriter::append_text`] without the fsync: in the page cache, safe from a kill
+    /// (not from a power cut) as soon as this returns.
+    pub fn append_text_unsynced(&mut self, text: &str) -> std::io::Result<()> {
+        // One write: a kill leaves whole lines and at most one cut last line (then dropped).
+        self.file.write_all(text.as_bytes())
     }
 }
 

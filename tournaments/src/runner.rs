@@ -146,10 +146,10 @@ pub async fn run_tournament(
         discipline.record(&l?);
     }
     let already = scan.count();
-    // Games a killed run finished but had not recorded (their turn had not come): taken in,
-    // not played again.
-    let prefill = held_games(&schedule, dir, &scan.record);
-    let held_writer = dir.restart_held(&prefill)?;
+    // Games a killed run finished but had not recorded (their turn had not come, or their
+    // group was not committed): taken in, not played again.
+    let prefill = pending_games(&schedule, dir, &scan.record);
+    let pending = dir.restart_pending(&prefill)?;
     opts.observer.start(total, already, scan.faults);
 
     let shared = Arc::new(Shared {
@@ -171,7 +171,7 @@ pub async fn run_tournament(
     });
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
-        held_writer,
+        pending,
         shared.clone(),
         opts.observer.clone(),
         dir,
@@ -273,8 +273,8 @@ pub async fn run_tournament(
         ));
     }
     if recorded == total {
-        // Every game is recorded: nothing held is left.
-        let _ = std::fs::remove_file(dir.held_path());
+        // Every game is recorded: nothing is pending.
+        let _ = std::fs::remove_file(dir.pending_path());
     } else {
         return Err(format!(
             "{recorded} of {total} games recorded after every pass (a bug: please report it)\n  \
@@ -290,14 +290,45 @@ pub async fn run_tournament(
     })
 }
 
-/// The held games of a killed run (`held.jsonl`) that a resume takes in: games of the schedule
-/// not recorded, for each table those that follow its recorded games without a gap (a table
-/// plays its games in order; anything else is played again). A line that is not a game of this
-/// tournament, or a damaged file, leaves the rest to be played again.
-fn held_games(schedule: &Schedule, dir: &TournamentDir, record: &Record) -> Vec<ResultLine> {
+/// `DURAK_FINISH_LOG=FILE`, for the benchmark's kill test (tournaments/benches/memory.rs): one
+/// line per game as it finishes, `ID UNIX_NANOS`, appended before the game goes to the writer.
+/// What a SIGKILL lost is then the games in it that are neither recorded nor held.
+struct FinishLog(Mutex<std::fs::File>);
+
+impl FinishLog {
+    fn finished(&self, id: u64) {
+        use std::io::Write;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mut f = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(f, "{id} {nanos}");
+    }
+}
+
+fn finish_log() -> Option<&'static FinishLog> {
+    static LOG: std::sync::OnceLock<Option<FinishLog>> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let path = std::env::var_os("DURAK_FINISH_LOG")?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
+            .map(|f| FinishLog(Mutex::new(f)))
+    })
+    .as_ref()
+}
+
+/// The finished games of a killed run (`pending.jsonl`) that a resume takes in: games of the
+/// schedule not recorded whose replay is whole (it ends with its result), for each table those
+/// that follow its recorded games without a gap (a table plays its games in order; anything else
+/// is played again). A line that is not a game of this tournament, or a damaged file, leaves
+/// the rest to be played again.
+fn pending_games(schedule: &Schedule, dir: &TournamentDir, record: &Record) -> Vec<ResultLine> {
     let mut by_table: std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, ResultLine>> =
         Default::default();
-    let Ok(reader) = crate::results::LineReader::open(&dir.held_path()) else {
+    let Ok(reader) = crate::results::LineReader::open(&dir.pending_path()) else {
         return Vec::new();
     };
     for n in reader {
@@ -307,6 +338,7 @@ fn held_games(schedule: &Schedule, dir: &TournamentDir, record: &Record) -> Vec<
             .game(l.id)
             .is_some_and(|(table, g)| l.table == table.id && l.game == g.index && l.seed == g.seed);
         if fits && !record.recorded.contains(l.id) {
+            // A later line of the same game (played again in a later pass) replaces it.
             by_table.entry(l.table).or_default().insert(l.game, l);
         }
     }
@@ -317,11 +349,38 @@ fn held_games(schedule: &Schedule, dir: &TournamentDir, record: &Record) -> Vec<
             .find(|&i| !record.recorded.contains(table.first_id + i as u64))
             .unwrap_or(table.games);
         while let Some(l) = games.remove(&i) {
+            let whole = l
+                .replay
+                .as_ref()
+                .is_none_or(|r| replay_is_whole(&dir.path.join(r)));
+            if !whole {
+                break;
+            }
             out.push(l);
             i += 1;
         }
     }
     out
+}
+
+/// Whether a replay file is whole: its last line is the game's result (a replay is written to a
+/// temporary file and renamed, but after a power cut the data may be missing).
+fn replay_is_whole(path: &std::path::Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = len.saturating_sub(4096);
+    let mut tail = Vec::new();
+    if f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    text.trim_end_matches('\n')
+        .rsplit('\n')
+        .next()
+        .is_some_and(|last| last.starts_with("{\"type\":\"result\""))
 }
 
 /// Whether `table` has games not in `record`.
@@ -459,6 +518,9 @@ fn play_table(
         .map(Some);
     let on_end = |rec: &GameRecord, replay: &mut Option<ReplayLog>| -> Vec<Seat> {
         let line = result_line(table, names, rec, root);
+        if let Some(log) = finish_log() {
+            log.finished(line.id);
+        }
         let replay = replay.take().zip(rec.replay.clone());
         let job = Job {
             replay,
@@ -621,7 +683,7 @@ mod tests {
         });
         let (tx, writer) = spawn_writer(
             td.appender().unwrap(),
-            td.restart_held(&[]).unwrap(),
+            td.restart_pending(&[]).unwrap(),
             shared.clone(),
             Arc::new(Silent),
             &td,

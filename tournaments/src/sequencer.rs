@@ -9,9 +9,9 @@
 //! What this keeps is bounded: a bit per game ([`Record`]), a cursor per table of the pass, and
 //! the *held* games — finished before their turn — as result lines only (their replays are
 //! written at once), at most [`HOLD_MAX`] of them: a table whose games wait beyond that waits
-//! too (the table with the earliest games never does: its games never wait). A held game is
-//! made durable too (`held.jsonl`, see [`crate::writer`]), so a kill does not lose it: the
-//! resume takes it in again ([`Sequencer::new`]'s `prefill`).
+//! too (the table with the earliest games never does: its games never wait). Every finished game
+//! is written to `pending.jsonl` at once ([`crate::writer`]), so a kill does not lose a held
+//! game: the resume takes it in again ([`Sequencer::with_held`]).
 
 use crate::config::Tournament;
 use crate::recorded::Record;
@@ -125,8 +125,6 @@ pub struct Sequencer {
 struct Held {
     line: ResultLine,
     finished: Instant,
-    /// Handed to the writer to be made durable (in `held.jsonl`).
-    persisted: bool,
 }
 
 /// The first index from `from` on that `record` does not hold, at a table.
@@ -140,9 +138,9 @@ impl Sequencer {
         Sequencer::with_held(tables, record, Vec::new())
     }
 
-    /// [`Sequencer::new`], with games that finished before (a killed run's held games, from
-    /// `held.jsonl`): `prefill`, per table in index order, the games that follow its recorded
-    /// ones (see [`crate::runner`]). They are durable already.
+    /// [`Sequencer::new`], with games that finished before (a killed run's, from
+    /// `pending.jsonl`): `prefill`, per table in index order, the games that follow its
+    /// recorded ones (see [`crate::runner`]).
     pub fn with_held<'a>(
         tables: impl IntoIterator<Item = &'a Table>,
         record: &Record,
@@ -169,7 +167,6 @@ impl Sequencer {
                 t.held.push_back(Held {
                     line,
                     finished: now,
-                    persisted: true,
                 });
                 held += 1;
             }
@@ -201,12 +198,8 @@ impl Sequencer {
 /// What sequencing decided, for the caller.
 #[derive(Debug, Default)]
 pub struct Decided {
-    /// Games accepted, in id order, with when they finished and whether they are durable
-    /// already (held, in `held.jsonl`): to write.
-    pub accepted: Vec<(ResultLine, Instant, bool)>,
-    /// Games held now (their turn has not come), as JSON lines: to make durable in
-    /// `held.jsonl`, with their id and when they finished.
-    pub held: Vec<(u64, String, Instant)>,
+    /// Games accepted, in id order, with when they finished: to write.
+    pub accepted: Vec<(ResultLine, Instant)>,
     /// Bots disqualified (name, reason).
     pub disqualified: Vec<(String, String)>,
     /// Tables stopped (a late game).
@@ -230,28 +223,11 @@ impl Books {
         if t.stopped || t.next.is_none() {
             return;
         }
-        let table = line.table;
-        t.held.push_back(Held {
-            line,
-            finished,
-            persisted: false,
-        });
+        t.held.push_back(Held { line, finished });
         self.seq.held += 1;
         self.advance(out);
         // (A game whose turn it is was not held.)
         self.seq.held_max = self.seq.held_max.max(self.seq.held);
-        // Still waiting: to be made durable.
-        if let Some(h) = self
-            .seq
-            .tables
-            .get_mut(&table)
-            .and_then(|t| t.held.back_mut())
-            .filter(|h| !h.persisted)
-        {
-            h.persisted = true;
-            let text = serde_json::to_string(&h.line).expect("a result line serialises");
-            out.held.push((h.line.id, text, h.finished));
-        }
     }
 
     /// A table of this pass ended: the games it did not finish will not come.
@@ -307,11 +283,7 @@ impl Books {
 
     /// A game's turn has come: it counts, or it is late and stops its table.
     fn accept(&mut self, held: Held, out: &mut Decided) {
-        let Held {
-            mut line,
-            finished,
-            persisted,
-        } = held;
+        let Held { mut line, finished } = held;
         let d = &self.discipline;
         let late = line.seats.iter().enumerate().any(|(seat, name)| {
             let forfeit = line
@@ -339,7 +311,7 @@ impl Books {
             // In order by construction (a table's games are sequenced in index order).
             let _ = p.record(line.game, line.loser);
         }
-        out.accepted.push((line, finished, persisted));
+        out.accepted.push((line, finished));
     }
 
     /// Record nothing more of `table` in this pass; the next pass plays its remaining games.
@@ -433,7 +405,7 @@ mod tests {
     }
 
     fn ids(out: &Decided) -> Vec<u64> {
-        out.accepted.iter().map(|(l, _, _)| l.id).collect()
+        out.accepted.iter().map(|(l, _)| l.id).collect()
     }
 
     /// Games finishing out of order count in id order; a game played by a bot disqualified by

@@ -1,13 +1,20 @@
-//! The results writer: one thread takes the games the tables finish, in any order, through a
-//! bounded queue (a table waits when the writer is behind: push back, not a growing queue),
-//! writes each replay at once, sequences the game ([`crate::sequencer`]), and makes the games
-//! durable in group commits: one `syncfs` for the replays written since the last commit, then
-//! the lines of the games held for earlier ones appended to `held.jsonl`, and those of the
-//! accepted games to `results.jsonl`, each with one fsync (a line is never on disk before its
-//! replay). A commit happens once the oldest game waiting for it finished
-//! [`GROUP_COMMIT_WINDOW`] ago, so a game is durable within that window plus the time of the
-//! syncs; a kill loses at most those games, which `--resume` plays again (it takes the held ones
-//! in).
+//! The results writer, in two threads, so that neither a slow disk nor a kill costs more than the
+//! last moments of play:
+//!
+//! - the **writer** takes the games the tables finish, in any order, through a bounded queue
+//!   ([`WRITER_QUEUE`]: a table waits when the writer is behind — push back, not a growing
+//!   queue). For each it writes the replay and appends the result line to `pending.jsonl` at
+//!   once (into the page cache: a SIGKILL loses neither, a resume takes the game in), then
+//!   sequences it ([`crate::sequencer`]);
+//! - the **committer** makes them durable in group commits: an fdatasync of each replay written
+//!   since the last commit (in parallel, so that the file system journals them together) and of
+//!   the replay directory, an fdatasync of `pending.jsonl`, then the lines of the games accepted
+//!   appended to `results.jsonl` with one fsync — a line is never in `results.jsonl` before its
+//!   replay is durable. A group is handed over once its oldest game finished
+//!   [`GROUP_COMMIT_WINDOW`] ago; while a commit runs, the writer goes on with the next group.
+//!
+//! Only this process's files are synced (not `syncfs`, which waits for every dirty page of the
+//! file system: seconds, when other programs write).
 
 use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
@@ -15,7 +22,7 @@ use crate::runner::{Observer, Shared};
 use crate::sequencer::Decided;
 use durak_referee::ReplayLog;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,12 +30,16 @@ use std::time::{Duration, Instant};
 /// (Each holds its replay, about 25 KB for a two-player game.)
 pub const WRITER_QUEUE: usize = 64;
 
-/// How long a finished game may wait for its group commit (one `syncfs` and one fsync of the
-/// results then cover every game of the group).
+/// How long a finished game may wait before its group is committed.
 pub const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
-/// Games written in one group at most.
+/// Games in a group, at most, when the committer is not behind; when it is (a slow disk),
+/// groups grow to [`GROUP_LIMIT`], then the writer waits for it (push back).
 const GROUP_MAX: usize = 1024;
+const GROUP_LIMIT: usize = 4 * GROUP_MAX;
+
+/// Threads that fdatasync a group's replays together.
+const SYNC_THREADS: usize = 4;
 
 /// What the tables send the writer.
 pub(crate) enum Msg {
@@ -50,13 +61,14 @@ pub(crate) struct Job {
 /// How the writer kept up, for the benchmark (`DURAK_RUN_STATS=1`).
 #[derive(Clone, Debug, Default)]
 pub struct WriterStats {
-    /// Games made durable.
+    /// Games recorded.
     pub committed: usize,
     pub commits: usize,
-    /// From a game's end to its line fsynced, at most, and at the 99th percentile.
+    /// From a game's end to its line being durable (in `pending.jsonl`, or in `results.jsonl`
+    /// for a game whose turn had come), at most, and at the 99th percentile.
     pub durable_max: Duration,
     pub durable_p99: Duration,
-    /// The longest `syncfs` plus fsync of a commit.
+    /// The longest commit (its syncs and the append).
     pub sync_max: Duration,
     /// Games held for earlier ones at once, at most.
     pub held_max: usize,
@@ -98,70 +110,90 @@ impl Histogram {
     }
 }
 
-/// Start the writer thread; it ends when every sender is dropped, after a last commit.
+/// What the writer hands the committer.
+#[derive(Default)]
+struct Group {
+    /// Replays written (unsynced).
+    replays: Vec<PathBuf>,
+    /// When each game of the group finished (its line is in `pending.jsonl`).
+    finished: Vec<Instant>,
+    /// Games accepted, in id order: their lines go to `results.jsonl`.
+    accepted: Vec<ResultLine>,
+    /// Answer once committed.
+    barrier: Option<SyncSender<()>>,
+}
+
+impl Group {
+    fn is_empty(&self) -> bool {
+        self.finished.is_empty() && self.accepted.is_empty() && self.barrier.is_none()
+    }
+    fn len(&self) -> usize {
+        self.finished.len().max(self.accepted.len())
+    }
+}
+
+/// Start the writer and committer threads; they end when every sender is dropped, after a last
+/// commit. `pending` appends to `pending.jsonl`.
 pub(crate) fn spawn_writer(
-    writer: ResultsWriter,
-    held: ResultsWriter,
+    results: ResultsWriter,
+    pending: ResultsWriter,
     shared: Arc<Shared>,
     observer: Arc<dyn Observer>,
     dir: &TournamentDir,
 ) -> Result<(SyncSender<Msg>, std::thread::JoinHandle<WriterStats>), String> {
-    let (results, held_path, replays) = (dir.results_path(), dir.held_path(), dir.replays_path());
     let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(WRITER_QUEUE);
+    let (to_commit, commits) = std::sync::mpsc::sync_channel::<Group>(1);
+    let committer = Committer {
+        results,
+        pending_file: dir.pending_path(),
+        results_path: dir.results_path(),
+        replays: dir.replays_path(),
+        shared: shared.clone(),
+        observer: observer.clone(),
+        latency: Histogram::new(),
+        stats: WriterStats::default(),
+    };
+    let committer = std::thread::Builder::new()
+        .name("results-commit".into())
+        .spawn(move || committer.run(commits))
+        .map_err(|e| format!("cannot start the results committer: {e}"))?;
+    let writer = Writer {
+        pending,
+        pending_path: dir.pending_path(),
+        shared,
+        observer,
+        group: Group::default(),
+        to_commit,
+    };
     let handle = std::thread::Builder::new()
         .name("results-writer".into())
         .spawn(move || {
-            Writer {
-                writer,
-                held,
-                shared,
-                observer,
-                results,
-                held_path,
-                replays,
-                batch: Vec::new(),
-                held_batch: Vec::new(),
-                unsynced: false,
-                latency: Histogram::new(),
-                stats: WriterStats::default(),
-            }
-            .run(rx)
+            writer.run(rx);
+            committer.join().unwrap_or_default()
         })
         .map_err(|e| format!("cannot start the results writer: {e}"))?;
     Ok((tx, handle))
 }
 
 struct Writer {
-    writer: ResultsWriter,
-    held: ResultsWriter,
+    pending: ResultsWriter,
+    pending_path: PathBuf,
     shared: Arc<Shared>,
     observer: Arc<dyn Observer>,
-    results: PathBuf,
-    held_path: PathBuf,
-    replays: PathBuf,
-    /// Accepted games not yet in `results.jsonl`, with when they finished and whether they are
-    /// durable already (in `held.jsonl`).
-    batch: Vec<(ResultLine, Instant, bool)>,
-    /// Held games not yet in `held.jsonl`: id, JSON line, when they finished.
-    held_batch: Vec<(u64, String, Instant)>,
-    /// Replays written since the last `syncfs`.
-    unsynced: bool,
-    latency: Histogram,
-    stats: WriterStats,
+    /// The group being gathered.
+    group: Group,
+    to_commit: SyncSender<Group>,
 }
 
 impl Writer {
-    /// When the oldest game waiting for a commit finished.
-    fn oldest(&self) -> Option<Instant> {
-        let a = self.batch.iter().map(|(_, f, _)| *f);
-        let h = self.held_batch.iter().map(|(_, _, f)| *f);
-        a.chain(h).min()
-    }
-
-    fn run(mut self, rx: Receiver<Msg>) -> WriterStats {
+    fn run(mut self, rx: Receiver<Msg>) {
         loop {
-            // The commit is due once the oldest game waiting for it finished a window ago.
-            let due = self.oldest().map(|f| f + GROUP_COMMIT_WINDOW);
+            let due = self
+                .group
+                .finished
+                .iter()
+                .min()
+                .map(|f| *f + GROUP_COMMIT_WINDOW);
             let msg = match due {
                 Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
                     Ok(m) => Some(m),
@@ -181,38 +213,58 @@ impl Writer {
                     self.decided(out);
                 }
                 Some(Msg::Barrier(reply)) => {
-                    self.commit();
-                    let _ = reply.send(());
+                    self.group.barrier = Some(reply);
+                    self.hand_over(true);
+                    continue;
                 }
                 None => {}
             }
-            if self
-                .oldest()
-                .is_some_and(|f| f + GROUP_COMMIT_WINDOW <= Instant::now())
-                || self.batch.len() + self.held_batch.len() >= GROUP_MAX
-            {
-                self.commit();
+            let due = self
+                .group
+                .finished
+                .iter()
+                .min()
+                .is_some_and(|f| *f + GROUP_COMMIT_WINDOW <= Instant::now());
+            if due || self.group.len() >= GROUP_MAX {
+                // Waits for the committer only when it is far behind.
+                self.hand_over(self.group.len() >= GROUP_LIMIT);
             }
         }
-        self.commit();
-        self.stats.held_max = self
-            .shared
-            .lock()
-            .books
-            .seq
-            .held_max
-            .max(self.stats.held_max);
-        self.stats.durable_max = self.latency.max;
-        self.stats.durable_p99 = self.latency.quantile(0.99);
-        self.stats
+        self.hand_over(true);
     }
 
     fn failed(&self) -> bool {
         self.shared.lock().error.is_some()
     }
 
-    /// A finished game: its replay is written now (so that a held game keeps only its line),
-    /// then it is sequenced.
+    /// Hand the group to the committer; when it is busy, keep gathering, unless `wait`.
+    fn hand_over(&mut self, wait: bool) {
+        if self.group.is_empty() {
+            return;
+        }
+        let group = std::mem::take(&mut self.group);
+        let r = if wait {
+            self.to_commit
+                .send(group)
+                .map_err(|e| TrySendError::Disconnected(e.0))
+        } else {
+            self.to_commit.try_send(group)
+        };
+        match r {
+            Ok(()) => {}
+            Err(TrySendError::Full(group)) => self.group = group,
+            Err(TrySendError::Disconnected(group)) => {
+                // The committer is gone (it failed): answer a barrier all the same.
+                if let Some(b) = group.barrier {
+                    let _ = b.send(());
+                }
+            }
+        }
+    }
+
+    /// A finished game: its replay and its line (in `pending.jsonl`) are written now, so that
+    /// a kill does not lose it and a held game keeps only its line in memory; then it is
+    /// sequenced.
     fn finished(&mut self, job: Job) {
         if self.failed() {
             return;
@@ -222,9 +274,18 @@ impl Writer {
                 self.fail(format!("cannot write the replay {}: {e}", path.display()));
                 return;
             }
-            self.unsynced = true;
+            self.group.replays.push(path.clone());
         }
         drop(job.replay);
+        let text = serde_json::to_string(&job.line).expect("a result line serialises") + "\n";
+        if let Err(e) = self.pending.append_text_unsynced(&text) {
+            self.fail(format!(
+                "cannot append to {}: {e}",
+                self.pending_path.display()
+            ));
+            return;
+        }
+        self.group.finished.push(job.finished);
         let mut out = Decided::default();
         self.shared
             .lock()
@@ -240,82 +301,132 @@ impl Writer {
         for (bot, reason) in &out.disqualified {
             self.observer.disqualified(bot, reason);
         }
-        self.batch.extend(out.accepted);
-        self.held_batch.extend(out.held);
+        self.group
+            .accepted
+            .extend(out.accepted.into_iter().map(|(l, _)| l));
         // Held games may have gone: tables waiting for that may go on.
         self.shared.wake.notify_all();
     }
 
-    /// Make the batch durable: the replays, then the lines (held, then accepted).
-    fn commit(&mut self) {
-        if (self.batch.is_empty() && self.held_batch.is_empty()) || self.failed() {
+    fn fail(&mut self, e: String) {
+        self.shared.fail(e);
+        self.group.accepted.clear();
+    }
+}
+
+struct Committer {
+    results: ResultsWriter,
+    pending_file: PathBuf,
+    results_path: PathBuf,
+    replays: PathBuf,
+    shared: Arc<Shared>,
+    observer: Arc<dyn Observer>,
+    latency: Histogram,
+    stats: WriterStats,
+}
+
+impl Committer {
+    fn run(mut self, groups: Receiver<Group>) -> WriterStats {
+        for mut group in groups {
+            let barrier = group.barrier.take();
+            self.commit(group);
+            if let Some(b) = barrier {
+                let _ = b.send(());
+            }
+        }
+        self.stats.held_max = self.shared.lock().books.seq.held_max;
+        self.stats.durable_max = self.latency.max;
+        self.stats.durable_p99 = self.latency.quantile(0.99);
+        self.stats
+    }
+
+    /// Make a group durable: its replays, the pending lines, then the accepted lines.
+    fn commit(&mut self, group: Group) {
+        if self.shared.lock().error.is_some()
+            || (group.finished.is_empty() && group.accepted.is_empty())
+        {
             return;
         }
         let started = Instant::now();
-        if self.unsynced {
-            if let Err(e) = sync_dir_fs(&self.replays) {
-                self.fail(format!(
-                    "cannot make the replays in {} durable: {e}",
+        if let Err((p, e)) = sync_files(&group.replays) {
+            return self.fail(format!(
+                "cannot make the replay {} durable: {e}",
+                p.display()
+            ));
+        }
+        if !group.replays.is_empty() {
+            if let Err(e) = sync_path(&self.replays) {
+                return self.fail(format!(
+                    "cannot make {} durable: {e}",
                     self.replays.display()
                 ));
-                return;
-            }
-            self.unsynced = false;
-        }
-        // Held games accepted in the same group need not be held on disk.
-        let accepted: std::collections::HashSet<u64> =
-            self.batch.iter().map(|(l, _, _)| l.id).collect();
-        let mut held = String::new();
-        for (id, text, _) in &self.held_batch {
-            if !accepted.contains(id) {
-                held.push_str(text);
-                held.push('\n');
             }
         }
-        if let Err(e) = self.held.append_text(&held) {
-            self.fail(format!(
+        if !group.finished.is_empty() {
+            if let Err(e) = sync_path(&self.pending_file) {
+                return self.fail(format!(
+                    "cannot make {} durable: {e}",
+                    self.pending_file.display()
+                ));
+            }
+        }
+        let lines: Vec<&ResultLine> = group.accepted.iter().collect();
+        if let Err(e) = self.results.append_all(&lines) {
+            return self.fail(format!(
                 "cannot append to {}: {e}",
-                self.held_path.display()
+                self.results_path.display()
             ));
-            return;
-        }
-        let lines: Vec<&ResultLine> = self.batch.iter().map(|(l, _, _)| l).collect();
-        if let Err(e) = self.writer.append_all(&lines) {
-            self.fail(format!("cannot append to {}: {e}", self.results.display()));
-            return;
         }
         let now = Instant::now();
         self.stats.sync_max = self.stats.sync_max.max(now - started);
         self.stats.commits += 1;
-        self.stats.committed += self.batch.len();
-        // A game is durable once, held or recorded: its latency counts then.
-        for (_, _, finished) in self.held_batch.drain(..) {
-            self.latency.add(now.saturating_duration_since(finished));
+        self.stats.committed += group.accepted.len();
+        for f in &group.finished {
+            self.latency.add(now.saturating_duration_since(*f));
         }
         let mut s = self.shared.lock();
-        for (line, finished, was_held) in self.batch.drain(..) {
-            if !was_held {
-                self.latency.add(now.saturating_duration_since(finished));
-            }
+        for line in &group.accepted {
             s.done += 1;
-            s.faults += count_faults(&line);
-            self.observer.game(&line, s.done, s.faults);
+            s.faults += count_faults(line);
+            self.observer.game(line, s.done, s.faults);
         }
     }
 
     /// A write failed: the tournament stops (every table, at its next game).
     fn fail(&mut self, e: String) {
         self.shared.fail(e);
-        self.batch.clear();
-        self.held_batch.clear();
     }
 }
 
-/// One `syncfs` of the file system holding `dir`: every replay written there becomes durable
-/// at once.
-fn sync_dir_fs(dir: &Path) -> std::io::Result<()> {
-    let d = std::fs::File::open(dir)?;
-    rustix::fs::syncfs(&d).map_err(Into::into)
+/// fdatasync each file, a few at a time in parallel (the journal then commits them together).
+fn sync_files(paths: &[PathBuf]) -> Result<(), (PathBuf, std::io::Error)> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let per = paths.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = paths
+            .chunks(per)
+            .map(|chunk| {
+                s.spawn(move || {
+                    for p in chunk {
+                        std::fs::File::open(p)
+                            .and_then(|f| f.sync_data())
+                            .map_err(|e| (p.clone(), e))?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or(Ok(())))
+    })
+}
+
+/// fsync a file or a directory by path.
+fn sync_path(p: &Path) -> std::io::Result<()> {
+    std::fs::File::open(p)?.sync_data()
 }
 
 #[cfg(test)]
@@ -332,20 +443,5 @@ mod tests {
         assert_eq!(h.quantile(0.5), Duration::from_millis(50));
         assert_eq!(h.quantile(0.99), Duration::from_millis(99));
         assert_eq!(h.quantile(1.0), h.max);
-    }
-
-    /// The queue to the writer is bounded: a table that finishes a game while it is full
-    /// waits (push back) instead of piling replays up in memory.
-    #[test]
-    fn the_queue_to_the_writer_is_bounded() {
-        let (tx, _rx) = std::sync::mpsc::sync_channel::<Msg>(WRITER_QUEUE);
-        let (reply, _) = std::sync::mpsc::sync_channel(1);
-        for _ in 0..WRITER_QUEUE {
-            tx.try_send(Msg::Barrier(reply.clone())).unwrap();
-        }
-        assert!(matches!(
-            tx.try_send(Msg::Barrier(reply)),
-            Err(std::sync::mpsc::TrySendError::Full(_))
-        ));
     }
 }

@@ -1,0 +1,219 @@
+//! What `durak tournament` shows while it runs, on stderr: on a terminal, a progress bar; off a
+//! terminal (a pipe, nohup, CI), where a bar would be hidden, a progress line every few seconds
+//! (games done of the total, rate, ETA, faults) and one at the end; with `--standings-every N`,
+//! the standings every N games, computed from what `results.jsonl` holds so far.
+
+use durak_tournaments::results::ResultLine;
+use durak_tournaments::runner::Observer;
+use durak_tournaments::{Tournament, TournamentDir};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Off a terminal, a progress line this often (`DURAK_PROGRESS_INTERVAL_MS` changes it: tests).
+const LINE_INTERVAL: Duration = Duration::from_secs(5);
+
+/// How progress is shown.
+pub struct Progress {
+    pub bar: ProgressBar,
+    quiet: bool,
+    /// Progress lines instead of a bar (stderr is not a terminal).
+    lines: bool,
+    total: AtomicUsize,
+    done: AtomicUsize,
+    faults: AtomicUsize,
+    /// Games recorded when this run started (for the rate).
+    at_start: AtomicUsize,
+    started: Mutex<Instant>,
+    stop: (Mutex<bool>, Condvar),
+}
+
+impl Progress {
+    pub fn new(quiet: bool) -> Progress {
+        let lines = !quiet && !std::io::stderr().is_terminal();
+        let bar = if quiet || lines {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {pos}/{len} games · ETA {eta} · {msg}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        bar.set_message(faults_text(0));
+        Progress {
+            bar,
+            quiet,
+            lines,
+            total: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            faults: AtomicUsize::new(0),
+            at_start: AtomicUsize::new(0),
+            started: Mutex::new(Instant::now()),
+            stop: (Mutex::new(false), Condvar::new()),
+        }
+    }
+
+    /// Print something on stderr without breaking the bar.
+    fn say(&self, text: &str) {
+        if self.lines {
+            eprintln!("{text}");
+        } else {
+            self.bar.suspend(|| eprintln!("{text}"));
+        }
+    }
+
+    /// `progress: 1200/5400 games (22%), 410 games/s, ETA 0:10, 3 faults`
+    fn line(&self) -> String {
+        let (total, done) = (
+            self.total.load(Ordering::Relaxed),
+            self.done.load(Ordering::Relaxed),
+        );
+        let now = done.saturating_sub(self.at_start.load(Ordering::Relaxed));
+        let secs = self
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            .as_secs_f64();
+        let rate = if secs > 0.0 { now as f64 / secs } else { 0.0 };
+        let eta = if done >= total {
+            "done".to_string()
+        } else if rate > 0.0 {
+            let s = ((total - done) as f64 / rate).round() as u64;
+            format!("ETA {}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        } else {
+            "ETA unknown".to_string()
+        };
+        format!(
+            "progress: {done}/{total} games ({:.0}%), {rate:.0} games/s, {eta}, {}",
+            if total == 0 {
+                100.0
+            } else {
+                done as f64 * 100.0 / total as f64
+            },
+            faults_text(self.faults.load(Ordering::Relaxed))
+        )
+    }
+
+    /// Show progress until [`Progress::finish`]: a line every interval off a terminal, and with
+    /// `standings_every`, the standings each time that many more games are recorded (read from
+    /// `results.jsonl`). Returns the thread to join after `finish`.
+    pub fn watch(
+        self: &Arc<Progress>,
+        t: &Tournament,
+        dir: &TournamentDir,
+        standings_every: Option<usize>,
+    ) -> Option<std::thread::JoinHandle<()>> {
+        if self.quiet || (!self.lines && standings_every.is_none()) {
+            return None;
+        }
+        let interval = std::env::var("DURAK_PROGRESS_INTERVAL_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(LINE_INTERVAL, Duration::from_millis);
+        let (me, t, dir) = (self.clone(), t.clone(), dir.clone());
+        std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || me.ticker(&t, &dir, interval, standings_every))
+            .ok()
+    }
+
+    fn ticker(
+        &self,
+        t: &Tournament,
+        dir: &TournamentDir,
+        interval: Duration,
+        every: Option<usize>,
+    ) {
+        let step = Duration::from_millis(100).min(interval);
+        let mut last_line = Instant::now();
+        let mut shown = every.map(|n| self.done.load(Ordering::Relaxed) / n);
+        loop {
+            let stopped = {
+                let guard = self.stop.0.lock().unwrap_or_else(|e| e.into_inner());
+                let (guard, _) = self
+                    .stop
+                    .1
+                    .wait_timeout_while(guard, step, |stop| !*stop)
+                    .unwrap_or_else(|e| e.into_inner());
+                *guard
+            };
+            if let (Some(n), Some(seen)) = (every, shown.as_mut()) {
+                let now = self.done.load(Ordering::Relaxed) / n;
+                if now > *seen {
+                    *seen = now;
+                    self.standings(t, dir);
+                }
+            }
+            if self.lines && (stopped || last_line.elapsed() >= interval) {
+                last_line = Instant::now();
+                self.say(&self.line());
+            }
+            if stopped {
+                return;
+            }
+        }
+    }
+
+    fn standings(&self, t: &Tournament, dir: &TournamentDir) {
+        match dir.standings(t) {
+            Ok(s) => self.say(&format!(
+                "standings after {} of {} games:\n{}",
+                s.games_played,
+                s.games_scheduled,
+                s.to_text().trim_end()
+            )),
+            Err(e) => self.say(&format!("standings: cannot read them yet: {e}")),
+        }
+    }
+
+    /// The run is over: the watcher prints its last line (off a terminal) and ends.
+    pub fn finish(&self, watcher: Option<std::thread::JoinHandle<()>>) {
+        *self.stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.stop.1.notify_all();
+        if let Some(w) = watcher {
+            let _ = w.join();
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Observer for Progress {
+    fn start(&self, total: usize, done: usize, faults: usize) {
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+        self.at_start.store(done, Ordering::Relaxed);
+        self.faults.store(faults, Ordering::Relaxed);
+        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(faults_text(faults));
+        self.bar.reset_eta();
+    }
+
+    fn game(&self, _line: &ResultLine, done: usize, faults: usize) {
+        self.done.store(done, Ordering::Relaxed);
+        self.faults.store(faults, Ordering::Relaxed);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(faults_text(faults));
+    }
+
+    fn disqualified(&self, bot: &str, reason: &str) {
+        if !self.quiet {
+            self.say(&format!(
+                "disqualified: {bot}: {}",
+                durak_protocol::text::escape_controls(reason)
+            ));
+        }
+    }
+}
+
+fn faults_text(n: usize) -> String {
+    format!("{n} fault{}", if n == 1 { "" } else { "s" })
+}
