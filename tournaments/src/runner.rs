@@ -521,11 +521,23 @@ fn play_table(
         if let Some(log) = finish_log() {
             log.finished(line.id);
         }
-        let replay = replay.take().zip(rec.replay.clone());
+        // The table writes its replay (into the page cache; the committer syncs it): tables
+        // write theirs in parallel, and the writer only appends lines.
+        let finished = Instant::now();
+        let replay = match replay.take().zip(rec.replay.clone()) {
+            Some((log, path)) => match log.write_atomic_unsynced(&path) {
+                Ok(()) => Some(path),
+                Err(e) => {
+                    shared.fail(format!("cannot write the replay {}: {e}", path.display()));
+                    return (0..names.len()).collect();
+                }
+            },
+            None => None,
+        };
         let job = Job {
             replay,
             line,
-            finished: Instant::now(),
+            finished,
         };
         // A full queue waits here: the writer is behind.
         if to_writer.send(Msg::Finished(Box::new(job))).is_err() {
@@ -639,6 +651,87 @@ fn result_line(
 mod tests {
     use super::*;
     use crate::writer::WRITER_QUEUE;
+
+    fn two_bots() -> Tournament {
+        crate::config::Input {
+            file: Some((
+                "t.toml".into(),
+                crate::config::ConfigFile::parse(
+                    "[tournament]\ngames = 4\n[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+                     [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n",
+                    std::path::Path::new("t.toml"),
+                )
+                .unwrap(),
+            )),
+            cwd: "/".into(),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap()
+    }
+
+    /// A resume takes in the pending games that follow each table's recorded ones without a
+    /// gap, whose replay is whole; the others are played again.
+    #[test]
+    fn pending_games_taken_in_follow_the_recorded_ones_and_have_whole_replays() {
+        let t = two_bots();
+        let schedule = Schedule::build(&t);
+        let dir = tempfile::tempdir().unwrap();
+        let td = TournamentDir {
+            path: dir.path().to_path_buf(),
+        };
+        std::fs::create_dir_all(td.replays_path()).unwrap();
+        let line = |id: u64, whole: bool| {
+            let (table, g) = schedule.game(id).unwrap();
+            let replay = format!("replays/t{:04}-g{:04}.jsonl", table.id, g.index);
+            let end = if whole { "{\"type\":\"result\"}\n" } else { "" };
+            std::fs::write(
+                td.path.join(&replay),
+                format!("{{\"type\":\"header\"}}\n{end}"),
+            )
+            .unwrap();
+            ResultLine {
+                id,
+                table: table.id,
+                game: g.index,
+                deal: g.deal,
+                seats: table.bots.iter().map(|&b| t.bots[b].name.clone()).collect(),
+                seed: g.seed,
+                dealer: 0,
+                loser: None,
+                durak: None,
+                draw: true,
+                faults: vec![],
+                moves: 0,
+                replay: Some(replay),
+                duration_ms: 0,
+                disqualified: vec![],
+                move_limit: None,
+            }
+        };
+        // Table 0 (ids 0-3): 0 recorded; 1, 2 pending, 3's replay cut short. Table 1 (4-7):
+        // 5 pending after a gap (4 was never finished).
+        let mut record = Record::new(&schedule);
+        record.recorded.insert(0);
+        let mut w = td.restart_pending(&[]).unwrap();
+        let pending = [line(1, true), line(2, true), line(3, false), line(5, true)];
+        w.append_all(&pending.iter().collect::<Vec<_>>()).unwrap();
+        // A line of another tournament (another seed) is left out too.
+        let mut other = line(1, true);
+        other.seed ^= 1;
+        w.append_all(&[&other]).unwrap();
+        let taken: Vec<u64> = pending_games(&schedule, &td, &record)
+            .iter()
+            .map(|l| l.id)
+            .collect();
+        assert_eq!(taken, vec![1, 2]);
+        // The later line of a game replaces the earlier one (played again in a later pass).
+        let mut again = line(1, true);
+        again.moves = 99;
+        w.append_all(&[&again]).unwrap();
+        let taken = pending_games(&schedule, &td, &record);
+        assert_eq!(taken[0].moves, 99);
+    }
 
     /// The queue to the writer is bounded: while the writer is stuck (here: the shared state is
     /// held), a table can put at most WRITER_QUEUE finished games (and their replays) in it,

@@ -12,9 +12,10 @@
 //!   both values and where each comes from. The games already played ran with the recorded
 //!   value; the rest must too, or the tournament is unfair (a bot pinned to a CPU in some games
 //!   and not in others, another memory limit), and a weaker sandbox is unsafe.
-//! - `concurrency`, `html` and `name` **may change**: they change neither what is recorded nor
-//!   the conditions of a game (each table still gets CPUs of its own when there are enough). A new
-//!   value is accepted, noted, and recorded for the next resume.
+//! - `concurrency`, `html` and `name` **may change**: they change nothing that is recorded of a
+//!   game (results do not depend on concurrency: see [`crate::sequencer`]), and each table still
+//!   runs on a CPU of its own as long as there are as many CPUs as tables at once. A new value is
+//!   accepted, noted, and recorded for the next resume.
 //!
 //! A `tournament.toml` written before these settings were recorded lacks them: what the resume
 //! command gives is used (and recorded), else the default, with a note.
@@ -392,8 +393,7 @@ pub fn resume_settings(
             if was != is {
                 notes.push(format!(
                     "note: {key} {is} ({from}) instead of {was} as recorded in {}: it changes \
-                     neither the results nor the conditions of a game; recorded for the next \
-                     resume",
+                     nothing that is recorded of a game; recorded for the next resume",
                     config_path.display()
                 ));
                 changed = true;

@@ -3,9 +3,9 @@
 //!
 //! - the **writer** takes the games the tables finish, in any order, through a bounded queue
 //!   ([`WRITER_QUEUE`]: a table waits when the writer is behind — push back, not a growing
-//!   queue). For each it writes the replay and appends the result line to `pending.jsonl` at
-//!   once (into the page cache: a SIGKILL loses neither, a resume takes the game in), then
-//!   sequences it ([`crate::sequencer`]);
+//!   queue). Each table has written the game's replay (into the page cache); the writer appends
+//!   its result line to `pending.jsonl` at once (a SIGKILL then loses neither, and a resume
+//!   takes the game in), then sequences it ([`crate::sequencer`]);
 //! - the **committer** makes them durable in group commits: an fdatasync of each replay written
 //!   since the last commit (in parallel, so that the file system journals them together) and of
 //!   the replay directory, an fdatasync of `pending.jsonl`, then the lines of the games accepted
@@ -20,14 +20,13 @@ use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
 use crate::runner::{Observer, Shared};
 use crate::sequencer::Decided;
-use durak_referee::ReplayLog;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Finished games on their way to the writer, at most: a table that finishes one more waits.
-/// (Each holds its replay, about 25 KB for a two-player game.)
+/// (Each is its result line and its replay's path: a few hundred bytes.)
 pub const WRITER_QUEUE: usize = 64;
 
 /// How long a finished game may wait before its group is committed.
@@ -51,9 +50,9 @@ pub(crate) enum Msg {
     Barrier(SyncSender<()>),
 }
 
-/// A finished game: its replay (to write) and its result line.
+/// A finished game: its replay (written, not synced) and its result line.
 pub(crate) struct Job {
-    pub replay: Option<(ReplayLog, PathBuf)>,
+    pub replay: Option<PathBuf>,
     pub line: ResultLine,
     pub finished: Instant,
 }
@@ -262,21 +261,15 @@ impl Writer {
         }
     }
 
-    /// A finished game: its replay and its line (in `pending.jsonl`) are written now, so that
-    /// a kill does not lose it and a held game keeps only its line in memory; then it is
-    /// sequenced.
+    /// A finished game: its line goes to `pending.jsonl` now (its replay is written), so that
+    /// a kill does not lose it; then it is sequenced.
     fn finished(&mut self, job: Job) {
         if self.failed() {
             return;
         }
-        if let Some((log, path)) = &job.replay {
-            if let Err(e) = log.write_atomic_unsynced(path) {
-                self.fail(format!("cannot write the replay {}: {e}", path.display()));
-                return;
-            }
-            self.group.replays.push(path.clone());
+        if let Some(path) = job.replay {
+            self.group.replays.push(path);
         }
-        drop(job.replay);
         let text = serde_json::to_string(&job.line).expect("a result line serialises") + "\n";
         if let Err(e) = self.pending.append_text_unsynced(&text) {
             self.fail(format!(
