@@ -7,7 +7,7 @@ use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
 use durak_tournaments::recorded::ResultsScan;
-use durak_tournaments::results::{resume_command, DirError, ResultLine};
+use durak_tournaments::results::{resume_command, DirError, LineReader, ResultLine};
 use durak_tournaments::runner::RunOptions;
 use durak_tournaments::settings::{resume_settings, Affinity, Settings};
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
@@ -740,7 +740,28 @@ fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
 pub fn standings(args: StandingsArgs) -> CmdResult {
     let (dir, t) = TournamentDir::open(&args.dir, false)?;
     let (_, settings) = dir.recorded()?;
-    checked_results(&t, &dir, false)?;
+    let scan = checked_results(&t, &dir, false)?;
+    // Games a killed run finished but did not record: the resume records them.
+    let pending: std::collections::HashSet<u64> = LineReader::open(&dir.pending_path())
+        .map(|r| {
+            r.map_while(Result::ok)
+                .map(|n| n.line.id)
+                .filter(|id| !scan.record.recorded.contains(*id))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !pending.is_empty() {
+        eprintln!(
+            "note: {} more finished game{} {} not recorded yet (in {}): `{}` records {} and \
+             plays the rest",
+            pending.len(),
+            if pending.len() == 1 { "" } else { "s" },
+            if pending.len() == 1 { "is" } else { "are" },
+            dir.pending_path().display(),
+            resume_command(&dir.path),
+            if pending.len() == 1 { "it" } else { "them" }
+        );
+    }
     let name = settings.name.as_deref().unwrap_or("tournament");
     print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if args.html {

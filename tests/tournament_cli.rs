@@ -359,6 +359,14 @@ fn games_held_for_earlier_ones_survive_a_sigkill() {
         !held.is_empty(),
         "no game was held at the kill, in {attempt} tries"
     );
+    // `durak standings` counts only what is recorded, and says what is pending.
+    let o = durak(&["standings", cut.to_str().unwrap()], tmp.path());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("more finished game") && text(&o.stderr).contains("--resume"),
+        "{}",
+        text(&o.stderr)
+    );
     let out = durak(
         &["tournament", "--resume", cut.to_str().unwrap(), "-q"],
         tmp.path(),
