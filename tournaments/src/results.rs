@@ -297,12 +297,15 @@ impl TournamentDir {
             .unwrap_or(0)
     }
 
-    /// The standings of what is recorded, reading `results.jsonl` in id order.
+    /// The standings of what is recorded, reading `results.jsonl` one line at a time into the
+    /// standings builder (which takes lines in any order, in memory that does not grow with
+    /// them).
     pub fn standings(&self, t: &Tournament) -> Result<Standings, String> {
-        let lines = lines_in_id_order(&self.results_path())?;
-        // Until the streaming builder is on main: the lines in memory, read back only now.
-        let all: Vec<ResultLine> = lines.collect::<Result<_, _>>()?;
-        Ok(Standings::compute(t, &all))
+        let mut b = Standings::builder(t);
+        for l in LineReader::open(&self.results_path())? {
+            b.add(&l?.line);
+        }
+        Ok(b.finish())
     }
 
     /// Hold the directory for a run that writes to it: an exclusive `flock` on the results
