@@ -22,6 +22,7 @@
 //! - [`sprt`]: the sequential test fed with result lines (gauntlet: is the challenger better?).
 
 pub mod config;
+pub mod lines;
 pub mod recorded;
 pub mod results;
 pub mod runner;
