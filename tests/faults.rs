@@ -339,3 +339,39 @@ fn exiting_after_game_end_is_explained_in_the_next_game() {
     );
     assert!(f.detail.contains("exit after match_end"), "{f:?}");
 }
+
+/// A bot that crashes reading an event it did not expect (a Python `KeyError` on `game_over`,
+/// which only comes after its last answer, with `game_end`) is charged in the game it crashed
+/// in, with its traceback in that game's replay, not in the next game (issue 15).
+#[test]
+fn a_crash_reading_the_last_events_is_charged_in_its_own_game() {
+    let h = Hostile::new();
+    let body = r#"while read -r line; do
+  case "$line" in
+    *'"kind":"game_over"'*) echo "Traceback: KeyError: 'game_over'" >&2; exit 1;;
+  esac
+  printf '%s\n' "$line"
+done | "$DURAK" bot random
+"#;
+    let mut bot = seat(&h, body);
+    bot.limits.move_ms = 5_000;
+    let r = run(vec![bot, builtin("random")], 3, &h.replay_dir());
+    for (g, game) in r.games.iter().enumerate() {
+        assert_eq!(game.faults.len(), 1, "game {g}: {game:?}");
+        let f = &game.faults[0];
+        assert_eq!((f.seat, f.kind), (0, FaultKind::Crash), "game {g}: {f:?}");
+        assert!(
+            f.detail.contains("while reading this game's last events")
+                && f.detail.contains("\"game_over\"")
+                && f.detail.contains("for the first time"),
+            "game {g}: {f:?}"
+        );
+        assert!(!f.detail.contains("previous game"), "game {g}: {f:?}");
+        assert_eq!(game.loser, Some(0), "game {g}: {game:?}");
+        let stderr = replay_stderr(&r, g, 0);
+        assert!(
+            stderr.contains("KeyError: 'game_over'"),
+            "game {g}: {stderr:?}"
+        );
+    }
+}

@@ -259,6 +259,53 @@ impl Serialize for EventSer<'_> {
     }
 }
 
+/// Every event `kind`, in the order of [`event_kind_index`].
+pub const EVENT_KINDS: [&str; 16] = [
+    "dealt",
+    "dealt_hand",
+    "first_attacker",
+    "turn_started",
+    "exchanged",
+    "attacked",
+    "defended",
+    "takes",
+    "added",
+    "passed",
+    "picked_up",
+    "discarded",
+    "drew",
+    "drew_cards",
+    "exited",
+    "game_over",
+];
+
+/// The index of an event's `kind` in [`EVENT_KINDS`].
+pub fn event_kind_index(e: &EventKind) -> usize {
+    match e {
+        EventKind::Dealt { .. } => 0,
+        EventKind::DealtHand { .. } => 1,
+        EventKind::FirstAttacker { .. } => 2,
+        EventKind::TurnStarted { .. } => 3,
+        EventKind::Exchanged { .. } => 4,
+        EventKind::Attacked { .. } => 5,
+        EventKind::Defended { .. } => 6,
+        EventKind::Takes { .. } => 7,
+        EventKind::Added { .. } => 8,
+        EventKind::Passed { .. } => 9,
+        EventKind::PickedUp { .. } => 10,
+        EventKind::Discarded { .. } => 11,
+        EventKind::Drew { .. } => 12,
+        EventKind::DrewCards { .. } => 13,
+        EventKind::Exited { .. } => 14,
+        EventKind::GameOver { .. } => 15,
+    }
+}
+
+/// An event's `kind`, as its JSON says.
+pub fn event_kind_name(e: &EventKind) -> &'static str {
+    EVENT_KINDS[event_kind_index(e)]
+}
+
 /// An event's JSON object (`kind` plus its fields).
 pub fn event_json(e: &EventKind) -> Value {
     serde_json::to_value(EventSer(e)).expect("json")
@@ -909,6 +956,44 @@ pub fn bot_hello(name: &str, version: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn event_kind_names_are_the_kinds_sent() {
+        use durak_rules::{Game, Setup};
+        // Every kind that random games produce, named as its JSON names it.
+        let mut seen = [false; 16];
+        for seed in 0..40u64 {
+            for (variant, players) in [(Variant::Prostoy, 2), (Variant::Podkidnoy, 3)] {
+                let setup = Setup {
+                    variant,
+                    players,
+                    dealer: 0,
+                    first_game: true,
+                };
+                let mut g = Game::new(setup, seed).unwrap();
+                let mut rng = durak_rules::random::SmallRng::new(seed);
+                let mut events = g.start_events();
+                while let Some(l) = g.legal() {
+                    for e in events.drain(..) {
+                        let v = event_json(&e.kind);
+                        assert_eq!(v["kind"], event_kind_name(&e.kind), "{v}");
+                        seen[event_kind_index(&e.kind)] = true;
+                    }
+                    let m = durak_rules::random::random_move(&l, &mut rng);
+                    g.apply_into(l.decision.seat, &m, &mut events).unwrap();
+                }
+                for e in events.drain(..) {
+                    assert_eq!(event_json(&e.kind)["kind"], event_kind_name(&e.kind));
+                    seen[event_kind_index(&e.kind)] = true;
+                }
+            }
+        }
+        let missing: Vec<_> = (0..16)
+            .filter(|&i| !seen[i])
+            .map(|i| EVENT_KINDS[i])
+            .collect();
+        assert!(missing.is_empty(), "never produced: {missing:?}");
+    }
 
     #[test]
     fn nobody_played_only_when_every_seat_faulted() {

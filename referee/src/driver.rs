@@ -167,7 +167,61 @@ struct Live {
     games_done: u32,
     /// It sent a line in the current game.
     answered: bool,
+    kinds: Kinds,
 }
+
+/// The kinds of message a bot process was sent, as bits: each event kind
+/// (`proto::EVENT_KINDS`), then [`GAME_START`] and [`REQUEST`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Kinds {
+    /// Kinds it read and lived on: an answer came after them.
+    read: u32,
+    /// Kinds sent since its last answer.
+    unread: u32,
+}
+
+const GAME_START: u32 = 1 << 16;
+const REQUEST: u32 = 1 << 17;
+
+impl Kinds {
+    fn event(e: &durak_rules::EventKind) -> u32 {
+        1 << proto::event_kind_index(e)
+    }
+
+    /// It answered: it read everything sent before.
+    fn answered(&mut self) {
+        self.read |= self.unread;
+        self.unread = 0;
+    }
+
+    /// Kinds sent since its last answer that it never read before.
+    fn new_ones(&self) -> u32 {
+        self.unread & !self.read
+    }
+
+    /// The kinds in `bits`, in words: "a game_over event".
+    fn describe(bits: u32) -> String {
+        let mut names: Vec<String> = (0..16)
+            .filter(|i| bits & (1 << i) != 0)
+            .map(|i| format!("{:?}", proto::EVENT_KINDS[i]))
+            .collect();
+        let events = match names.len() {
+            0 => None,
+            1 => Some(format!("a {} event", names.remove(0))),
+            _ => Some(format!("events of kind {}", names.join(", "))),
+        };
+        events
+            .into_iter()
+            .chain((bits & GAME_START != 0).then(|| "a game_start".to_string()))
+            .chain((bits & REQUEST != 0).then(|| "a request".to_string()))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+}
+
+/// How long the referee waits, at the end of a game, for a bot to read this game's last events
+/// when they hold a kind of message its process never read before (see [`settle_tails`]).
+const SETTLE_MS: (u64, u64) = (50, 1000);
 
 struct SeatState {
     live: Option<Live>,
@@ -475,12 +529,14 @@ impl GameRun<'_> {
                 event: proto::EventSer(&e.kind),
             });
             let msg = proto::event(self.index, &e.kind);
+            let kind = Kinds::event(&e.kind);
             for (seat, s) in seats.iter_mut().enumerate() {
                 if !e.to.sees(seat) {
                     continue;
                 }
                 if let Some(live) = s.live.as_mut() {
                     let limit = Duration::from_millis(self.cfg.seats[seat].limits.move_ms.max(100));
+                    live.kinds.unread |= kind;
                     if let Err(f) = live.proc.send_later(&msg, limit).await {
                         let limits = self.cfg.seats[seat].limits;
                         let f = io_fault(seat, f, "reading its input (events)", limits.move_ms, 0);
@@ -587,6 +643,7 @@ async fn play_game(
                         proc,
                         games_done: 0,
                         answered: false,
+                        kinds: Kinds::default(),
                     });
                 }
                 Err((f, proc)) => {
@@ -650,6 +707,7 @@ async fn play_game(
                 proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
             if let Some(live) = s.live.as_mut() {
                 let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
+                live.kinds.unread |= GAME_START;
                 if let Err(f) = live.proc.send_later(&msg, limit).await {
                     let limits = cfg.seats[seat].limits;
                     let f = io_fault(seat, f, "reading game_start", limits.move_ms, 0);
@@ -730,6 +788,15 @@ async fn play_game(
         }
     }
     let mut outcome = outcome.expect("the loop ends with an outcome");
+    // A bot that dies reading this game's last events dies in this game.
+    if run.faults.is_empty() {
+        settle_tails(cfg, seats, &mut run).await;
+        if let Some(f) = run.faults.first() {
+            outcome = Outcome {
+                loser: Some(f.seat),
+            };
+        }
+    }
     // A bot that killed its supervisor after its last answer (nothing would clean up after it
     // any more) is at fault in this game too, as it would have been at its next answer.
     if run.faults.is_empty() {
@@ -835,6 +902,42 @@ async fn play_game(
     Ok((record, log))
 }
 
+/// At the end of a game, before `game_end`: every bot that was sent, since its last answer, a kind
+/// of message its process never read before (the first `game_over` event, for one) gets this
+/// game's last events now, and a moment (see [`SETTLE_MS`]) to read them and go quiet
+/// (`BotProcess::settle_input`). One that dies meanwhile is charged in this game, the game it
+/// died in: a bot that crashes on an event it did not expect does so as it reads it. Once a
+/// process has read a kind, nobody waits for it again, so a match waits once per process, not
+/// once per game. (A bot that exits after `game_end` is not this: it is charged in the next game.)
+async fn settle_tails(cfg: &MatchConfig, seats: &mut [SeatState], run: &mut GameRun<'_>) {
+    for seat in 0..seats.len() {
+        let Some(live) = seats[seat].live.as_mut() else {
+            continue;
+        };
+        let new = live.kinds.new_ones();
+        if new == 0 {
+            continue;
+        }
+        let limits = cfg.seats[seat].limits;
+        let wait = Duration::from_millis(limits.move_ms.clamp(SETTLE_MS.0, SETTLE_MS.1));
+        match live.proc.settle_input(wait).await {
+            // Quiet, or still busy after the wait (thinking between games, a JIT compiler at
+            // work): alive, and not waited for again for these kinds.
+            Ok(_) => live.kinds.answered(),
+            Err(f) => {
+                let what = format!(
+                    "while reading this game's last events, sent after its last answer, among \
+                     them {} for the first time: read every kind of message, ignoring what you \
+                     do not use",
+                    Kinds::describe(new)
+                );
+                let f = io_fault(seat, f, &what, limits.move_ms, 0);
+                run.fault(seats, f).await;
+            }
+        }
+    }
+}
+
 /// The replay's `stderr` lines of one seat in one game: one per point of the game it wrote at
 /// (`at`: `"start"`, the request id, `"end"`), with the bytes dropped there beyond the game's cap.
 fn stderr_lines(seat: Seat, chunks: Vec<StderrChunk>) -> impl Iterator<Item = Value> {
@@ -882,18 +985,37 @@ async fn ask(
     run.error_context = (Some(id), None);
     // What the bot writes on stderr from now on comes with this request.
     live.proc.mark_stderr(StderrAt::Request(id)).await;
-    live.proc
-        .send(&req, total)
-        .await
-        .map_err(|f| io_fault(seat, f, "reading its request", limits.move_ms, bank[seat]))?;
+    live.kinds.unread |= REQUEST;
+    // A bot that dies here may have died on a kind of message it never read before: say so.
+    let new = live.kinds.new_ones();
+    let hint = move |mut f: Fault| {
+        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 {
+            f.detail.push_str(&format!(
+                "; since its last answer it was sent {} for the first time (read every kind of \
+                 message, ignoring what you do not use)",
+                Kinds::describe(new)
+            ));
+        }
+        f
+    };
+    live.proc.send(&req, total).await.map_err(|f| {
+        hint(io_fault(
+            seat,
+            f,
+            "reading its request",
+            limits.move_ms,
+            bank[seat],
+        ))
+    })?;
     // The clock starts once the request is written: the referee's own work is not charged.
     let sent = Instant::now();
     let (line, arrived) = live
         .proc
         .recv(total)
         .await
-        .map_err(|f| io_fault(seat, f, "answer", limits.move_ms, bank[seat]))?;
+        .map_err(|f| hint(io_fault(seat, f, "answer", limits.move_ms, bank[seat])))?;
     live.answered = true;
+    live.kinds.answered();
     let elapsed = arrived.saturating_duration_since(sent);
     let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
     let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);

@@ -499,6 +499,36 @@ impl BotProcess {
         ))
     }
 
+    /// Write what is queued, then wait, at most `limit`, until the bot has read all of it and
+    /// gone quiet (no byte left in its stdin pipe, none of its processes running: see
+    /// [`crate::idle`]), or has ended. `Ok(true)`: quiet; `Ok(false)`: still busy at the limit
+    /// (it may be thinking; it is alive); `Err`: it ended (or stopped reading), with the fault.
+    /// For a kind of message a process has not read before: a bot that crashes on it does so
+    /// right after reading it.
+    pub async fn settle_input(&mut self, limit: Duration) -> Result<bool, IoFault> {
+        self.flush(limit).await?;
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(s) = self.try_exit() {
+                self.stdin = None;
+                return Err(self.ended(s));
+            }
+            let unread = self
+                .stdin
+                .as_ref()
+                .and_then(crate::idle::unread_bytes)
+                .unwrap_or(0);
+            let busy = unread > 0 || self.pgid.is_some_and(crate::idle::tree_busy);
+            if !busy {
+                return Ok(true);
+            }
+            if Instant::now() >= until {
+                return Ok(false);
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     /// The most memory the bot used at once (its cgroup's peak), when known.
     pub fn peak_memory(&self) -> Option<u64> {
         self.cgroup.as_ref().and_then(|c| c.peak_memory())

@@ -1,0 +1,110 @@
+//! Whether a bot has read what it was sent and gone quiet: its stdin pipe holds no unread byte and
+//! none of its processes (every thread of every process below its supervisor) is running or in a
+//! disk wait. Used after writing a kind of message a bot process has not read before (a bot that
+//! crashes on an event it did not expect dies right after reading it), so that the crash is
+//! charged to the game, and named after the message, it happened at
+//! ([`crate::BotProcess::settle_input`]).
+
+use std::os::fd::AsFd;
+
+/// Bytes written to the pipe that its reader has not read yet (`FIONREAD` works on either end of
+/// a Linux pipe). `None` when the kernel does not say.
+pub(crate) fn unread_bytes(fd: impl AsFd) -> Option<u64> {
+    rustix::io::ioctl_fionread(fd).ok()
+}
+
+/// Whether some thread of a process below `root` (not `root` itself: the supervisor, which only
+/// waits) is runnable, in a disk wait, or a zombie not yet reaped (a process on its way out).
+/// Processes that are gone by the time they are looked at count as quiet.
+pub(crate) fn tree_busy(root: i32) -> bool {
+    let mut todo = crate::isolation::children_of(root);
+    let mut seen = 0;
+    while let Some(pid) = todo.pop() {
+        seen += 1;
+        if seen > 4096 {
+            // A bot with thousands of processes is not quiet.
+            return true;
+        }
+        if process_busy(pid) {
+            return true;
+        }
+        todo.extend(crate::isolation::children_of(pid));
+    }
+    false
+}
+
+/// Whether a thread of process `pid` is runnable (`R`), in a disk wait (`D`) or a zombie (`Z`).
+fn process_busy(pid: i32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("stat"))
+            .ok()
+            .and_then(|stat| state_of(&stat))
+            .is_some_and(|s| matches!(s, 'R' | 'D' | 'Z'))
+    })
+}
+
+/// The state letter of a `/proc/.../stat` line (the field after the command name in parentheses,
+/// which may itself hold spaces and parentheses).
+fn state_of(stat: &str) -> Option<char> {
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_is_read_past_a_command_name_with_parentheses() {
+        assert_eq!(state_of("12 (a) b)) S 1 12 12"), Some('S'));
+        assert_eq!(state_of("7 (python3) R 1"), Some('R'));
+        assert_eq!(state_of("garbage"), None);
+    }
+
+    #[test]
+    fn a_sleeping_child_is_quiet_and_a_spinning_one_is_busy() {
+        use std::process::Command;
+        let me = std::process::id() as i32;
+        let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
+        // A child that has not reached its sleep yet is briefly runnable.
+        let quiet = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            !process_busy(sleeper.id() as i32)
+        });
+        assert!(quiet, "a sleeping process is quiet");
+        let mut spinner = Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let busy = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            process_busy(spinner.id() as i32)
+        });
+        assert!(busy, "a spinning process is busy");
+        assert!(tree_busy(me), "the test's own tree holds the spinner");
+        for c in [&mut sleeper, &mut spinner] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    #[test]
+    fn unread_bytes_are_counted_from_the_write_end() {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        // `sleep` never reads its stdin: what is written stays in the pipe.
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        assert_eq!(unread_bytes(&stdin), Some(0));
+        stdin.write_all(b"hello\n").unwrap();
+        assert_eq!(unread_bytes(&stdin), Some(6));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
