@@ -26,6 +26,10 @@ pub struct CheckBotArgs {
     /// Full games per table against the built-in bots (0: none)
     #[arg(long, default_value_t = 3)]
     games: u32,
+    /// Games of the long match, all in one bot process, reporting its peak memory and answer
+    /// times (0: none)
+    #[arg(long, value_name = "N", default_value_t = durak_checkbot::DEFAULT_LONG)]
+    long: u32,
     /// Time limit per decision, in milliseconds
     #[arg(long, default_value_t = 1000)]
     move_time_ms: u64,
@@ -41,6 +45,13 @@ pub struct CheckBotArgs {
     /// The bot's working directory [default: the current directory]
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    /// Build the bot first: a shell command run in its working directory ("make", "javac -d
+    /// out src/*.java"); a failed build fails the check
+    #[arg(long, value_name = "CMD")]
+    build: Option<String>,
+    /// Time limit of the build, in seconds
+    #[arg(long, value_name = "S", default_value_t = durak_checkbot::build::DEFAULT_BUILD_TIMEOUT_S)]
+    build_timeout_s: u64,
     /// Keep the full games' replays in DIR (for `durak replay`)
     #[arg(long, value_name = "DIR")]
     replay_dir: Option<PathBuf>,
@@ -57,7 +68,8 @@ pub struct CheckBotArgs {
 
 #[derive(Args)]
 pub struct SubmitArgs {
-    /// The bot's folder, holding bot.toml (name, command, language, author)
+    /// The bot's folder, holding bot.toml (name, command, language, author, and optionally
+    /// build), or that bot.toml itself
     path: PathBuf,
     /// The tournament configuration to register the bot in (created if missing)
     #[arg(long, short, value_name = "FILE", default_value = "tournament.toml")]
@@ -68,6 +80,12 @@ pub struct SubmitArgs {
     /// Full games per table in the check
     #[arg(long, default_value_t = 3)]
     games: u32,
+    /// Games of the check's long match, all in one bot process (0: none)
+    #[arg(long, value_name = "N", default_value_t = durak_checkbot::DEFAULT_LONG)]
+    long: u32,
+    /// Time limit of the bot's build (bot.toml's `build`), in seconds
+    #[arg(long, value_name = "S", default_value_t = durak_checkbot::build::DEFAULT_BUILD_TIMEOUT_S)]
+    build_timeout_s: u64,
     /// Isolation of the bot: `default` or `strict` (bubblewrap: no network, read-only system,
     /// only its own folder visible), as in `durak tournament --sandbox`. See docs/SECURITY.md.
     #[arg(long, default_value = "default", value_name = "default|strict")]
@@ -118,6 +136,36 @@ fn run_check(
     Ok(rt.block_on(durak_checkbot::check_bot(cmd, opts)))
 }
 
+/// Run a bot's build; `Err` with the exit status when it failed (its output printed, as JSON
+/// with `--json`).
+fn build_bot(command: &str, dir: &Path, timeout_s: u64, json: bool) -> Result<(), ExitCode> {
+    if !json {
+        eprintln!(
+            "building: {} (in {})...",
+            escape_controls(command),
+            dir.display()
+        );
+    }
+    let b = durak_checkbot::build::run(command, dir, std::time::Duration::from_secs(timeout_s));
+    if b.ok {
+        if !json {
+            eprint!("{}", b.to_text());
+        }
+        return Ok(());
+    }
+    if json {
+        let v = serde_json::json!({"passed": false, "build": b});
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        print!("{}", b.to_text());
+        println!(
+            "\nFAILED: the build failed, so the bot was not checked. Fix the build (the output \
+             above says why) and run again."
+        );
+    }
+    Err(ExitCode::from(1))
+}
+
 fn print_report(report: &Report, json: bool) {
     if json {
         println!(
@@ -149,6 +197,16 @@ pub fn check_bot(args: CheckBotArgs) -> CmdResult {
         };
         cmd.cwd = Some(dir);
     }
+    if let Some(b) = &args.build {
+        let dir = match &cmd.cwd {
+            Some(d) => d.clone(),
+            None => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if let Err(code) = build_bot(b, &dir, args.build_timeout_s, args.json) {
+            return Ok(code);
+        }
+    }
     let opts = Options {
         variants: variants(&args.variant)?,
         games: args.games,
@@ -160,9 +218,13 @@ pub fn check_bot(args: CheckBotArgs) -> CmdResult {
         },
         seed: args.seed,
         replay_dir: args.replay_dir.clone(),
+        long: args.long,
     };
     if !args.json {
-        eprintln!("checking {spec:?}: scripted positions, then full games (a few seconds)...");
+        eprintln!(
+            "checking {spec:?}: scripted positions, full games, then a long match (a few \
+             seconds)..."
+        );
     }
     let report = run_check(&cmd, &opts, &args.affinity)?;
     print_report(&report, args.json);
@@ -197,8 +259,12 @@ fn relative_to(path: &Path, base: &Path) -> String {
 
 pub fn submit(args: SubmitArgs) -> CmdResult {
     // The bot folder and its manifest.
+    // The folder, or its bot.toml ("bot.toml" alone: the current folder).
     let folder = if args.path.file_name() == Some(manifest::FILE.as_ref()) {
-        args.path.parent().unwrap_or(Path::new(".")).to_path_buf()
+        match args.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
     } else {
         args.path.clone()
     };
@@ -277,6 +343,7 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
     let opts = Options {
         variants: variants(&variant)?,
         games: args.games,
+        long: args.long,
         limits: Limits {
             startup_ms: t.and_then(|t| t.startup_ms).unwrap_or(base.startup_ms),
             move_ms: t.and_then(|t| t.move_ms).unwrap_or(base.move_ms),
@@ -295,6 +362,18 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             escape_controls(&m.author),
             folder.display()
         );
+    }
+    if let Some(b) = &m.build {
+        if build_bot(b, &folder, args.build_timeout_s, args.json).is_err() {
+            eprintln!(
+                "\nREFUSED: {:?} was not registered in {}: its build (bot.toml's build = {:?}) \
+                 failed.",
+                m.name,
+                file.display(),
+                b
+            );
+            return Ok(ExitCode::from(1));
+        }
     }
     let report = run_check(&cmd, &opts, &args.affinity)?;
     print_report(&report, args.json);

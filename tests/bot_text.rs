@@ -149,6 +149,8 @@ fn check_bot_reports_the_bots_text_escaped() {
             "podkidnoy",
             "--games",
             "1",
+            "--long",
+            "0",
             &hostile,
         ],
         tmp.path(),

@@ -31,7 +31,10 @@ fn node() -> Option<PathBuf> {
 
 /// `durak check-bot --json` on a sample bot: it must pass every check.
 fn assert_passes(bot: &str) {
-    let out = durak(&["check-bot", "--games", "2", "--json", bot], &repo());
+    let out = durak(
+        &["check-bot", "--games", "2", "--long", "20", "--json", bot],
+        &repo(),
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "check-bot --json prints JSON ({e}): {}\n{}",
@@ -73,6 +76,8 @@ fn assert_passes(bot: &str) {
         "podkidnoy-add-after-take-3p",
         "games-prostoy-greedy",
         "games-podkidnoy-3p",
+        "reads",
+        "long",
     ] {
         assert!(ids.contains(&id), "{bot}: no check {id} in {ids:?}");
     }
@@ -195,25 +200,31 @@ struct Sh {
     prostoy_attack: &'static str,
     podkidnoy_defence: &'static str,
     game_end: &'static str,
-    fixed_id: bool,
+    /// How it finds the id of its answer (`ID=$id` copies the request's).
+    id: &'static str,
+    /// Run at every line before it is read as a message (`$line` holds it).
+    each_line: &'static str,
 }
 
 const GOOD: Sh = Sh {
     prostoy_attack: ONE_CARD,
     podkidnoy_defence: TAKE,
     game_end: ":",
-    fixed_id: false,
+    id: "ID=$id",
+    each_line: ":",
 };
 
 /// Write the bot to `dir/bot.sh`; returns its command.
 fn sh_bot(dir: &Path, b: &Sh) -> String {
-    let mut s = GOOD_SH
+    let s = GOOD_SH
         .replace("PROSTOY_ATTACK", b.prostoy_attack)
         .replace("PODKIDNOY_DEFENCE", b.podkidnoy_defence)
-        .replace("GAME_END", b.game_end);
-    if b.fixed_id {
-        s = s.replace("ID=$id", "ID=1");
-    }
+        .replace("GAME_END", b.game_end)
+        .replace("ID=$id", b.id)
+        .replace(
+            "while read -r line; do\n",
+            &format!("while read -r line; do\n  {}\n", b.each_line),
+        );
     let path = dir.join("bot.sh");
     std::fs::write(&path, s).unwrap();
     format!("sh {}", path.display())
@@ -231,6 +242,9 @@ fn check(bot: &str, args: &[&str]) -> (i32, String, Value) {
     let mut a = vec!["check-bot"];
     if !args.contains(&"--games") {
         a.extend(["--games", "1"]);
+    }
+    if !args.contains(&"--long") {
+        a.extend(["--long", "0"]);
     }
     a.extend_from_slice(args);
     a.push(bot);
@@ -322,13 +336,7 @@ fn a_bot_that_passes_as_defender_fails_with_k7() {
 #[test]
 fn a_bot_that_ignores_ids_fails_on_the_id() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = sh_bot(
-        dir.path(),
-        &Sh {
-            fixed_id: true,
-            ..GOOD
-        },
-    );
+    let bot = sh_bot(dir.path(), &Sh { id: "ID=1", ..GOOD });
     let (code, report, json) = check(&bot, &["--variant", "prostoy"]);
     assert_eq!(code, 1, "{report}");
     assert_eq!(check_of(&json, "ids")["status"], "fail");
@@ -529,5 +537,206 @@ fn check_bot_runs_the_bot_in_the_sandbox_asked_for() {
         "{}{}",
         text(&strict.stdout),
         text(&strict.stderr)
+    );
+}
+
+/// A bot that answers with its own counter (1, 2, 3, ...) instead of the request's id fails the
+/// quick check (`--games 0`): the ids check-bot chooses are not a counter.
+#[test]
+fn a_bot_that_counts_its_answers_fails_the_quick_check() {
+    let dir = tempfile::tempdir().unwrap();
+    for counter in ["n=$((n+1)); ID=$n", "n=$((n+1)); ID=$((n-1))"] {
+        let bot = sh_bot(
+            dir.path(),
+            &Sh {
+                id: counter,
+                ..GOOD
+            },
+        );
+        let (code, report, json) = check(&bot, &["--games", "0"]);
+        assert_eq!(code, 1, "{counter}: {report}");
+        assert_eq!(check_of(&json, "ids")["status"], "fail", "{report}");
+        assert!(report.contains("copy the request's \"id\""), "{report}");
+    }
+}
+
+/// A bot that crashes reading an event kind it did not expect (here `game_over`, which comes
+/// after its last answer) is told so: the bot exited while reading events, after that event,
+/// with its stderr in the text report, not "keeps running after game_end".
+#[test]
+fn a_crash_reading_an_event_is_named_with_the_bots_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            each_line: r#"case "$line" in *'"kind":"game_over"'*) echo "Traceback (most recent call last):" >&2; echo "KeyError: 'game_over'" >&2; exit 1;; esac"#,
+            ..GOOD
+        },
+    );
+    let (code, report, json) = check(&bot, &["--games", "0", "--variant", "podkidnoy"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(check_of(&json, "reads")["status"], "fail", "{report}");
+    assert_ne!(check_of(&json, "game-end")["status"], "fail", "{report}");
+    for needle in [
+        "✗ reads every kind of message",
+        "the bot exited with code 1 while reading events, right after the first \"game_over\" \
+         event it was sent",
+        "read every kind of message and ignore what you do not use",
+        "the bot's stderr ended with: | Traceback (most recent call last): | KeyError: 'game_over'",
+    ] {
+        assert!(
+            report.contains(needle),
+            "report lacks {needle:?}:\n{report}"
+        );
+    }
+    assert!(
+        !report.contains("keep reading stdin after game_end"),
+        "{report}"
+    );
+    // The position it happened in fails with it.
+    assert_eq!(
+        check_of(&json, "podkidnoy-attack")["status"],
+        "fail",
+        "{report}"
+    );
+}
+
+/// The long match plays many games in one process: a bot that dies dozens of games in (as a
+/// JVM at its memory limit did) passes the quick check and fails the long one, which says in
+/// which game, with its stderr; a healthy bot gets its peak memory (or why it is not known)
+/// and its answer times.
+#[test]
+fn the_long_match_catches_a_bot_that_dies_dozens_of_games_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        &Sh {
+            each_line: r#"case "$line" in *'"type":"game_start"'*) g=$((g+1)); if [ "$g" -gt 25 ]; then echo "java.lang.OutOfMemoryError: Java heap space" >&2; exit 3; fi;; esac"#,
+            ..GOOD
+        },
+    );
+    let (code, report, _) = check(&bot, &["--games", "0", "--variant", "podkidnoy"]);
+    assert_eq!(code, 0, "the quick check passes: {report}");
+    let (code, report, json) = check(
+        &bot,
+        &["--games", "0", "--variant", "podkidnoy", "--long", "40"],
+    );
+    assert_eq!(code, 1, "{report}");
+    let long = check_of(&json, "long");
+    assert_eq!(long["status"], "fail", "{report}");
+    assert!(
+        report.contains("the bot failed in game 25 of the match (after 25 games played"),
+        "{report}"
+    );
+    assert!(report.contains("OutOfMemoryError"), "{report}");
+    assert_eq!(json["long"]["played"], 25);
+
+    // A healthy bot: peak memory and answer times.
+    let good = sh_bot(dir.path(), &GOOD);
+    let (code, report, json) = check(
+        &good,
+        &["--games", "0", "--variant", "prostoy", "--long", "5"],
+    );
+    assert_eq!(code, 0, "{report}");
+    assert!(report.contains("✓ 5 games in one process"), "{report}");
+    assert!(report.contains("answer times: median"), "{report}");
+    let l = &json["long"];
+    assert_eq!(l["played"], 5);
+    assert!(
+        l["peak_memory_bytes"].as_u64().is_some_and(|b| b > 0) || l["memory_unknown"].is_string(),
+        "{l}"
+    );
+    assert!(report.contains("peak memory: "), "{report}");
+    assert!(!l["timing"].as_array().unwrap().is_empty(), "{l}");
+}
+
+/// `--build CMD` builds the bot in its working directory first; a failed build fails the check.
+#[test]
+fn check_bot_builds_the_bot_first() {
+    let dir = tempfile::tempdir().unwrap();
+    sh_bot(dir.path(), &GOOD);
+    std::fs::rename(dir.path().join("bot.sh"), dir.path().join("bot.sh.in")).unwrap();
+    let cwd = dir.path().to_str().unwrap();
+    let (code, report, _) = check(
+        "sh bot.sh",
+        &[
+            "--games",
+            "0",
+            "--cwd",
+            cwd,
+            "--build",
+            "cp bot.sh.in bot.sh",
+        ],
+    );
+    assert_eq!(code, 0, "{report}");
+    let (code, report, json) = check("sh bot.sh", &["--cwd", cwd, "--build", "exit 4"]);
+    assert_eq!(code, 1, "{report}");
+    assert!(report.contains("the build exited with code 4"), "{report}");
+    assert_eq!(json["build"]["ok"], false);
+}
+
+/// As root, `--sandbox strict` runs the bot sandboxed and the built-in opponents, the referee's
+/// own program, as they are: no warning that "bots run as root without a sandbox".
+#[test]
+fn strict_check_bot_as_root_does_not_warn_about_its_built_in_opponents() {
+    if !common::strict_ready() || !durak_referee::isolation::running_as_root() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    sh_bot(dir.path(), &GOOD);
+    let out = durak(
+        &[
+            "check-bot",
+            "--sandbox",
+            "strict",
+            "--variant",
+            "podkidnoy",
+            "--games",
+            "1",
+            "--long",
+            "0",
+            "--cwd",
+            dir.path().to_str().unwrap(),
+            "sh bot.sh",
+        ],
+        &repo(),
+    );
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        !text(&out.stderr).contains("without a sandbox"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Without the sandbox, the warning is there, and says what it is about.
+    let out = durak(
+        &[
+            "check-bot",
+            "--games",
+            "0",
+            "--long",
+            "0",
+            "--variant",
+            "podkidnoy",
+            "--cwd",
+            dir.path().to_str().unwrap(),
+            "sh bot.sh",
+        ],
+        &repo(),
+    );
+    assert!(
+        text(&out.stderr)
+            .contains("bots other than the built-in ones run as root without a sandbox"),
+        "{}",
+        text(&out.stderr)
     );
 }

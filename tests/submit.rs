@@ -62,7 +62,10 @@ fn a_checked_bot_is_registered_and_the_tournament_runs_it() {
     bot_folder(root, "alpha", "take", &manifest("alpha"));
     bot_folder(root, "beta", "take", &manifest("beta"));
 
-    let out = durak(&["submit", "bots/alpha", "--games", "1"], root);
+    let out = durak(
+        &["submit", "bots/alpha", "--games", "1", "--long", "0"],
+        root,
+    );
     assert!(
         out.status.success(),
         "{}\n{}",
@@ -80,7 +83,10 @@ fn a_checked_bot_is_registered_and_the_tournament_runs_it() {
     assert!(config.contains("(sh, by Test Author)"), "{config}");
 
     // A second bot goes after the first; the first entry, and comments, are kept.
-    let out = durak(&["submit", "bots/beta", "--games", "1"], root);
+    let out = durak(
+        &["submit", "bots/beta", "--games", "1", "--long", "0"],
+        root,
+    );
     assert!(out.status.success(), "{}", flat(&out.stderr));
     let config2 = std::fs::read_to_string(root.join("tournament.toml")).unwrap();
     assert!(config2.starts_with(&config), "appended:\n{config2}");
@@ -149,6 +155,8 @@ fn a_failing_bot_is_refused_with_the_report() {
             "t.toml",
             "--games",
             "1",
+            "--long",
+            "0",
         ],
         root,
     );
@@ -176,6 +184,8 @@ fn a_failing_bot_is_refused_with_the_report() {
             "--tournament",
             "t.toml",
             "--games",
+            "0",
+            "--long",
             "0",
             "--json",
         ],
@@ -239,4 +249,105 @@ fn bad_manifests_are_refused_with_the_file_the_key_and_the_fix() {
 
     let e = refused("bots/nowhere");
     assert!(e.contains("not a folder"), "{e}");
+}
+
+/// `durak submit .` (and `durak submit bot.toml`) from inside the bot's folder.
+#[test]
+fn submit_works_from_inside_the_bot_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    bot_folder(root, "here", "take", &manifest("here"));
+    let folder = root.join("bots/here");
+    for (arg, tournament) in [(".", "../../t1.toml"), ("bot.toml", "../../t2.toml")] {
+        let out = durak(
+            &[
+                "submit", arg, "-t", tournament, "--games", "0", "--long", "0",
+            ],
+            &folder,
+        );
+        assert!(
+            out.status.success(),
+            "durak submit {arg}: {}\n{}",
+            flat(&out.stdout),
+            flat(&out.stderr)
+        );
+        let config = std::fs::read_to_string(folder.join(tournament)).unwrap();
+        assert!(
+            config.contains("name = \"here\"") && config.contains("cwd = \"bots/here\""),
+            "{config}"
+        );
+    }
+}
+
+/// bot.toml's `build` runs in the bot's folder before the check; a failed build, or one over
+/// its time limit, is refused with its output, and nothing is registered.
+#[test]
+fn the_build_runs_before_the_check_and_a_failed_build_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    // The build makes bot.sh from its source.
+    let with_build = |name: &str, build: &str| {
+        bot_folder(
+            root,
+            name,
+            "take",
+            &format!("{}build = {build:?}\n", manifest(name)),
+        );
+        let dir = root.join("bots").join(name);
+        std::fs::rename(dir.join("bot.sh"), dir.join("bot.sh.in")).unwrap();
+    };
+    with_build("built", "echo building; cp bot.sh.in bot.sh");
+    let out = durak(
+        &["submit", "bots/built", "--games", "0", "--long", "0"],
+        root,
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        flat(&out.stdout),
+        flat(&out.stderr)
+    );
+    assert!(flat(&out.stderr).contains("build: echo building; cp bot.sh.in bot.sh"));
+    assert!(root.join("bots/built/bot.sh").exists());
+
+    with_build("broken", "echo 'bot.c:3: error: expected ;' >&2; exit 2");
+    let out = durak(
+        &["submit", "bots/broken", "--games", "0", "--long", "0"],
+        root,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = flat(&out.stdout);
+    assert!(
+        text.contains("the build exited with code 2") && text.contains("| bot.c:3: error"),
+        "{text}"
+    );
+    assert!(flat(&out.stderr).contains("REFUSED: \"broken\""));
+
+    with_build("slow", "sleep 60");
+    let out = durak(
+        &[
+            "submit",
+            "bots/slow",
+            "--games",
+            "0",
+            "--long",
+            "0",
+            "--build-timeout-s",
+            "1",
+        ],
+        root,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        flat(&out.stdout).contains("did not finish within 1 s"),
+        "{}",
+        flat(&out.stdout)
+    );
+    let config = std::fs::read_to_string(root.join("tournament.toml")).unwrap();
+    assert!(
+        config.contains("\"built\"")
+            && !config.contains("\"broken\"")
+            && !config.contains("\"slow\""),
+        "{config}"
+    );
 }

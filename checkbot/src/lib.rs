@@ -12,12 +12,17 @@
 //!    with 2 and 3 players). The bot gets the events its seat would have seen, then the request;
 //!    the answer is validated (schema, id, `Game::check`), and the game is played on to its end.
 //! 3. **Full games** against the built-in bots in each variant, through the referee itself.
-//! 4. **Answer times**: median, p95 and max per kind of decision, with warnings near the limit.
+//! 4. **The long match** ([`long`]): many games in one process (`--long N`, 100 by default),
+//!    with the bot's peak memory and its answer times: what kills a bot dozens of games in.
+//! 5. **Answer times**: median, p95 and max per kind of decision, with warnings near the limit.
 //!
 //! The result is a [`Report`]: text for people ([`Report::to_text`]), JSON for machines.
 
+pub mod build;
+pub mod deliver;
 pub mod describe;
 pub mod games;
+pub mod long;
 pub mod manifest;
 pub mod positions;
 pub mod report;
@@ -42,7 +47,13 @@ pub struct Options {
     pub seed: u64,
     /// Keep the full games' replays here (default: a temporary directory, removed).
     pub replay_dir: Option<PathBuf>,
+    /// Games of the long match, all in one process (0: none).
+    pub long: u32,
 }
+
+/// The default [`Options::long`]: enough games for what kills a bot dozens of games in (a
+/// runtime at its memory limit, a leak), in a few seconds for a fast bot.
+pub const DEFAULT_LONG: u32 = 100;
 
 impl Default for Options {
     fn default() -> Options {
@@ -52,6 +63,7 @@ impl Default for Options {
             limits: Limits::default(),
             seed: 1,
             replay_dir: None,
+            long: DEFAULT_LONG,
         }
     }
 }
@@ -70,6 +82,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
         timing: Vec::new(),
         warnings: Vec::new(),
         replay_dir: opts.replay_dir.as_ref().map(|d| d.display().to_string()),
+        long: None,
     };
     let mut basics = Section {
         title: "Protocol basics".into(),
@@ -100,11 +113,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
         return report;
     }
 
-    let mut session = session::Session {
-        cmd,
-        limits: opts.limits,
-        findings: Default::default(),
-    };
+    let mut session = session::Session::new(cmd, opts.limits);
     // The scripted positions, grouped by (variant, players): one match per group.
     let mut groups: Vec<Vec<&positions::Position>> = Vec::new();
     for p in positions::positions(&opts.variants) {
@@ -210,7 +219,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
             fix: "keep reading stdin after game_end; exit only after match_end (or when stdin \
                   closes)."
                 .into(),
-            stderr: None,
+            stderr: f.between_stderr.clone(),
         });
     } else if !started {
         between.status = Status::Skip;
@@ -221,6 +230,36 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
             Some("not seen: the bot never finished a game and played the next (see below)".into());
     }
     basics.checks.push(between);
+    let mut reads = Check::new(
+        "reads",
+        "reads every kind of message",
+        "",
+        "The bot reads every message it is sent, also those that need no answer (game_start, \
+         every kind of event, game_end), and lives on, ignoring what it does not use.",
+    );
+    if let Some(p) = &f.first_death {
+        reads.status = Status::Fail;
+        let n = f.died_reading.len();
+        let more = if n > 3 {
+            format!("; and {} more time{}", n - 3, if n == 4 { "" } else { "s" })
+        } else {
+            String::new()
+        };
+        reads.details.push(format!(
+            "it ended reading: {}{more} (see below)",
+            f.died_reading[..n.min(3)].join("; ")
+        ));
+        reads.problem = Some(p.clone());
+    } else if !started {
+        reads.status = Status::Skip;
+        reads.summary = Some("not checked: the bot did not start".into());
+    } else {
+        reads.summary = Some(format!(
+            "read and lived on: {}",
+            deliver::describe(f.kinds_read)
+        ));
+    }
+    basics.checks.push(reads);
     let mut end = Check::new(
         "match-end",
         "exits after match_end",
@@ -313,6 +352,44 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
                         .into(),
                 );
             }
+        }
+        report.sections.push(section);
+    }
+
+    // The long match, in one process: podkidnoy when both variants are checked.
+    if opts.long > 0 {
+        let variant = if opts.variants.contains(&Variant::Podkidnoy) {
+            Variant::Podkidnoy
+        } else {
+            opts.variants[0]
+        };
+        let mut section = Section {
+            title: format!(
+                "Long match: {} games of {} in one process, against a greedy player",
+                opts.long,
+                variant.name()
+            ),
+            checks: Vec::new(),
+        };
+        if !started || session.findings.timeouts > 0 {
+            let mut c = Check::new(
+                "long",
+                &format!("{} games in one process", opts.long),
+                "",
+                "",
+            );
+            c.status = Status::Skip;
+            c.summary = Some(if started {
+                "skipped: the bot timed out in the scripted positions; fix that first".into()
+            } else {
+                "skipped: the bot did not start (see hello)".into()
+            });
+            section.checks.push(c);
+        } else {
+            let l = long::play(&mut session, variant, opts.long, opts.seed).await;
+            section.checks.push(l.check);
+            report.warnings.extend(l.warnings);
+            report.long = Some(l.report);
         }
         report.sections.push(section);
     }

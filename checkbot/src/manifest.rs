@@ -6,7 +6,12 @@
 //! command = "python3 bot.py"   # run in the bot's folder
 //! language = "python"
 //! author = "Ada Lovelace"
+//! build = "javac -d out src/*.java"   # optional: run in the bot's folder before the check
 //! ```
+//!
+//! `build` is a shell command (`sh -c`) that `durak submit` runs in the bot's folder before
+//! checking it, within a time limit (`--build-timeout-s`, 600 s by default): a compiled bot
+//! ships its sources and builds where it runs.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -25,9 +30,12 @@ pub struct Manifest {
     pub language: String,
     /// Who wrote it.
     pub author: String,
+    /// A shell command run in the bot's folder before the check (a compiler), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
 }
 
-const KEYS: &str = "name, command, language, author";
+const KEYS: &str = "name, command, language, author (and optionally build)";
 
 impl Manifest {
     /// Read `dir/bot.toml`; every refusal names the file, the key and the fix.
@@ -51,7 +59,10 @@ impl Manifest {
             let fix = if msg.contains("unknown field") {
                 format!("fix: remove or rename that key; {FILE} has exactly the keys {KEYS}")
             } else if msg.contains("missing field") {
-                format!("fix: add the missing key; {FILE} needs all of {KEYS}")
+                format!(
+                    "fix: add the missing key; {FILE} needs name, command, language and author \
+                     (build is optional)"
+                )
             } else {
                 "fix: correct the TOML at that line (strings in double quotes: name = \
                  \"my-bot\")"
@@ -111,6 +122,17 @@ impl Manifest {
                 return bad(key, v, "it is empty", "say it in a few words");
             }
         }
+        if let Some(b) = &m.build {
+            if b.trim().is_empty() {
+                return bad(
+                    "build",
+                    b,
+                    "the build command is empty",
+                    "give the command that builds the bot in its folder (\"make\", \"javac -d \
+                     out src/*.java\"), or remove the key if it needs no build",
+                );
+            }
+        }
         Ok(m)
     }
 
@@ -155,6 +177,18 @@ mod tests {
         let entry = m.bot_entry("bots/x");
         assert!(entry.contains("[[bot]]\nname = \"ada-1\"\ncommand = \"python3 bot.py\""));
         assert!(entry.contains("cwd = \"bots/x\""));
+        assert_eq!(m.build, None);
+        let m = parse(
+            "name = \"j\"\ncommand = \"java -cp out Bot\"\nlanguage = \"java\"\n\
+             author = \"Ada\"\nbuild = \"javac -d out Bot.java\"\n",
+        )
+        .unwrap();
+        assert_eq!(m.build.as_deref(), Some("javac -d out Bot.java"));
+        let e = parse(
+            "name = \"j\"\ncommand = \"c\"\nlanguage = \"l\"\nauthor = \"x\"\nbuild = \" \"\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("build = \" \"") && e.contains("fix:"), "{e}");
     }
 
     #[test]

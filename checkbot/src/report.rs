@@ -135,6 +135,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Where the full games' replays were kept, if asked.
     pub replay_dir: Option<String>,
+    /// The long match (many games in one process): peak memory, answer times.
+    pub long: Option<crate::long::LongReport>,
 }
 
 impl Report {
@@ -337,6 +339,8 @@ fn write_check(o: &mut String, c: &Check, seen: &mut Vec<String>) {
                     8
                 )
             );
+            // The same mistake, but the bot said something new about it: show it.
+            write_stderr(o, p, seen);
         }
         return;
     }
@@ -427,15 +431,24 @@ fn write_problem(o: &mut String, p: &Problem, seen: &mut Vec<String>) {
     let _ = writeln!(o, "        {}", wrap(&p.message, 8));
     let _ = writeln!(o, "      how to fix it:");
     let _ = writeln!(o, "        {}", wrap(&p.fix, 8));
-    if let Some(e) = &p.stderr {
-        let _ = writeln!(o, "      the bot's stderr ended with:");
-        for l in e.lines() {
-            let _ = writeln!(o, "        | {l}");
-        }
-    }
+    write_stderr(o, p, seen);
     let sig = signature(p);
     if !seen.contains(&sig) {
         seen.push(sig);
+    }
+}
+
+/// The end of the bot's stderr with a problem, unless the same text was shown already.
+fn write_stderr(o: &mut String, p: &Problem, seen: &mut Vec<String>) {
+    let Some(e) = &p.stderr else { return };
+    let key = format!("stderr|{e}");
+    if seen.contains(&key) {
+        return;
+    }
+    seen.push(key);
+    let _ = writeln!(o, "      the bot's stderr ended with:");
+    for l in e.lines() {
+        let _ = writeln!(o, "        | {l}");
     }
 }
 

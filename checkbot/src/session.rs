@@ -3,6 +3,7 @@
 //! (`game_start`, the events its seat saw, the request of the scripted decision, then the rest of
 //! the game against in-process greedy players, `game_end`), and `match_end` at the end.
 
+use crate::deliver::{self, deliver};
 use crate::describe;
 use crate::positions::{Position, BOT};
 use crate::report::{fix_for, Check, Exchange, Problem, Status};
@@ -41,12 +42,32 @@ pub struct Findings {
     /// Answers that timed out. After the first, later positions get no time bank, so that a
     /// bot that never answers is checked in seconds, not minutes.
     pub timeouts: usize,
+    /// "prostoy, 2 players, game 1: the first "game_over" event" for each death while reading a
+    /// message (see [`crate::deliver`]).
+    pub died_reading: Vec<String>,
+    /// The first of those deaths, with the end of the bot's stderr.
+    pub first_death: Option<Problem>,
+    /// The end of stderr of the first bot that ended between two games.
+    pub between_stderr: Option<String>,
+    /// The kinds of message (bits, [`crate::deliver`]) some process read and lived on.
+    pub kinds_read: u32,
 }
+
+/// The first request id of a bot process, and the step between ids. The protocol lets the
+/// referee choose ids (docs/PROTOCOL.md: "a number chosen by the referee"); these are not 1, 2,
+/// 3, ..., so that a bot that counts its answers instead of copying the id fails here, and not
+/// only in full games.
+pub const FIRST_ID: u64 = 3;
+pub const ID_STEP: u64 = 2;
 
 pub struct Session<'a> {
     pub cmd: &'a BotCommand,
     pub limits: Limits,
     pub findings: Findings,
+    /// The kinds of message the running process has read (bits, [`crate::deliver`]).
+    pub read: u32,
+    /// What the running process plays: "prostoy, 2 players".
+    pub label: String,
 }
 
 /// The last lines of a bot's stderr, if it wrote anything.
@@ -125,7 +146,17 @@ enum End {
     Fault(FaultKind),
 }
 
-impl Session<'_> {
+impl<'a> Session<'a> {
+    pub fn new(cmd: &'a BotCommand, limits: Limits) -> Session<'a> {
+        Session {
+            cmd,
+            limits,
+            findings: Findings::default(),
+            read: 0,
+            label: String::new(),
+        }
+    }
+
     /// Start the bot and do the handshake. On success returns the process.
     pub async fn start(
         &mut self,
@@ -134,25 +165,32 @@ impl Session<'_> {
         games: u32,
     ) -> Result<BotProcess, Problem> {
         let limits = self.limits;
-        let mut proc =
-            BotProcess::spawn(self.cmd, limits.max_line_bytes, STDERR_CAP).map_err(|e| {
-                Problem {
-                    fault: FaultKind::StartFailed.name().into(),
-                    rule: None,
-                    pointer: None,
-                    message: format!(
-                        "cannot start {:?}: {e}{}",
-                        self.cmd.spec,
-                        self.cmd
-                            .cwd
-                            .as_ref()
-                            .map(|d| format!(" (in {})", d.display()))
-                            .unwrap_or_default()
-                    ),
-                    fix: fix_for("start_failed", None, None, ""),
-                    stderr: None,
-                }
-            })?;
+        self.read = 0;
+        // The CPU limit of a bot process scales with the games of its match, as the referee's.
+        let spawn = durak_referee::SpawnOptions {
+            max_line: limits.max_line_bytes,
+            stderr_cap: STDERR_CAP,
+            context: durak_referee::isolation::Context {
+                games,
+                hidden: Vec::new(),
+            },
+        };
+        let mut proc = BotProcess::spawn_with(self.cmd, &spawn).map_err(|e| Problem {
+            fault: FaultKind::StartFailed.name().into(),
+            rule: None,
+            pointer: None,
+            message: format!(
+                "cannot start {:?}: {e}{}",
+                self.cmd.spec,
+                self.cmd
+                    .cwd
+                    .as_ref()
+                    .map(|d| format!(" (in {})", d.display()))
+                    .unwrap_or_default()
+            ),
+            fix: fix_for("start_failed", None, None, ""),
+            stderr: None,
+        })?;
         let startup = Duration::from_millis(limits.startup_ms);
         let hello = proto::hello(variant, players, BOT, games, &limits);
         let fail = |mut p: Problem, proc: &BotProcess| {
@@ -238,8 +276,9 @@ impl Session<'_> {
         let players = positions[0].players();
         let games = positions.len() as u32;
         let group = format!("{}, {players} players", variant.name());
+        self.label = group.clone();
         let mut proc: Option<BotProcess> = None;
-        let mut next_id: u64 = 1;
+        let mut next_id: u64 = FIRST_ID;
         let mut losses = vec![0u32; players];
         let mut draws = 0;
         let mut checks = Vec::new();
@@ -259,6 +298,9 @@ impl Session<'_> {
                     ));
                     let mut p = proc.take().expect("live");
                     p.kill().await;
+                    if self.findings.between_stderr.is_none() {
+                        self.findings.between_stderr = stderr_tail(&p);
+                    }
                 }
             }
             if proc.is_none() {
@@ -389,22 +431,43 @@ impl Session<'_> {
         }
     }
 
-    /// Send the events `BOT` may see. `Err` with the problem if the bot stopped reading.
-    async fn send_events(
-        &self,
+    /// Send the events `BOT` may see (see [`crate::deliver`]). `Err` with the problem if the bot
+    /// stopped reading or died reading them.
+    pub async fn send_events(
+        &mut self,
         proc: &mut BotProcess,
         index: u32,
         events: &[Event],
     ) -> Result<(), Problem> {
-        let limit = Duration::from_millis(self.limits.move_ms.max(100));
         for e in events.iter().filter(|e| e.to.sees(BOT)) {
-            if let Err(f) = proc.send(&proto::event(index, &e.kind), limit).await {
-                let mut p = io_problem(&f, "sent it events", &self.limits, 0);
-                p.stderr = stderr_tail(proc);
-                return Err(p);
-            }
+            let bit = deliver::event_bit(&e.kind);
+            self.deliver(proc, index, &proto::event(index, &e.kind), bit)
+                .await?;
         }
         Ok(())
+    }
+
+    /// [`deliver`] one message of game `index`; a death while reading it is noted.
+    pub async fn deliver(
+        &mut self,
+        proc: &mut BotProcess,
+        index: u32,
+        msg: &impl serde::Serialize,
+        bit: u32,
+    ) -> Result<(), Problem> {
+        let r = deliver(proc, &mut self.read, msg, bit, &self.limits).await;
+        self.findings.kinds_read |= self.read;
+        if let (Err(p), 0, Some(_)) = (&r, self.read & bit, proc.try_exit()) {
+            if self.findings.first_death.is_none() {
+                self.findings.first_death = Some(p.clone());
+            }
+            self.findings.died_reading.push(format!(
+                "{}, game {index}: the first {}",
+                self.label,
+                deliver::name(bit)
+            ));
+        }
+        r
     }
 
     async fn play_position(
@@ -437,12 +500,7 @@ impl Session<'_> {
             pos.dealer,
             pos.first_game,
         );
-        if let Err(f) = proc
-            .send(&gs, Duration::from_millis(limits.move_ms.max(100)))
-            .await
-        {
-            let mut p = io_problem(&f, "sent it game_start", &limits, 0);
-            p.stderr = stderr_tail(proc);
+        if let Err(p) = self.deliver(proc, index, &gs, deliver::GAME_START).await {
             return fail_without_exchange(check, p);
         }
         if let Err(p) = self.send_events(proc, index, &start).await {
@@ -464,7 +522,7 @@ impl Session<'_> {
                 m
             } else {
                 let id = *next_id;
-                *next_id += 1;
+                *next_id += ID_STEP;
                 let label = if asked == 0 {
                     "the scripted decision".to_string()
                 } else {
@@ -552,9 +610,7 @@ impl Session<'_> {
             if asked == 2 { "" } else { "s" }
         ));
         let end = proto::game_end(index, outcome, &[]);
-        if let Err(f) = proc.send(&end, Duration::from_millis(200)).await {
-            let mut p = io_problem(&f, "sent it game_end", &limits, 0);
-            p.stderr = stderr_tail(proc);
+        if let Err(p) = self.deliver(proc, index, &end, deliver::GAME_END).await {
             return fail_without_exchange(check, p);
         }
         End::Over(outcome)
@@ -563,7 +619,7 @@ impl Session<'_> {
     /// Send one request and judge the answer: schema, id, rules. Returns the exchange and the
     /// move when it is legal.
     #[allow(clippy::too_many_arguments)]
-    async fn ask(
+    pub async fn ask(
         &mut self,
         proc: &mut BotProcess,
         game: &Game,

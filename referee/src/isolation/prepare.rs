@@ -183,7 +183,13 @@ pub(crate) fn prepare(
 ) -> io::Result<Prepared> {
     let r = resolve_command(spec, program, args, cwd)?;
     match iso.sandbox {
-        Sandbox::Default => prepare_default(program, r, iso, ctx),
+        Sandbox::Default => {
+            // The built-in bots are the referee's own program: the warning is about the others.
+            if !spec.starts_with("builtin:") {
+                warn_root_default_once();
+            }
+            prepare_default(program, r, iso, ctx)
+        }
         Sandbox::Strict => prepare_strict(spec, program, r, iso, ctx),
     }
 }
@@ -194,7 +200,6 @@ fn prepare_default(
     iso: &Isolation,
     ctx: &Context,
 ) -> io::Result<Prepared> {
-    warn_root_default_once();
     let private = private_dir()?;
     let home = private.path().join("home");
     std::fs::create_dir(&home)?;
@@ -356,8 +361,9 @@ fn warn_root_default_once() {
     if running_as_root() {
         ONCE.call_once(|| {
             tracing::warn!(
-                "bots run as root without a sandbox: a bot can signal the referee, read every \
-                 file and start processes without limit; use --sandbox strict (docs/SECURITY.md)"
+                "bots other than the built-in ones run as root without a sandbox: such a bot can \
+                 signal the referee, read every file and start processes without limit; use \
+                 --sandbox strict (docs/SECURITY.md)"
             );
         });
     }

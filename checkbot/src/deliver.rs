@@ -1,0 +1,135 @@
+//! Sending the bot what needs no answer (`game_start`, events, `game_end`) as the referee does,
+//! queued and written with the next request, except the first message of each kind a process is
+//! sent: that one is written at once, and the bot is given a moment to read it and go quiet
+//! (`BotProcess::settle_input`). A bot that dies then died reading it, and the report names the
+//! message ("the bot exited while reading events, right after the first "game_over" event it was
+//! sent") with the end of its stderr: the usual beginner's crash, a `KeyError` on an event kind
+//! it did not expect, is named for what it is, in the game it happened in.
+
+use crate::report::{fix_for, Problem};
+use crate::session::{io_problem, stderr_tail};
+use durak_protocol::{self as proto, FaultKind, Limits};
+use durak_referee::{BotProcess, IoFault};
+use durak_rules::EventKind;
+use std::time::Duration;
+
+/// The kinds of message, as bits: each event kind (`proto::EVENT_KINDS`), then these.
+pub const GAME_START: u32 = 1 << 16;
+pub const GAME_END: u32 = 1 << 17;
+
+/// The bit of an event's kind.
+pub fn event_bit(e: &EventKind) -> u32 {
+    1 << proto::event_kind_index(e)
+}
+
+/// A kind in words: `"game_over" event`, `game_start`.
+pub fn name(bit: u32) -> String {
+    match bit {
+        GAME_START => "game_start".into(),
+        GAME_END => "game_end".into(),
+        b => format!(
+            "{:?} event",
+            proto::EVENT_KINDS[b.trailing_zeros() as usize % 16]
+        ),
+    }
+}
+
+/// The kinds in `bits` in words, for the report: `game_start, game_end and 14 kinds of event
+/// (all but "exchanged" and "exited")`.
+pub fn describe(bits: u32) -> String {
+    let events = (0..16).filter(|i| bits & (1 << i) != 0).count();
+    let missing: Vec<String> = (0..16)
+        .filter(|i| bits & (1 << i) == 0)
+        .map(|i| format!("{:?}", proto::EVENT_KINDS[i]))
+        .collect();
+    let mut parts: Vec<String> = [GAME_START, GAME_END]
+        .into_iter()
+        .filter(|b| bits & b != 0)
+        .map(name)
+        .collect();
+    parts.push(match missing.len() {
+        0 => "every kind of event".to_string(),
+        16 => "no event".to_string(),
+        _ if missing.len() <= 4 => format!(
+            "{events} kinds of event (all but {})",
+            missing.join(" and ")
+        ),
+        _ => format!("{events} kinds of event"),
+    });
+    parts.join(", ")
+}
+
+/// What happened to the bot while it read a message of kind `bit` (the first of that kind it
+/// was sent). `line` is the message, `what` the referee's activity ("events", "game_end").
+fn died_reading(f: &IoFault, bit: u32, line: &str, proc: &BotProcess, limits: &Limits) -> Problem {
+    let mut p = io_problem(f, "sent it a message", limits, 0);
+    let how = match f {
+        IoFault::Crash(how) | IoFault::Memory(how) => Some(how),
+        _ => None,
+    };
+    if let Some(how) = how {
+        let what = if bit == GAME_START || bit == GAME_END {
+            name(bit)
+        } else {
+            "events".into()
+        };
+        p.message = format!(
+            "the bot {how} while reading {what}, right after the first {} it was sent: {}",
+            name(bit),
+            crate::report::truncate(line, 300)
+        );
+        if matches!(f, IoFault::Crash(_)) {
+            p.fix = "read every kind of message and ignore what you do not use: events come in \
+                     16 kinds (docs/PROTOCOL.md, \"event\"), a bot may ignore them all, and \
+                     messages may gain fields in later minor versions. Look up a kind or a \
+                     field only after checking it is there (Python: msg.get(...), a dict of \
+                     handlers with a default). The bot's stderr (below) says where it failed."
+                .into();
+        }
+    } else {
+        p.fix = fix_for(p.fault.as_str(), None, None, "");
+    }
+    p.stderr = stderr_tail(proc);
+    p
+}
+
+/// Send `msg` (of kind `bit`) to the bot. Known kinds are queued (written with the next request,
+/// as the referee does); the first of a kind is written now, and the bot given up to
+/// `settle` to read it. `read` holds the kinds this process has read. A bot that exits with
+/// status 0 right after its first `game_end` is left for the caller to find (it quit after
+/// game_end: a mistake of its own, checked as such).
+pub async fn deliver(
+    proc: &mut BotProcess,
+    read: &mut u32,
+    msg: &impl serde::Serialize,
+    bit: u32,
+    limits: &Limits,
+) -> Result<(), Problem> {
+    let limit = Duration::from_millis(limits.move_ms.max(100));
+    if *read & bit != 0 {
+        return proc.send_later(msg, limit).await.map_err(|f| {
+            let mut p = io_problem(&f, "sent it events", limits, 0);
+            p.stderr = stderr_tail(proc);
+            p
+        });
+    }
+    let line = serde_json::to_string(msg).expect("json");
+    if let Err(f) = proc.send(msg, limit).await {
+        return Err(died_reading(&f, bit, &line, proc, limits));
+    }
+    let settle = Duration::from_millis(limits.move_ms.clamp(100, 1000));
+    match proc.settle_input(settle).await {
+        Ok(_) => {
+            *read |= bit;
+            Ok(())
+        }
+        Err(_) if bit == GAME_END && proc.try_exit().and_then(|s| s.code()) == Some(0) => Ok(()),
+        Err(f) => {
+            let mut p = died_reading(&f, bit, &line, proc, limits);
+            if f == IoFault::Closed {
+                p.fault = FaultKind::Closed.name().into();
+            }
+            Err(p)
+        }
+    }
+}
