@@ -4,6 +4,7 @@
 mod check_cmd;
 mod play;
 mod replay_cmd;
+mod rerun_cmd;
 mod tournament_cmd;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,9 @@ enum Command {
     Standings(tournament_cmd::StandingsArgs),
     /// Step through, verify or export a replay file.
     Replay(replay_cmd::ReplayArgs),
+    /// Re-run one decision of a recorded game with a bot: feed it what that seat read up to step
+    /// N, and show its answer beside the recorded one.
+    Rerun(rerun_cmd::RerunArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament_cmd::run(*args),
         Command::Standings(args) => tournament_cmd::standings(args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::Rerun(args) => rerun_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Bot { name } => bot(&name),

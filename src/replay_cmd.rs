@@ -33,6 +33,10 @@ pub struct ReplayArgs {
     /// Show only what seat N could see at each step (default: every hand).
     #[arg(long, value_name = "N")]
     seat: Option<usize>,
+    /// With --seat N: print every line that seat's bot read (stdin), sent (stdout) and wrote on
+    /// stderr in this game, rebuilt from the replay (see `durak rerun` to feed them to a bot).
+    #[arg(long, requires = "seat")]
+    raw: bool,
 }
 
 pub fn run(args: ReplayArgs) -> CmdResult {
@@ -47,6 +51,9 @@ pub fn run(args: ReplayArgs) -> CmdResult {
         }
     }
     let sim = simulate(&replay);
+    if let (true, Some(seat)) = (args.raw, args.seat) {
+        return crate::rerun_cmd::print_raw(&sim, seat);
+    }
     let steps = sim.steps.len();
     if let Some(n) = args.step {
         if n == 0 || n > steps {

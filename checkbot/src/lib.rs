@@ -26,6 +26,7 @@ pub mod long;
 pub mod manifest;
 pub mod positions;
 pub mod report;
+pub mod rerun;
 pub mod session;
 
 pub use report::{Check, Exchange, Problem, Report, Section, Status, TimingRow};

@@ -613,6 +613,8 @@ async fn play_game(
     // Start (or restart) every bot that is not running; a bot that cannot start loses. A game
     // with a forfeit is not played: nobody else is started for it.
     let mut start_stderr = Vec::new();
+    // Seats whose process was started (and sent its hello) for this game.
+    let mut started_now = vec![false; n];
     let forfeits = (0..n).any(|seat| cfg.forfeit.get(seat).copied().unwrap_or(false));
     #[allow(clippy::needless_range_loop)] // seat numbers index cfg.seats, cfg.forfeit and seats
     for seat in 0..n {
@@ -637,6 +639,7 @@ async fn play_game(
         if seats[seat].live.is_none() && !forfeits {
             match start_bot(cfg, seat).await {
                 Ok((proc, hello)) => {
+                    started_now[seat] = true;
                     seats[seat].info.bot_name = Some(hello.name);
                     seats[seat].info.bot_version = Some(hello.version);
                     seats[seat].live = Some(Live {
@@ -675,11 +678,12 @@ async fn play_game(
         "dealer": setup.dealer,
         "first_game": setup.first_game,
         "max_moves": cfg.max_moves,
+        "games": cfg.games,
         "deck": game.deck().cards().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
         "seats": seats.iter().enumerate().map(|(i, s)| json!({
             "seat": i, "name": s.info.name, "command": s.info.command,
             "bot_name": s.info.bot_name, "bot_version": s.info.bot_version,
-            "limits": cfg.seats[i].limits,
+            "limits": cfg.seats[i].limits, "hello": started_now[i],
         })).collect::<Vec<_>>(),
     });
     run.log.push(header);

@@ -13,6 +13,7 @@
 
 pub mod error;
 pub mod html;
+pub mod raw;
 pub mod read;
 pub mod sim;
 pub mod text;

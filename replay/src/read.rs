@@ -38,6 +38,10 @@ pub struct SeatHeader {
     pub bot_version: Option<String>,
     #[serde(default)]
     pub limits: Option<SeatLimits>,
+    /// The seat's process was started for this game (it got the referee's hello first); absent
+    /// in older replays.
+    #[serde(default)]
+    pub hello: Option<bool>,
 }
 
 impl SeatHeader {
@@ -62,6 +66,8 @@ struct RawHeader {
     seed: u64,
     dealer: Seat,
     first_game: bool,
+    #[serde(default)]
+    games: Option<u32>,
     deck: Vec<String>,
     seats: Vec<SeatHeader>,
 }
@@ -81,6 +87,8 @@ pub struct Header {
     pub seed: u64,
     pub dealer: Seat,
     pub first_game: bool,
+    /// The games of the match (absent in older replays).
+    pub games: Option<u32>,
     /// The deck in deal order, as logged (not checked to be a permutation here).
     pub deck: Vec<Card>,
     pub seats: Vec<SeatHeader>,
@@ -545,6 +553,7 @@ fn parse_header(value: &Value, source: &str, number: usize) -> Result<Header, Re
         seed: raw.seed,
         dealer: raw.dealer,
         first_game: raw.first_game,
+        games: raw.games,
         deck,
         seats: raw.seats,
     })

@@ -1,0 +1,348 @@
+//! `durak rerun REPLAY --step N BOT`: re-run one decision of a recorded game. BOT is started
+//! fresh and fed exactly what the deciding seat read in that game up to step N (rebuilt from the
+//! replay: `durak_replay::raw`), answering its earlier requests along the way; its answer to
+//! step N's request is judged like the referee's and shown beside the recorded one. An author
+//! fixes a decision and checks the fix without playing the match again.
+
+use crate::describe;
+use durak_protocol::{self as proto, FaultKind};
+use durak_referee::{BotCommand, BotProcess};
+use durak_replay::raw::{self, RawLine, Stream};
+use durak_replay::sim::Simulation;
+use durak_rules::{Move, Seat};
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+/// What the re-run gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rerun {
+    pub step: usize,
+    pub seat: Seat,
+    pub request_id: u64,
+    /// The request in words, and as sent.
+    pub summary: String,
+    pub request: String,
+    /// What the bot answered in the game: the line (for a refused one), the move in words, or
+    /// why nothing came.
+    pub recorded: String,
+    /// The new answer line, its time, and the referee's verdict on it.
+    pub answer: Option<String>,
+    pub elapsed_ms: Option<f64>,
+    pub verdict: String,
+    /// The new answer is a legal move.
+    pub legal: bool,
+    /// The new answer is the recorded move (`None`: nothing to compare).
+    pub same: Option<bool>,
+    /// What was fed before the request, in words.
+    pub fed: String,
+    /// Earlier answers that differ from the recorded ones.
+    pub earlier: Vec<String>,
+    /// Notes (a process that had played earlier games, lines the replay cannot give exactly).
+    pub notes: Vec<String>,
+    /// The end of the bot's stderr.
+    pub stderr: Option<String>,
+}
+
+/// The steps of `sim` that are requests (a bot's own decision), with their seat.
+pub fn request_steps(sim: &Simulation) -> Vec<(usize, Seat)> {
+    sim.steps
+        .iter()
+        .filter(|s| s.request.is_some() && !s.forced)
+        .filter_map(|s| s.decision.map(|d| (s.number, d.seat)))
+        .collect()
+}
+
+fn move_words(m: &Move, step: &durak_replay::Step) -> String {
+    match &step.legal {
+        Some(l) => describe::move_text(m, l),
+        None => m.name().to_string(),
+    }
+}
+
+/// Re-run step `n` (1-based) of `sim` with the bot `cmd`.
+pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun, String> {
+    let steps = request_steps(sim);
+    let Some(step) = sim.steps.get(n.wrapping_sub(1)) else {
+        return Err(format!(
+            "--step {n}: this game has steps 1 to {}",
+            sim.steps.len()
+        ));
+    };
+    let Some(&(_, seat)) = steps.iter().find(|(s, _)| *s == n) else {
+        let why = if step.end.is_some() {
+            "the end of the game".to_string()
+        } else if step.forced {
+            "a forced move (R-1: the referee played the only legal answer, nobody was asked)"
+                .to_string()
+        } else {
+            "not a request".to_string()
+        };
+        let near: Vec<String> = steps
+            .iter()
+            .filter(|(s, _)| s.abs_diff(n) <= 6)
+            .map(|(s, seat)| format!("{s} (seat {seat})"))
+            .collect();
+        return Err(format!(
+            "--step {n}: step {n} is {why}; the requests near it are steps {}",
+            if near.is_empty() {
+                "none".to_string()
+            } else {
+                near.join(", ")
+            }
+        ));
+    };
+    let legal = step
+        .legal
+        .as_ref()
+        .expect("a request has its legal choices");
+    let req = step.request.as_ref().expect("a request step");
+    let lines = raw::transcript(sim, seat)?;
+    let h = &sim.header;
+    let mut notes = Vec::new();
+    let mut feed: Vec<&RawLine> = lines
+        .iter()
+        .filter(|l| l.stream == Stream::Stdin && l.step.is_none_or(|s| s <= n))
+        .collect();
+    // Up to and including step n's request.
+    let cut = feed
+        .iter()
+        .position(|l| l.step == Some(n) && l.text.starts_with("{\"type\":\"request\""))
+        .ok_or_else(|| format!("step {n}: its request is not in seat {seat}'s lines"))?;
+    feed.truncate(cut + 1);
+    let limits = h
+        .seats
+        .iter()
+        .find(|s| s.seat == seat)
+        .and_then(|s| s.limits.clone())
+        .map(|l| proto::Limits {
+            startup_ms: l.startup_ms,
+            move_ms: l.move_ms,
+            bank_ms: l.bank_ms,
+            max_line_bytes: l.max_line_bytes as usize,
+        })
+        .unwrap_or_default();
+    let hello_line;
+    if !feed[0].text.starts_with("{\"type\":\"hello\"") {
+        hello_line = RawLine {
+            stream: Stream::Stdin,
+            text: serde_json::to_string(&proto::hello(
+                h.variant,
+                h.players,
+                seat,
+                h.games.unwrap_or(h.game + 1),
+                &limits,
+            ))
+            .expect("json"),
+            step: None,
+            exact: true,
+        };
+        feed.insert(0, &hello_line);
+        notes.push(format!(
+            "in the match, seat {seat}'s process had played earlier games before game {}: this \
+             one starts fresh at this game (a bot that learns across games may answer otherwise)",
+            h.game
+        ));
+    }
+
+    // The recorded answer.
+    let recorded = match (&step.refused, &step.mv) {
+        (Some(r), _) => format!("{} (refused: {})", r.line, r.reason),
+        (None, Some(m)) => format!(
+            "{} ({})",
+            serde_json::to_string(&proto::answer(req.id, m)).expect("json"),
+            move_words(m, step)
+        ),
+        (None, None) => match step.faults.first() {
+            Some(f) => format!("no answer ({}: {})", f.kind, f.detail),
+            None => "no answer".into(),
+        },
+    };
+
+    let mut proc = BotProcess::spawn(cmd, limits.max_line_bytes, 64 * 1024)
+        .map_err(|e| format!("cannot start {:?}: {e}", cmd.spec))?;
+    let mut earlier = Vec::new();
+    let mut requests = 0;
+    let mut events = 0;
+    let result = async {
+        for l in &feed {
+            let mut bytes = l.text.clone().into_bytes();
+            bytes.push(b'\n');
+            let is_request = l.text.starts_with("{\"type\":\"request\"");
+            let is_hello = l.text.starts_with("{\"type\":\"hello\"");
+            events += usize::from(l.text.starts_with("{\"type\":\"event\""));
+            let limit = if is_hello {
+                Duration::from_millis(limits.startup_ms.max(1000))
+            } else {
+                Duration::from_millis((limits.move_ms + limits.bank_ms).max(1000))
+            };
+            proc.send_raw(&bytes, limit)
+                .await
+                .map_err(|f| format!("the bot stopped reading its input ({f:?})"))?;
+            if !is_request && !is_hello {
+                continue;
+            }
+            let sent = Instant::now();
+            let (answer, at) = proc.recv(limit).await.map_err(|f| {
+                format!(
+                    "the bot gave no {} ({f:?})",
+                    if is_hello { "hello" } else { "answer" }
+                )
+            })?;
+            if is_hello {
+                continue;
+            }
+            let elapsed = at.saturating_duration_since(sent).as_secs_f64() * 1000.0;
+            if l.step == Some(n) {
+                return Ok((String::from_utf8_lossy(&answer).into_owned(), elapsed));
+            }
+            requests += 1;
+            // An earlier request: compare with what was recorded.
+            let s = &sim.steps[l.step.expect("a request has a step") - 1];
+            let now = proto::parse_line(&answer)
+                .and_then(|v| proto::parse_answer(&v))
+                .map(|(_, m)| m);
+            if let (Ok(m), Some(rec)) = (&now, &s.mv) {
+                if m != rec {
+                    earlier.push(format!(
+                        "step {}: now {}, recorded {}",
+                        s.number,
+                        move_words(m, s),
+                        move_words(rec, s)
+                    ));
+                }
+            } else if now.is_err() {
+                earlier.push(format!(
+                    "step {}: now {:?}, which the referee would refuse",
+                    s.number,
+                    String::from_utf8_lossy(&answer)
+                ));
+            }
+        }
+        Err("the request of the step was never sent".to_string())
+    }
+    .await;
+    proc.kill().await;
+    let (text, _) = proc.stderr_text();
+    let stderr = Some(text.trim_end().to_string())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let lines: Vec<&str> = t.lines().collect();
+            lines[lines.len().saturating_sub(12)..].join("\n")
+        });
+    let fed = format!(
+        "{} line{}: {}{events} event{}, {requests} earlier request{} of seat {seat}",
+        feed.len(),
+        if feed.len() == 1 { "" } else { "s" },
+        if feed[0].text.starts_with("{\"type\":\"hello\"") {
+            "hello, game_start, "
+        } else {
+            ""
+        },
+        if events == 1 { "" } else { "s" },
+        if requests == 1 { "" } else { "s" },
+    );
+    let mut out = Rerun {
+        step: n,
+        seat,
+        request_id: req.id,
+        summary: describe::request(&step.state.observation(seat), legal),
+        request: feed.last().map(|l| l.text.clone()).unwrap_or_default(),
+        recorded,
+        answer: None,
+        elapsed_ms: None,
+        verdict: String::new(),
+        legal: false,
+        same: None,
+        fed,
+        earlier,
+        notes,
+        stderr,
+    };
+    match result {
+        Err(e) => out.verdict = e,
+        Ok((line, ms)) => {
+            out.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
+            out.verdict = match judge(&line, req.id, step, seat) {
+                Ok(m) => {
+                    out.legal = true;
+                    out.same = step.mv.as_ref().map(|r| *r == m);
+                    format!("legal: {}", move_words(&m, step))
+                }
+                Err((kind, msg)) => {
+                    out.same = Some(step.refused.as_ref().is_some_and(|r| r.line == line));
+                    format!("refused ({kind}): {msg}")
+                }
+            };
+            out.answer = Some(line);
+        }
+    }
+    Ok(out)
+}
+
+/// The referee's judgement of an answer line to request `id` at `step`.
+fn judge(
+    line: &str,
+    id: u64,
+    step: &durak_replay::Step,
+    seat: Seat,
+) -> Result<Move, (FaultKind, String)> {
+    let v = proto::parse_line(line.as_bytes()).map_err(|r| (r.kind, r.message))?;
+    let (answer_id, m) = proto::parse_answer(&v).map_err(|r| (r.kind, r.message))?;
+    proto::check_answer_id(answer_id, id).map_err(|r| (r.kind, r.message))?;
+    step.state
+        .check(seat, &m)
+        .map_err(|e| (FaultKind::Illegal, e.to_string()))?;
+    Ok(m)
+}
+
+impl Rerun {
+    /// The result for people (the bot's text escaped).
+    pub fn to_text(&self, source: &str, command: &str) -> String {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "durak rerun: step {} of {source}, seat {} ({command})",
+            self.step, self.seat
+        );
+        let _ = writeln!(o, "  fed: {}", self.fed);
+        for n in &self.notes {
+            let _ = writeln!(o, "  note: {n}");
+        }
+        if self.earlier.is_empty() {
+            let _ = writeln!(o, "  its earlier answers in this game: as recorded");
+        } else {
+            let _ = writeln!(o, "  its earlier answers that differ from the game's:");
+            for e in &self.earlier {
+                let _ = writeln!(o, "    {e}");
+            }
+        }
+        let _ = writeln!(o, "\nrequest {}: {}", self.request_id, self.summary);
+        let _ = writeln!(o, "  {}", crate::report::elide(&self.request, 100, 220));
+        let _ = writeln!(o, "\nrecorded answer: {}", self.recorded);
+        match (&self.answer, self.elapsed_ms) {
+            (Some(a), Some(ms)) => {
+                let _ = writeln!(o, "new answer ({ms:.2} ms):  {a}");
+            }
+            _ => {
+                let _ = writeln!(o, "new answer: none");
+            }
+        }
+        let _ = writeln!(o, "  verdict: {}", self.verdict);
+        match self.same {
+            Some(true) => {
+                let _ = writeln!(o, "  the same as the recorded answer");
+            }
+            Some(false) => {
+                let _ = writeln!(o, "  DIFFERENT from the recorded answer");
+            }
+            None => {}
+        }
+        if let Some(e) = &self.stderr {
+            let _ = writeln!(o, "\nthe bot's stderr ended with:");
+            for l in e.lines() {
+                let _ = writeln!(o, "  | {l}");
+            }
+        }
+        durak_protocol::text::escape_controls_multiline(&o).into_owned()
+    }
+}
