@@ -136,6 +136,18 @@ fn play_and_replay_print_the_bots_text_escaped() {
         "evil\u{1b}]0;pwned\u{7}\u{202e}man"
     );
     assert_eq!(v["seats"][1]["bot_version"], "1\u{1b}[2J\r");
+    // A fault that is not an illegal move carries no `rule` (the README's `play --json`).
+    let faults: Vec<&Value> = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["faults"].as_array().unwrap())
+        .collect();
+    assert!(!faults.is_empty(), "{v}");
+    for f in faults {
+        assert_ne!(f["kind"], "illegal", "{f}");
+        assert!(f.get("rule").is_none(), "{f}");
+    }
 }
 
 #[test]

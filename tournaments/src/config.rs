@@ -632,10 +632,13 @@ fn short_name(spec: &str) -> String {
         return spec.to_string();
     }
     let words = shell_split(spec);
+    // The script (a word with an extension: bot.py, bot.jar), else the last word that is not
+    // an option (`java -cp out DurakBot`: DurakBot), else the program.
     let file = words
         .iter()
         .rev()
         .find(|w| !w.starts_with('-') && Path::new(w).extension().is_some())
+        .or(words.iter().skip(1).rev().find(|w| !w.starts_with('-')))
         .or(words.first());
     match file.and_then(|f| Path::new(f).file_name()) {
         Some(n) => n.to_string_lossy().into_owned(),
@@ -817,6 +820,23 @@ impl Tournament {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_bots_are_named_after_their_script_or_main_class() {
+        let names = |specs: &[&str]| {
+            cli_bot_names(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            names(&[
+                "python3 bots/my_bot.py",
+                "java -Xmx256m -cp out DurakBot",
+                "java -jar bot.jar",
+                "./bot",
+                "builtin:random",
+            ]),
+            ["my_bot.py", "DurakBot", "bot.jar", "bot", "builtin:random"]
+        );
+    }
 
     fn input(toml: &str) -> Input {
         let path = PathBuf::from("/tmp/conf/t.toml");
