@@ -420,10 +420,20 @@ fn a_bot_that_quits_after_game_end_fails_the_lifecycle_check() {
     let (code, report, json) = check(&bot, &["--variant", "podkidnoy", "--games", "0"]);
     assert_eq!(code, 1, "{report}");
     assert_eq!(check_of(&json, "game-end")["status"], "fail", "{report}");
+    // Found before the next game_start (the usual case: the first game_end is given a moment to
+    // be read), or at that game's first request.
     assert!(
-        report.contains("the bot ended after the previous game's game_end"),
+        report.contains(
+            "after game_end of game 0, the bot exited with code 0 before the next game_start"
+        ) || report.contains("the bot ended after the previous game's game_end"),
         "{report}"
     );
+    assert!(
+        report.contains("keep reading stdin after game_end"),
+        "{report}"
+    );
+    // Quitting is not a crash while reading.
+    assert_eq!(check_of(&json, "reads")["status"], "pass", "{report}");
 }
 
 #[test]

@@ -117,7 +117,7 @@ pub async fn deliver(
     if let Err(f) = proc.send(msg, limit).await {
         return Err(died_reading(&f, bit, &line, proc, limits));
     }
-    let settle = Duration::from_millis(limits.move_ms.clamp(100, 1000));
+    let settle = Duration::from_millis(limits.move_ms.clamp(100, 2000));
     match proc.settle_input(settle).await {
         Ok(_) => {
             *read |= bit;

@@ -270,7 +270,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
     if !f.no_exit_after_match_end.is_empty() {
         end.status = Status::Warn;
         end.details.push(format!(
-            "still running 1 s after match_end ({}); the referee kills it, but exit when you \
+            "still running 2 s after match_end ({}); the referee kills it, but exit when you \
              read match_end",
             f.no_exit_after_match_end.join("; ")
         ));

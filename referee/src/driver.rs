@@ -221,7 +221,7 @@ impl Kinds {
 
 /// How long the referee waits, at the end of a game, for a bot to read this game's last events
 /// when they hold a kind of message its process never read before (see [`settle_tails`]).
-const SETTLE_MS: (u64, u64) = (50, 1000);
+const SETTLE_MS: (u64, u64) = (50, 2000);
 
 struct SeatState {
     live: Option<Live>,

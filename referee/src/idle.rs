@@ -17,7 +17,7 @@ pub(crate) fn unread_bytes(fd: impl AsFd) -> Option<u64> {
 /// waits) is runnable, in a disk wait, or a zombie not yet reaped (a process on its way out).
 /// Processes that are gone by the time they are looked at count as quiet.
 pub(crate) fn tree_busy(root: i32) -> bool {
-    let mut todo = crate::isolation::children_of(root);
+    let mut todo = children(root);
     let mut seen = 0;
     while let Some(pid) = todo.pop() {
         seen += 1;
@@ -28,9 +28,23 @@ pub(crate) fn tree_busy(root: i32) -> bool {
         if process_busy(pid) {
             return true;
         }
-        todo.extend(crate::isolation::children_of(pid));
+        todo.extend(children(pid));
     }
     false
+}
+
+/// The children of every thread of `pid` (a child belongs to the thread that forked it).
+fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return crate::isolation::children_of(pid);
+    };
+    let mut out = Vec::new();
+    for t in tasks.flatten() {
+        if let Ok(s) = std::fs::read_to_string(t.path().join("children")) {
+            out.extend(s.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+        }
+    }
+    out
 }
 
 /// Whether a thread of process `pid` is runnable (`R`), in a disk wait (`D`) or a zombie (`Z`).
@@ -66,7 +80,6 @@ mod tests {
     #[test]
     fn a_sleeping_child_is_quiet_and_a_spinning_one_is_busy() {
         use std::process::Command;
-        let me = std::process::id() as i32;
         let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
         // A child that has not reached its sleep yet is briefly runnable.
         let quiet = (0..200).any(|_| {
@@ -83,8 +96,28 @@ mod tests {
             process_busy(spinner.id() as i32)
         });
         assert!(busy, "a spinning process is busy");
-        assert!(tree_busy(me), "the test's own tree holds the spinner");
-        for c in [&mut sleeper, &mut spinner] {
+        // Below a parent that only waits: a spinning grandchild makes the tree busy, a
+        // sleeping one does not.
+        let mut quiet_tree = Command::new("sh")
+            .args(["-c", "sleep 30 & wait"])
+            .spawn()
+            .unwrap();
+        let mut busy_tree = Command::new("sh")
+            .args(["-c", "sh -c 'while :; do :; done' & wait"])
+            .spawn()
+            .unwrap();
+        let settled = |pid: u32, want: bool| {
+            (0..400).any(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                tree_busy(pid as i32) == want
+            })
+        };
+        assert!(settled(quiet_tree.id(), false), "a sleeping tree is quiet");
+        assert!(
+            settled(busy_tree.id(), true),
+            "a spinning grandchild is busy"
+        );
+        for c in [&mut sleeper, &mut spinner, &mut quiet_tree, &mut busy_tree] {
             let _ = c.kill();
             let _ = c.wait();
         }
