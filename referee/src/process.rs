@@ -236,6 +236,10 @@ pub struct SpawnOptions {
 /// (64 KiB on Linux), so that a bot that reads its input never makes the referee wait.
 pub const OUTBOX_FLUSH: usize = 16 * 1024;
 
+/// How long a bot must stay quiet (stdin read, no process running) before [`Process::settle_input`]
+/// calls it settled.
+const QUIET_FOR: Duration = Duration::from_millis(20);
+
 /// A running bot.
 pub struct BotProcess {
     /// The supervisor (see [`crate::isolation`]): the referee's direct child, which exits with
@@ -508,6 +512,10 @@ impl BotProcess {
     pub async fn settle_input(&mut self, limit: Duration) -> Result<bool, IoFault> {
         self.flush(limit).await?;
         let until = Instant::now() + limit;
+        // Quiet means quiet for a while: one look at /proc is not atomic (a process that
+        // forks or exits while its tree is walked can be missed), so a single quiet sample
+        // does not settle it.
+        let mut quiet_since: Option<Instant> = None;
         loop {
             if let Some(s) = self.try_exit() {
                 self.stdin = None;
@@ -519,10 +527,13 @@ impl BotProcess {
                 .and_then(crate::idle::unread_bytes)
                 .unwrap_or(0);
             let busy = unread > 0 || self.pgid.is_some_and(crate::idle::tree_busy);
-            if !busy {
+            let now = Instant::now();
+            if busy {
+                quiet_since = None;
+            } else if now.duration_since(*quiet_since.get_or_insert(now)) >= QUIET_FOR {
                 return Ok(true);
             }
-            if Instant::now() >= until {
+            if now >= until {
                 return Ok(false);
             }
             tokio::time::sleep(Duration::from_millis(1)).await;
