@@ -98,12 +98,17 @@ mod tests {
         assert!(busy, "a spinning process is busy");
         // Below a parent that only waits: a spinning grandchild makes the tree busy, a
         // sleeping one does not.
+        // Each tree in its own process group, killed whole at the end: killing the `sh` alone
+        // would leave its spinning child running.
+        use std::os::unix::process::CommandExt;
         let mut quiet_tree = Command::new("sh")
             .args(["-c", "sleep 30 & wait"])
+            .process_group(0)
             .spawn()
             .unwrap();
         let mut busy_tree = Command::new("sh")
             .args(["-c", "sh -c 'while :; do :; done' & wait"])
+            .process_group(0)
             .spawn()
             .unwrap();
         let settled = |pid: u32, want: bool| {
@@ -117,6 +122,10 @@ mod tests {
             settled(busy_tree.id(), true),
             "a spinning grandchild is busy"
         );
+        for c in [&quiet_tree, &busy_tree] {
+            // SAFETY: kill(2) on a process group this test created.
+            unsafe { libc::kill(-(c.id() as i32), libc::SIGKILL) };
+        }
         for c in [&mut sleeper, &mut spinner, &mut quiet_tree, &mut busy_tree] {
             let _ = c.kill();
             let _ = c.wait();
