@@ -1,7 +1,8 @@
-//! `durak replay --html` in a real browser (issue 5): Debian's Chromium, headless, loads the page
-//! with no console message at all (errors, CSP violations, ...), stepping (URL fragment, scripted
-//! arrow keys) changes what is shown, a seat's view hides the other hands, and the run saves a
-//! screenshot (target/tmp/replay_html/*.png).
+//! `durak replay --html` in a real browser (issues 5 and 13): Debian's Chromium, headless, loads
+//! the page with no console message at all (errors, CSP violations, ...), stepping (URL fragment,
+//! scripted keys), autoplay and the jumps to the next fault and round change what is shown, a
+//! seat's view hides the other hands, nothing overflows at 400 px, and the run saves screenshots
+//! at 1400 and 400 px (target/tmp/replay_html/*.png).
 //!
 //! Without Chromium the tests are skipped with a note (tests/common/system.rs); CI installs it
 //! (`apt-get install -y chromium fonts-dejavu-core`) and requires it.
@@ -149,10 +150,27 @@ fn dom(browser: &str, page: &Path, fragment: &str) -> String {
         "#{fragment}: console messages: {console:#?}"
     );
     assert!(
-        out.contains("id=\"seats\""),
+        out.contains("id=\"stage\""),
         "#{fragment}: no DOM dumped; stderr:\n{err}"
     );
     out
+}
+
+/// [`dom`] after `ms` of (virtual) time, so that timers (autoplay) run.
+fn dom_after(browser: &str, page: &Path, fragment: &str, ms: u32) -> String {
+    let budget = format!("--virtual-time-budget={ms}");
+    let (out, err) = run_chromium(browser, &url(page, fragment), &["--dump-dom", &budget]);
+    let console = console_lines(&err);
+    assert!(console.is_empty(), "#{fragment}: console: {console:#?}");
+    assert!(out.contains("id=\"stage\""), "#{fragment}: {err}");
+    out
+}
+
+/// The seats' part of the stage (the felt, with its legend and stock, cut out).
+fn seats(dom: &str) -> String {
+    let stage = between(dom, "id=\"stage\"", "class=\"panels\"");
+    let felt = between(stage, "<section id=\"felt\"", "</section>");
+    stage.replace(felt, "")
 }
 
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
@@ -195,13 +213,13 @@ fn stepping_and_views_in_the_browser() {
     assert_eq!(body_attr(&first, "data-step"), "1");
     assert_eq!(body_attr(&first, "data-view"), "full");
     assert!(first.contains("Step 1 / "), "the status line");
-    let seats = between(&first, "id=\"seats\"", "</section>");
+    let hands = seats(&first);
     assert!(
-        !seats.contains("card back"),
+        !hands.contains("card back"),
         "the full view shows every hand"
     );
     assert_eq!(
-        seats.matches("data-card=").count(),
+        hands.matches("data-card=").count(),
         15,
         "3 hands of 5 cards"
     );
@@ -210,8 +228,8 @@ fn stepping_and_views_in_the_browser() {
     let later = dom(browser, page, "step=9");
     assert_eq!(body_attr(&later, "data-step"), "9");
     assert_ne!(
-        between(&first, "id=\"felt\"", "id=\"decision\""),
-        between(&later, "id=\"felt\"", "id=\"decision\""),
+        between(&first, "<section id=\"felt\"", "</section>"),
+        between(&later, "<section id=\"felt\"", "</section>"),
         "the table, stock or discard changed"
     );
     assert_ne!(
@@ -229,42 +247,169 @@ fn stepping_and_views_in_the_browser() {
     let end = dom(browser, page, "step=3&press=End");
     let last = body_attr(&end, "data-step");
     assert!(
-        end.contains("class=\"result-box\""),
+        end.contains("class=\"box result-box\""),
         "the last step shows the result"
     );
     assert!(last.parse::<usize>().unwrap() > 9);
+    // At the end nobody attacks or defends any more, and the durak is marked as such.
+    let end_seats = seats(&end);
+    assert!(!end_seats.contains("badge defender"), "{end_seats}");
+    assert!(!end_seats.contains("badge attacker"), "{end_seats}");
+    assert!(
+        !end.contains(" attacks seat "),
+        "the table's caption at the end"
+    );
+    assert_eq!(end_seats.matches("badge durak").count(), 1);
 
     // Seat 1's view: its own five cards face up, the others' hands as backs.
     let seat = dom(browser, page, "step=1&seat=1");
     assert_eq!(body_attr(&seat, "data-view"), "1");
-    let seats = between(&seat, "id=\"seats\"", "</section>");
-    assert_eq!(seats.matches("card back").count(), 10, "{seats}");
-    assert_eq!(seats.matches("data-card=").count(), 5, "{seats}");
-    assert!(seat.contains("selected") || seat.contains("seat 1 ·"));
+    let hands = seats(&seat);
+    assert_eq!(hands.matches("card back").count(), 10, "{hands}");
+    assert_eq!(hands.matches("data-card=").count(), 5, "{hands}");
+    // Around the table: the seat whose view it is sits at the bottom, the next to its left.
+    assert!(
+        hands.contains("class=\"seat slot-b viewer\" data-seat=\"1\""),
+        "{hands}"
+    );
+    assert!(hands.contains("slot-tl\" data-seat=\"2\""), "{hands}");
+    // The answer in the protocol's card codes, for bot authors.
+    let answered = dom(browser, page, "step=2");
+    assert!(
+        answered.contains(r#"{"type":"answer","id":2,"action":"defend","pairs":[["#),
+        "{answered}"
+    );
+}
+
+/// `p` plays the game by itself, a step at a time, and stops at the end; `f` and `r` jump to the
+/// next fault and the next round.
+#[test]
+fn autoplay_and_jumps() {
+    let browser = require_chromium!();
+    let page = page();
+    let playing = dom_after(browser, page, "step=1&speed=100&press=p", 650);
+    let at: usize = body_attr(&playing, "data-step").parse().unwrap();
+    assert!((4..=8).contains(&at), "about 6 steps in 650 ms: {at}");
+    assert_eq!(body_attr(&playing, "data-playing"), "yes");
+    let done = dom_after(browser, page, "step=1&speed=100&press=p", 20_000);
+    let total = body_attr(&done, "data-step");
+    assert!(
+        done.contains(&format!("Step {total} / {total}")),
+        "played to the end"
+    );
+    assert_eq!(body_attr(&done, "data-playing"), "no", "and stopped there");
+    // Any step key stops it.
+    let stopped = dom_after(browser, page, "step=1&speed=100&press=p,ArrowLeft", 2_000);
+    assert_eq!(body_attr(&stopped, "data-playing"), "no");
+
+    // The next round: the step whose events start one, with the words.
+    let round = dom(browser, page, "step=1&press=r");
+    let r: usize = body_attr(&round, "data-step").parse().unwrap();
+    assert!(r > 1);
+    assert!(between(&round, "id=\"events\"", "</section>").contains("new turn: seat"));
+    let back = dom(browser, page, &format!("step={r}&press=r,R"));
+    assert_eq!(body_attr(&back, "data-step"), r.to_string(), "R goes back");
+
+    // The next fault.
+    let fault = fault_page();
+    let f = dom(browser, &fault, "step=1&press=f");
+    assert_eq!(body_attr(&f, "data-step"), "14");
+    assert!(f.contains("class=\"box fault-box\""));
+    let none = dom(browser, &fault, "step=14&press=f");
+    assert_eq!(
+        body_attr(&none, "data-step"),
+        "14",
+        "no fault after the last"
+    );
+}
+
+/// The page in a frame 400 px wide: nothing is wider than the frame. A harness page (no CSP of
+/// its own) loads it and writes what it measured into its own DOM.
+#[test]
+fn nothing_overflows_at_400_px() {
+    let browser = require_chromium!();
+    let dir = out_dir();
+    for (name, page) in [("game", page().to_path_buf()), ("fault", fault_page())] {
+        for step in ["1", "9", "14"] {
+            let harness = dir.join(format!("overflow-{name}-{step}.html"));
+            std::fs::write(
+                &harness,
+                format!(
+                    r#"<!DOCTYPE html><html><body><iframe id="f" style="width:400px;height:900px;border:0" src="{}#step={step}"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", function () {{
+  setTimeout(function () {{
+    var d = this.contentDocument, w = d.documentElement.clientWidth, wide = [];
+    d.querySelectorAll("body *").forEach(function (e) {{
+      var r = e.getBoundingClientRect();
+      if (r.right > w + 0.5 && r.width > 0) wide.push(e.tagName + "." + e.className + " " + Math.round(r.right));
+    }});
+    document.body.setAttribute("data-width", w);
+    document.body.setAttribute("data-scroll", d.documentElement.scrollWidth);
+    document.body.setAttribute("data-wide", wide.slice(0, 5).join(" | ") || "none");
+  }}.bind(this), 200);
+}});
+</script></body></html>"#,
+                    page.file_name().unwrap().to_string_lossy()
+                ),
+            )
+            .unwrap();
+            let (out, err) = run_chromium(
+                browser,
+                &url(&harness, ""),
+                &[
+                    "--dump-dom",
+                    "--allow-file-access-from-files",
+                    "--virtual-time-budget=2000",
+                ],
+            );
+            let body = between(&out, "<body", ">");
+            // 400 px less the frame's vertical scroll bar, if it has one.
+            let attr = |k: &str| -> u32 {
+                between(body, &format!("{k}=\""), "\" ")[k.len() + 2..]
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{name} {step}: {k}: {e}: {body}\n{err}"))
+            };
+            let width = attr("data-width");
+            assert!((380..=400).contains(&width), "{name} {step}: {body}");
+            assert_eq!(attr("data-scroll"), width, "{name} {step}: {body}");
+            assert!(body.contains("data-wide=\"none\""), "{name} {step}: {body}");
+        }
+    }
+}
+
+/// The fault fixture's page.
+fn fault_page() -> PathBuf {
+    static PAGE: OnceLock<PathBuf> = OnceLock::new();
+    PAGE.get_or_init(|| {
+        let replay =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("replay/tests/data/fault-malformed.jsonl");
+        let page = out_dir().join("fault.html");
+        let o = Command::new(DURAK)
+            .arg("replay")
+            .arg("--html")
+            .arg(&page)
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        page
+    })
+    .clone()
 }
 
 #[test]
 fn a_fault_is_highlighted() {
     let browser = require_chromium!();
     let dir = out_dir();
-    let replay =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("replay/tests/data/fault-malformed.jsonl");
-    let page = dir.join("fault.html");
-    let o = Command::new(DURAK)
-        .arg("replay")
-        .arg("--html")
-        .arg(&page)
-        .arg(&replay)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = fault_page();
     let d = dom(browser, &page, "press=End");
-    assert!(d.contains("class=\"fault-box\""), "the fault banner");
-    let seats = between(&d, "id=\"seats\"", "</section>");
+    assert!(d.contains("class=\"box fault-box\""), "the fault banner");
+    let hands = seats(&d);
     assert_eq!(
-        seats.matches(" faulted").count(),
+        hands.matches(" faulted").count(),
         1,
-        "the faulting seat's panel: {seats}"
+        "the faulting seat's panel: {hands}"
     );
     assert!(d.contains("sent a line that is not JSON"));
     let (_, err) = run_chromium(
@@ -272,7 +417,7 @@ fn a_fault_is_highlighted() {
         &url(&page, "press=End"),
         &[
             &format!("--screenshot={}", dir.join("fault.png").display()),
-            "--window-size=1280,900",
+            "--window-size=1400,900",
         ],
     );
     assert!(console_lines(&err).is_empty(), "{err}");
@@ -280,21 +425,25 @@ fn a_fault_is_highlighted() {
 }
 
 #[test]
-fn screenshot() {
+fn screenshots() {
     let browser = require_chromium!();
-    let shot = out_dir().join("screenshot.png");
-    let _ = std::fs::remove_file(&shot);
-    let (_, err) = run_chromium(
-        browser,
-        &url(page(), "step=9"),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,900",
-        ],
-    );
-    assert!(console_lines(&err).is_empty(), "{err}");
-    let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}\n{err}", shot.display()));
-    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
-    assert!(bytes.len() > 20_000, "a real picture, not a blank page");
-    eprintln!("screenshot: {}", shot.display());
+    for width in [1400, 400] {
+        let shot = out_dir().join(format!("screenshot-{width}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let (_, err) = run_chromium(
+            browser,
+            &url(page(), "step=9"),
+            &[
+                &format!("--screenshot={}", shot.display()),
+                &format!("--window-size={width},1000"),
+                "--hide-scrollbars",
+            ],
+        );
+        assert!(console_lines(&err).is_empty(), "{err}");
+        let bytes =
+            std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}\n{err}", shot.display()));
+        assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+        assert!(bytes.len() > 20_000, "a real picture, not a blank page");
+        eprintln!("screenshot: {}", shot.display());
+    }
 }

@@ -84,11 +84,13 @@ pub fn render_step(v: &StepView) -> String {
     } else {
         ""
     };
-    let _ = writeln!(
-        out,
-        "table: {table}{limit}{taking}; seat {} attacks seat {}",
-        v.attacker, v.defender
-    );
+    // At the end nobody attacks any more.
+    let attack = if v.result.is_some() {
+        String::new()
+    } else {
+        format!("; seat {} attacks seat {}", v.attacker, v.defender)
+    };
+    let _ = writeln!(out, "table: {table}{limit}{taking}{attack}");
     let trump = if v.trump_card_in_stock {
         format!("{} (under the stock)", pretty(&v.trump_card))
     } else {

@@ -44,7 +44,7 @@ fn codes(s: impl IntoIterator<Item = Card>) -> Vec<String> {
 }
 
 /// A hand sorted for display: by suit, trumps last, then by rank.
-fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
+pub(crate) fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
     let mut v: Vec<Card> = hand.iter().collect();
     v.sort_by_key(|c| (c.suit() == trump, c.suit() as u8, c.rank() as u8));
     v
@@ -513,11 +513,18 @@ pub fn legal_text(l: &Legal, variant: Variant) -> String {
             } else {
                 ""
             };
-            format!(
-                "add up to {} of {}, or pass{after}",
-                l.room,
-                pretty_cards(l.addable)
-            )
+            // Never more than the cards that may be added: "add 9♠", not "add up to 3 of 9♠".
+            match l.room.min(l.addable.len()) {
+                0 => format!("pass{after}"),
+                1 if l.addable.len() == 1 => {
+                    format!("add {}, or pass{after}", pretty_cards(l.addable))
+                }
+                1 => format!("add one of {}, or pass{after}", pretty_cards(l.addable)),
+                n => format!(
+                    "add up to {n} of {}, or pass{after}",
+                    pretty_cards(l.addable)
+                ),
+            }
         }
     }
 }
@@ -559,7 +566,7 @@ fn sees(viewer: Option<Seat>, to: Audience) -> bool {
     }
 }
 
-fn fmt_ms(ms: f64) -> String {
+pub(crate) fn fmt_ms(ms: f64) -> String {
     if ms >= 100.0 {
         format!("{ms:.0} ms")
     } else if ms >= 1.0 {
@@ -586,7 +593,8 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
     let seats = (0..n)
         .map(|s| {
             let hand = g.hand(s);
-            let role = if !g.is_active(s) {
+            // At the end there is no attacker or defender any more: the durak is no defender.
+            let role = if !g.is_active(s) || end.is_some() {
                 None
             } else if s == public.attacker {
                 Some("attacker".to_string())

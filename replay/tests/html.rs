@@ -4,14 +4,15 @@
 mod common;
 
 use common::*;
-use durak_replay::html::{delta, html_page, merge, write_html_pages};
-use durak_replay::view::step_view;
+use durak_replay::html::data::DATA_VERSION;
+use durak_replay::html::layout::{ASSETS, SITE_CSS, VIEWER_CSS, VIEWER_JS};
+use durak_replay::html::{html_page, write_html_page, write_html_pages};
 use serde_json::Value;
 use std::path::PathBuf;
 
 fn embedded_data(page: &str) -> Value {
     let start = page
-        .find(r#"<script type="application/json" id="replay-data">"#)
+        .find(r#"<script id="replay-data" type="application/json">"#)
         .expect("the data element");
     let rest = &page[start..];
     let open = rest.find('>').unwrap() + 1;
@@ -23,39 +24,43 @@ fn embedded_data(page: &str) -> Value {
 fn the_page_is_self_contained() {
     for f in FIXTURES {
         let page = html_page(&sim(f));
-        for needle in [
-            "http://", "https://", " src=", "url(", "@import", "<link", "<iframe",
-        ] {
-            assert!(!page.contains(needle), "{f}: the page contains {needle:?}");
+        for needle in ["http://", "https://", "url(", "@import", "<iframe", "//"] {
+            let outside_data = page.replace(
+                &page[page.find("id=\"replay-data\"").unwrap()..page.rfind("</script>").unwrap()],
+                "",
+            );
+            assert!(
+                !outside_data.contains(needle),
+                "{f}: the page contains {needle:?}"
+            );
         }
         assert!(page.contains("Content-Security-Policy"));
-        assert!(page.starts_with("<!DOCTYPE html>"));
-        assert_eq!(
-            page.matches("<script").count(),
-            2,
-            "the data and the inline script"
+        assert!(
+            page.contains("script-src 'self'"),
+            "no inline script may run"
         );
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        // The data (not run), then the viewer beside the page; its styles beside it too.
+        assert_eq!(page.matches("<script").count(), 2);
+        assert!(page.contains(&format!("<script src=\"{}\">", VIEWER_JS.file_name())));
+        assert!(page.contains(&format!("href=\"{}\"", VIEWER_CSS.file_name())));
+        assert!(page.contains(&format!("href=\"{}\"", SITE_CSS.file_name())));
     }
 }
 
 #[test]
-fn every_view_of_every_step_is_embedded() {
+fn the_data_holds_every_step() {
+    // What it decodes to is checked against the views in tests/viewer_data.rs (with node).
     for f in FIXTURES {
         let s = sim(f);
         let data = embedded_data(&html_page(&s));
-        let steps = data["steps"].as_array().unwrap();
-        assert_eq!(steps.len(), s.steps.len(), "{f}");
-        let seat_views = data["seat_views"].as_array().unwrap();
-        assert_eq!(seat_views.len(), s.header.players);
-        for (i, full) in steps.iter().enumerate() {
-            // As every viewer shows them: escaped.
-            let view = |v: Option<usize>| step_view(&s, i, v).escaped();
-            assert_eq!(*full, serde_json::to_value(view(None)).unwrap());
-            for (seat, deltas) in seat_views.iter().enumerate() {
-                let want = serde_json::to_value(view(Some(seat))).unwrap();
-                assert_eq!(merge(full, &deltas[i]), want, "{f} step {i} seat {seat}");
-            }
-        }
+        assert_eq!(data["v"], DATA_VERSION);
+        assert_eq!(
+            data["steps"].as_array().unwrap().len(),
+            s.steps.len(),
+            "{f}"
+        );
+        assert_eq!(data["names"].as_array().unwrap().len(), s.header.players);
         assert_eq!(
             data["seed"],
             Value::String(s.header.seed.to_string()),
@@ -64,37 +69,30 @@ fn every_view_of_every_step_is_embedded() {
     }
 }
 
+/// Issue 13: at most 15 KB of HTML and data per game on disk (the viewer is one copy per
+/// folder). The fixtures hold the largest games of the suite: six seats, four, faults, stderr.
 #[test]
-fn delta_and_merge() {
-    let cases = [
-        (
-            r#"{"a":1,"b":[1,2],"c":{"x":1,"y":2}}"#,
-            r#"{"a":1,"b":[1,3],"c":{"x":1,"y":5}}"#,
-        ),
-        (
-            r#"{"s":[{"h":["6C"],"n":1},{"h":["7C"],"n":2}]}"#,
-            r#"{"s":[{"h":null,"n":1},{"h":["7C"],"n":2}]}"#,
-        ),
-        (r#"{"e":[{"t":"a"},{"t":"b"}]}"#, r#"{"e":[{"t":"a"}]}"#),
-        (r#"{"a":1,"gone":2}"#, r#"{"a":1}"#),
-        (r#"{"a":null}"#, r#"{"a":{"b":1},"new":[1]}"#),
-    ];
-    for (base, view) in cases {
-        let base: Value = serde_json::from_str(base).unwrap();
-        let view: Value = serde_json::from_str(view).unwrap();
-        let d = delta(&base, &view).unwrap();
-        let back = merge(&base, &d);
-        // A key the view lacks comes back as null, which the page treats as absent.
-        let strip = |v: &Value| -> Value {
-            let mut v = v.clone();
-            if let Value::Object(m) = &mut v {
-                m.retain(|_, x| !x.is_null());
-            }
-            v
-        };
-        assert_eq!(strip(&back), strip(&view), "{base} -> {view} via {d}");
+fn a_page_is_at_most_15_kb() {
+    for f in FIXTURES {
+        let page = html_page(&sim(f));
+        assert!(page.len() <= 15 * 1024, "{f}: {} bytes", page.len());
     }
-    assert_eq!(delta(&Value::from(1), &Value::from(1)), None);
+    // The viewer's files are larger than one page: sharing them is what keeps pages small.
+    assert!(VIEWER_JS.text.len() > 15 * 1024);
+}
+
+#[test]
+fn the_viewer_files_are_written_beside_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sub/game.html");
+    write_html_page(&sim("podkidnoy-2p.jsonl"), &out).unwrap();
+    for a in ASSETS {
+        let written = std::fs::read_to_string(dir.path().join("sub").join(a.file_name())).unwrap();
+        assert_eq!(written, a.text);
+    }
+    // A file name changes with the content, so a page keeps the viewer it was written with.
+    assert_ne!(VIEWER_JS.file_name(), VIEWER_CSS.file_name());
+    assert!(VIEWER_JS.file_name().starts_with("viewer-"));
 }
 
 #[test]
@@ -110,9 +108,13 @@ fn names_are_escaped() {
         "a name closed the script element"
     );
     assert_eq!(page.matches("</script>").count(), 2);
+    assert!(
+        page.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; 'x'"),
+        "the title and the header show the name as text"
+    );
     let data = embedded_data(&page);
     assert_eq!(
-        data["seats"][0]["name"],
+        data["names"][0],
         "</script><script>alert(1)</script> & 'x' (builtin:greedy)"
     );
 }

@@ -239,3 +239,60 @@ fn plain_text_of_a_step() {
         }
     }
 }
+
+/// Issue 13: at the last step nobody attacks or defends (the durak wears no defender badge),
+/// and the plain text does not say who attacks whom.
+#[test]
+fn the_end_has_no_attacker_or_defender() {
+    for f in FIXTURES {
+        let s = sim(f);
+        let last = s.steps.len() - 1;
+        for viewer in std::iter::once(None).chain((0..s.header.players).map(Some)) {
+            let v = step_view(&s, last, viewer);
+            assert!(v.result.is_some(), "{f}");
+            assert!(
+                v.seats.iter().all(|seat| seat.role.is_none()),
+                "{f}: {:?}",
+                v.seats
+            );
+            let text = render_step(&v);
+            let table = text.lines().find(|l| l.starts_with("table: ")).unwrap();
+            assert!(!table.contains(" attacks seat "), "{f}: {table}");
+        }
+        // Before the end, the roles are there.
+        if last > 0 {
+            let v = step_view(&s, last - 1, None);
+            assert!(v.seats.iter().any(|seat| seat.role.is_some()), "{f}");
+        }
+    }
+}
+
+/// Issue 13: "add up to 3 of 9♠" when one card can be added: the legal choices never offer more
+/// cards than there are to add (K-6, K-3).
+#[test]
+fn add_offers_what_can_be_added() {
+    let mut seen_one = false;
+    for f in FIXTURES {
+        let s = sim(f);
+        for (i, step) in s.steps.iter().enumerate() {
+            let Some(l) = step.legal.as_ref() else {
+                continue;
+            };
+            if l.decision.kind != durak_rules::DecisionKind::Add || step.forced {
+                continue;
+            }
+            let text = step_view(&s, i, None).legal.unwrap();
+            let n = l.room.min(l.addable.len());
+            if n == 1 && l.addable.len() == 1 {
+                seen_one = true;
+                assert!(
+                    text.starts_with("add ") && !text.contains("up to"),
+                    "{text}"
+                );
+            } else if n > 1 {
+                assert!(text.contains(&format!("up to {n} of")), "{text}");
+            }
+        }
+    }
+    assert!(seen_one, "a fixture has an add of one card");
+}
