@@ -5,12 +5,17 @@ mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use durak_replay::tui::{draw, App};
+use durak_replay::view::{pretty_card, step_view};
 use durak_replay::Simulation;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 fn screen(app: &App, sim: &Simulation) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    screen_of(app, sim, 120, 40)
+}
+
+fn screen_of(app: &App, sim: &Simulation, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| draw(f, app, sim)).unwrap();
     let buf = terminal.backend().buffer().clone();
     let mut out = String::new();
@@ -44,7 +49,7 @@ fn stepping_and_views_on_screen() {
     press(&mut app, KeyCode::Right);
     let second = screen(&app, &s);
     assert!(second.contains("Step 2/67"));
-    assert!(second.contains("J♣  ← unbeaten"), "{second}");
+    assert!(second.contains("J♣←unbeaten"), "{second}");
     assert_ne!(first, second);
 
     press(&mut app, KeyCode::Char('v'));
@@ -105,4 +110,138 @@ fn tiny_terminals_do_not_panic() {
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
         terminal.draw(|f| draw(f, &app, &s)).unwrap();
     }
+}
+
+/// The rows of the screen between the Seats box's top border and its bottom one.
+fn seats_box(screen: &str) -> String {
+    let rows: Vec<&str> = screen.lines().collect();
+    let top = rows
+        .iter()
+        .position(|r| r.starts_with("┌ Seats"))
+        .expect("a Seats box");
+    let bottom = top + rows[top..].iter().position(|r| r.starts_with("└")).unwrap();
+    rows[top + 1..bottom].join("\n")
+}
+
+/// Issue 13: at 80×24 (and taller), with up to six seats, every hand is shown in full at every
+/// step (it wraps rather than being cut), and so is the rest of the seats' state.
+#[test]
+fn every_hand_in_full_at_80x24() {
+    for f in FIXTURES {
+        let s = sim(f);
+        let mut app = App::for_game(&s);
+        for (w, h) in [(80, 24), (100, 30), (160, 45)] {
+            for step in 0..s.steps.len() {
+                app.step = step;
+                let screen = screen_of(&app, &s, w, h);
+                let block = seats_box(&screen);
+                let v = step_view(&s, step, None).escaped();
+                for seat in &v.seats {
+                    // The seat's row, then its cards in order (maybe over several rows).
+                    let start = block
+                        .find(&format!("{} ", seat.seat))
+                        .unwrap_or_else(|| panic!("{f} step {step} {w}x{h}: seat {}", seat.seat));
+                    let mut rest = &block[start..];
+                    for c in seat.hand.as_ref().unwrap() {
+                        let c = pretty_card(c.parse().unwrap());
+                        let at = rest.find(&c).unwrap_or_else(|| {
+                            panic!("{f} step {step} {w}x{h}: seat {} {c}:\n{screen}", seat.seat)
+                        });
+                        rest = &rest[at + c.len()..];
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_help_fits_at_80x24() {
+    let s = sim("podkidnoy-6p.jsonl");
+    let mut app = App::for_game(&s);
+    press(&mut app, KeyCode::Char('?'));
+    let screen = screen_of(&app, &s, 80, 24);
+    for d in [
+        "next step",
+        "jump to a step",
+        "play / pause",
+        "next / previous fault",
+        "next / previous round",
+        "next / previous view: full, seat 0, ...",
+        "the full view (all hands)",
+        "quit",
+    ] {
+        assert!(screen.contains(d), "{d}:\n{screen}");
+    }
+}
+
+/// `p` plays (a step per tick, off at the end; a key that moves stops it), `f` / `F` jump to the
+/// next / previous fault, `r` / `R` to the next / previous round.
+#[test]
+fn autoplay_and_jumps() {
+    let s = sim("fault-malformed.jsonl");
+    let mut app = App::for_game(&s);
+    assert_eq!(app.faults, vec![s.steps.len() - 1]);
+    press(&mut app, KeyCode::Char('p'));
+    assert!(app.playing);
+    app.tick();
+    app.tick();
+    assert_eq!(app.step, 2);
+    assert!(screen_of(&app, &s, 80, 24).contains("▶ playing"));
+    press(&mut app, KeyCode::Char('+'));
+    assert!(app.playing, "the speed keys leave it playing");
+    assert_eq!(app.delay().as_millis(), 500);
+    press(&mut app, KeyCode::Right);
+    assert!(!app.playing, "a step key stops it");
+    assert_eq!(app.step, 3);
+    press(&mut app, KeyCode::Char('p'));
+    for _ in 0..100 {
+        app.tick();
+    }
+    assert_eq!(app.step, s.steps.len() - 1);
+    assert!(!app.playing, "off at the end");
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.step, 0, "play at the end starts over");
+    press(&mut app, KeyCode::Char('p'));
+
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.step, s.steps.len() - 1, "the fault");
+    assert!(screen_of(&app, &s, 80, 24).contains("FAULT"));
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.step, s.steps.len() - 1, "no fault after it");
+    press(&mut app, KeyCode::Char('R'));
+    let r = app.step;
+    assert!(r < s.steps.len() - 1 && app.rounds.contains(&r));
+    assert!(
+        screen_of(&app, &s, 80, 24).contains("new round: seat"),
+        "a round starts here"
+    );
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.step, app.rounds[0]);
+    press(&mut app, KeyCode::Char('F'));
+    assert_eq!(app.step, app.rounds[0], "no fault before");
+}
+
+/// At 120 columns and more the decision panel is a column of its own, beside the seats; below,
+/// it is under them and takes only the rows the seats and table leave.
+#[test]
+fn the_layout_follows_the_window() {
+    let s = sim("podkidnoy-6p.jsonl");
+    let mut app = App::for_game(&s);
+    app.step = 20;
+    let wide = screen_of(&app, &s, 160, 45);
+    let first = wide.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with("┌ Seats") && first.contains("┌ Decision"),
+        "{wide}"
+    );
+    let narrow = screen_of(&app, &s, 80, 24);
+    let rows: Vec<&str> = narrow.lines().collect();
+    let at = |p: &str| rows.iter().position(|r| r.starts_with(p)).unwrap();
+    // Six seats (one row each here), the table, the decision: one under the other, and the
+    // decision to the last row but the keys.
+    assert_eq!(at("┌ Table"), 1 + 6 + 2, "{narrow}");
+    assert!(at("┌ Decision") <= 14, "{narrow}");
+    assert!(rows[22].starts_with("└"), "{narrow}");
 }
