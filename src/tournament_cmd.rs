@@ -8,7 +8,7 @@ use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::TournamentSection;
 use durak_tournaments::recorded::ResultsScan;
-use durak_tournaments::results::{resume_command, DirError, LineReader, ResultLine};
+use durak_tournaments::results::{resume_command, DirError, LineReader};
 use durak_tournaments::runner::RunOptions;
 use durak_tournaments::settings::Affinity;
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
@@ -427,21 +427,21 @@ fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) {
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
-/// Every game's replay page and an index linking them, under the standings (issue 5). (This
-/// reads every line: web pages of every game are another issue's business.)
+/// The tournament report: standings, charts, a page per bot and per game (issue 13), with the
+/// name and sandbox `DIR/tournament.toml` records. (It reads every line: the report needs them
+/// all, for its charts and the games list's data.)
 fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
     let (_, t) = TournamentDir::open(&dir.path, false)?;
+    let (_, settings) = dir.recorded()?;
     let read = dir.read_results()?;
-    let mut sorted: Vec<&ResultLine> = read.lines.iter().collect();
-    sorted.sort_by_key(|l| l.id);
-    let replays: Vec<PathBuf> = sorted
-        .iter()
-        .filter_map(|l| l.replay.as_ref().map(|r| dir.path.join(r)))
-        .collect();
-    let standings = Standings::compute(&t, &read.lines).to_html();
-    let out = dir.path.join("html");
-    durak_replay::write_html_pages(&replays, &out, Some(&standings))
-        .map_err(|e| format!("cannot write the web pages into {}: {e}", out.display()))
+    let input = durak_report::ReportInput {
+        t: &t,
+        dir: &dir.path,
+        lines: &read.lines,
+        name: settings.name.clone(),
+        sandbox: Some(format!("{:?}", settings.sandbox).to_lowercase()),
+    };
+    durak_report::write_report(&input, &dir.path.join("html"))
 }
 
 pub fn standings(args: StandingsArgs) -> CmdResult {

@@ -9,41 +9,12 @@
 
 mod common;
 
+use common::browser::{between, body_attr, console_lines, measure, run_chromium, url};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 const DURAK: &str = env!("CARGO_BIN_EXE_durak");
-
-fn chromium() -> Option<&'static str> {
-    static FOUND: OnceLock<Option<&'static str>> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        ["chromium", "chromium-browser", "google-chrome"]
-            .into_iter()
-            .find(|b| {
-                Command::new(b)
-                    .arg("--version")
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success())
-            })
-    })
-}
-
-macro_rules! require_chromium {
-    () => {
-        match common::require_with("chromium", "chromium fonts-dejavu-core", || {
-            chromium()
-                .map(PathBuf::from)
-                .ok_or_else(|| "no chromium, chromium-browser or google-chrome on PATH".into())
-        }) {
-            Some(_) => chromium().expect("found"),
-            None => return,
-        }
-    };
-}
 
 fn out_dir() -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay_html");
@@ -88,59 +59,6 @@ fn page() -> &'static Path {
     })
 }
 
-/// Run headless Chromium on `url` with a fresh profile; returns (stdout, stderr).
-fn run_chromium(browser: &str, url: &str, extra: &[&str]) -> (String, String) {
-    let profile = tempfile::tempdir().unwrap();
-    let child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(extra)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    // Never hang the test suite on a stuck browser.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let pid = child.id();
-    let watchdog = std::thread::spawn(move || {
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-            if !Path::new(&format!("/proc/{pid}")).exists() {
-                return;
-            }
-        }
-        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-    });
-    let Output { stdout, stderr, .. } = child.wait_with_output().unwrap();
-    let _ = watchdog.join();
-    (
-        String::from_utf8_lossy(&stdout).into_owned(),
-        String::from_utf8_lossy(&stderr).into_owned(),
-    )
-}
-
-/// The console messages Chromium logged (any level: the page logs nothing when all is well).
-fn console_lines(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
-}
-
-fn url(page: &Path, fragment: &str) -> String {
-    format!("file://{}#{fragment}", page.display())
-}
-
 /// The DOM after the page's script ran, checked for console messages.
 fn dom(browser: &str, page: &Path, fragment: &str) -> String {
     let (out, err) = run_chromium(browser, &url(page, fragment), &["--dump-dom"]);
@@ -171,21 +89,6 @@ fn seats(dom: &str) -> String {
     let stage = between(dom, "id=\"stage\"", "class=\"panels\"");
     let felt = between(stage, "<section id=\"felt\"", "</section>");
     stage.replace(felt, "")
-}
-
-fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let i = text.find(start).unwrap_or_else(|| panic!("no {start:?}"));
-    let rest = &text[i..];
-    &rest[..rest.find(end).unwrap_or(rest.len())]
-}
-
-fn body_attr(dom: &str, name: &str) -> String {
-    let body = between(dom, "<body", ">");
-    let key = format!("{name}=\"");
-    let i = body
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {name} in {body}"));
-    body[i + key.len()..].split('"').next().unwrap().to_string()
 }
 
 #[test]
@@ -323,57 +226,18 @@ fn autoplay_and_jumps() {
     );
 }
 
-/// The page in a frame 400 px wide: nothing is wider than the frame. A harness page (no CSP of
-/// its own) loads it and writes what it measured into its own DOM.
+/// The page in a frame 400 px wide: nothing is wider than the frame.
 #[test]
 fn nothing_overflows_at_400_px() {
     let browser = require_chromium!();
-    let dir = out_dir();
     for (name, page) in [("game", page().to_path_buf()), ("fault", fault_page())] {
         for step in ["1", "9", "14"] {
-            let harness = dir.join(format!("overflow-{name}-{step}.html"));
-            std::fs::write(
-                &harness,
-                format!(
-                    r#"<!DOCTYPE html><html><body><iframe id="f" style="width:400px;height:900px;border:0" src="{}#step={step}"></iframe>
-<script>
-document.getElementById("f").addEventListener("load", function () {{
-  setTimeout(function () {{
-    var d = this.contentDocument, w = d.documentElement.clientWidth, wide = [];
-    d.querySelectorAll("body *").forEach(function (e) {{
-      var r = e.getBoundingClientRect();
-      if (r.right > w + 0.5 && r.width > 0) wide.push(e.tagName + "." + e.className + " " + Math.round(r.right));
-    }});
-    document.body.setAttribute("data-width", w);
-    document.body.setAttribute("data-scroll", d.documentElement.scrollWidth);
-    document.body.setAttribute("data-wide", wide.slice(0, 5).join(" | ") || "none");
-  }}.bind(this), 200);
-}});
-</script></body></html>"#,
-                    page.file_name().unwrap().to_string_lossy()
-                ),
-            )
-            .unwrap();
-            let (out, err) = run_chromium(
-                browser,
-                &url(&harness, ""),
-                &[
-                    "--dump-dom",
-                    "--allow-file-access-from-files",
-                    "--virtual-time-budget=2000",
-                ],
-            );
-            let body = between(&out, "<body", ">");
+            let (width, scroll, wide, _) =
+                measure(browser, &page, &format!("step={step}"), 400, "0");
             // 400 px less the frame's vertical scroll bar, if it has one.
-            let attr = |k: &str| -> u32 {
-                between(body, &format!("{k}=\""), "\" ")[k.len() + 2..]
-                    .parse()
-                    .unwrap_or_else(|e| panic!("{name} {step}: {k}: {e}: {body}\n{err}"))
-            };
-            let width = attr("data-width");
-            assert!((380..=400).contains(&width), "{name} {step}: {body}");
-            assert_eq!(attr("data-scroll"), width, "{name} {step}: {body}");
-            assert!(body.contains("data-wide=\"none\""), "{name} {step}: {body}");
+            assert!((380..=400).contains(&width), "{name} {step}: {width}");
+            assert_eq!(scroll, width, "{name} {step}: {wide}");
+            assert_eq!(wide, "none", "{name} {step}");
         }
     }
 }

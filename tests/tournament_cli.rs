@@ -671,8 +671,9 @@ fn a_tournament_in_strict_isolation_plays_cleanly() {
     }
 }
 
-/// Issue 5: `durak tournament --html` writes a page per game and an index with the standings;
-/// `durak standings --html` writes them again from the directory.
+/// Issues 5 and 13: `durak tournament --html` writes the report (standings, a page per bot and
+/// per game); `durak standings --html` writes it again from the directory. (tests/report.rs
+/// checks what the pages hold.)
 #[test]
 fn tournament_html_pages_link_every_game_under_the_standings() {
     let tmp = tempfile::tempdir().unwrap();
@@ -695,24 +696,24 @@ fn tournament_html_pages_link_every_game_under_the_standings() {
     );
     assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
     let index = std::fs::read_to_string(out.join("html/index.html")).unwrap();
-    assert!(index.contains("<table class=\"standings\">"), "{index}");
+    assert!(
+        index.contains("<table class=\"sortable standings\">"),
+        "{index}"
+    );
     assert!(index.contains("Head to head"));
     for l in results(&out) {
-        let page = std::path::Path::new(l["replay"].as_str().unwrap())
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        assert!(out.join("html").join(format!("{page}.html")).is_file());
+        let id = l["id"].as_u64().unwrap();
         assert!(
-            index.contains(&format!("{page}.html")),
-            "index links {page}"
+            out.join(format!("html/g/000/{id}.html")).is_file(),
+            "game {id}"
         );
     }
+    assert!(out.join("html/bots/00-builtin_random.html").is_file());
     std::fs::remove_dir_all(out.join("html")).unwrap();
     let o = durak(&["standings", "--html", out.to_str().unwrap()], &repo());
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(out.join("html/index.html").is_file());
+    assert!(out.join("html/g/000/0.html").is_file());
 }
 
 /// The CPUs a process may run on, as /proc shows them ("0-1", "3").

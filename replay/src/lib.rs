@@ -21,7 +21,7 @@ pub mod tui;
 pub mod view;
 
 pub use error::{ErrorKind, ReplayError};
-pub use html::{html_page, write_html_page, write_html_pages};
+pub use html::{game_page, html_page, write_html_page, GameContext};
 pub use read::{parse_replay, read_replay, Header, Replay, FORMAT};
 pub use sim::{simulate, Divergence, Simulation, Step};
 pub use view::{step_view, StepView};

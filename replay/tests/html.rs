@@ -1,14 +1,12 @@
-//! The HTML page (without a browser: `tests/replay_html.rs` at the root loads it in Chromium) and
-//! the tournament index of pages.
+//! The HTML page (without a browser: `tests/replay_html.rs` at the root loads it in Chromium).
 
 mod common;
 
 use common::*;
 use durak_replay::html::data::DATA_VERSION;
 use durak_replay::html::layout::{ASSETS, SITE_CSS, VIEWER_CSS, VIEWER_JS};
-use durak_replay::html::{html_page, write_html_page, write_html_pages};
+use durak_replay::html::{html_page, write_html_page};
 use serde_json::Value;
-use std::path::PathBuf;
 
 fn embedded_data(page: &str) -> Value {
     let start = page
@@ -117,59 +115,4 @@ fn names_are_escaped() {
         data["names"][0],
         "</script><script>alert(1)</script> & 'x' (builtin:greedy)"
     );
-}
-
-#[test]
-fn index_of_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    // Two replays with the same file name in different folders, and one that does not exist.
-    let a = dir.path().join("table-1");
-    let b = dir.path().join("table-2");
-    std::fs::create_dir_all(&a).unwrap();
-    std::fs::create_dir_all(&b).unwrap();
-    std::fs::copy(
-        fixture_path("podkidnoy-2p.jsonl"),
-        a.join("game-0000.jsonl"),
-    )
-    .unwrap();
-    std::fs::copy(
-        fixture_path("fault-malformed.jsonl"),
-        b.join("game-0000.jsonl"),
-    )
-    .unwrap();
-    let replays: Vec<PathBuf> = vec![
-        a.join("game-0000.jsonl"),
-        b.join("game-0000.jsonl"),
-        fixture_path("prostoy-3p-draw.jsonl"),
-        dir.path().join("missing.jsonl"),
-    ];
-    let out = dir.path().join("html");
-    let standings = "<table id=\"standings\"><tr><td>builtin:greedy</td><td>3</td></tr></table>";
-    let index = write_html_pages(&replays, &out, Some(standings)).unwrap();
-    assert_eq!(index, out.join("index.html"));
-    let html = std::fs::read_to_string(&index).unwrap();
-    assert!(
-        html.contains(standings),
-        "the standings fragment is inserted as is"
-    );
-    for page in [
-        "game-0000.html",
-        "table-2-game-0000.html",
-        "prostoy-3p-draw.html",
-    ] {
-        assert!(out.join(page).is_file(), "{page}");
-        assert!(html.contains(&format!("href=\"{page}\"")), "{page}");
-        let text = std::fs::read_to_string(out.join(page)).unwrap();
-        assert!(text.contains("href=\"index.html\""), "{page} links back");
-    }
-    assert!(html.contains("missing.jsonl: cannot read"), "{html}");
-    assert!(html.contains("4 games: 3 verified, 1 not verified or unreadable."));
-    assert!(html.contains("seat 1 malformed"));
-    assert!(html.contains("a draw"));
-    assert_eq!(html.matches("<tr class=\"fault\">").count(), 1);
-    // Without standings.
-    let index = write_html_pages(&replays[2..3], &dir.path().join("two"), None).unwrap();
-    let html = std::fs::read_to_string(index).unwrap();
-    assert!(!html.contains("Standings"));
-    assert!(html.contains("1 games: 1 verified."));
 }

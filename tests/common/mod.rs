@@ -3,6 +3,7 @@
 //! checks that follow every game.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod modes;
 
 use durak_protocol::{FaultKind, Limits};

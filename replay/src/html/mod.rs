@@ -1,5 +1,5 @@
-//! Web pages of games: one page per game (`durak replay --html OUT.html FILE`), and the pages of
-//! many games with an index ([`write_html_pages`]).
+//! Web pages of games: one page per game (`durak replay --html OUT.html FILE`; the tournament
+//! report, crate `durak-report`, writes one per game with [`game_page`]).
 //!
 //! A game's page is a small HTML file with the game's compact data ([`data`]) inline as JSON;
 //! the viewer (`viewer-HASH.js`, `viewer-HASH.css`, `site-HASH.css`) is one copy per folder,
@@ -14,13 +14,11 @@ pub mod data;
 pub mod layout;
 
 use crate::error::ReplayError;
-use crate::read::read_replay;
-use crate::sim::{simulate, Simulation};
+use crate::sim::Simulation;
 use crate::view::{all_views, result_text, StepView};
 use layout::{page, script_json, Bot, Page, VIEWER_CSS, VIEWER_JS};
 use maud::{html, Markup};
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where a game's page sits: links back to the pages above it, and what the page above knows
 /// of the game (its table and id in a tournament).
@@ -130,175 +128,4 @@ pub fn write_html_page(sim: &Simulation, out: &Path) -> Result<(), ReplayError> 
         .unwrap_or(Path::new("."));
     write_assets(dir)?;
     write_file(out, &html_page(sim))
-}
-
-fn safe_name(s: &str) -> String {
-    let cleaned: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() {
-        "game".into()
-    } else {
-        cleaned
-    }
-}
-
-/// A page name for each replay: its file stem, made unique with its folder's name (and then a
-/// number) when two replays share a stem.
-pub fn page_names(replays: &[PathBuf]) -> Vec<String> {
-    let mut used = HashSet::new();
-    replays
-        .iter()
-        .map(|p| {
-            let stem = safe_name(&p.file_stem().unwrap_or_default().to_string_lossy());
-            let parent = p
-                .parent()
-                .and_then(|d| d.file_name())
-                .map(|d| safe_name(&d.to_string_lossy()));
-            let mut candidates = vec![stem.clone()];
-            if let Some(parent) = parent {
-                candidates.push(format!("{parent}-{stem}"));
-            }
-            let name = candidates
-                .into_iter()
-                .find(|c| !used.contains(c))
-                .unwrap_or_else(|| {
-                    (2..)
-                        .map(|i| format!("{stem}-{i}"))
-                        .find(|c| !used.contains(c))
-                        .expect("some number is free")
-                });
-            used.insert(name.clone());
-            format!("{name}.html")
-        })
-        .collect()
-}
-
-/// Write one page per replay into `out_dir`, and `out_dir/index.html` linking every page (in
-/// the order given), with `standings_html` (an HTML fragment of this workspace's own, e.g. a
-/// `<table>`, inserted as is) above the list of games.
-/// Returns the index page's path.
-///
-/// Each replay is read and verified: the index shows each game's variant, seats, result, faults,
-/// moves and whether it verified. A replay that cannot be read (missing, not a replay, ...) does
-/// not stop the others: the index lists it with its error instead of a link. Only a page or the
-/// index that cannot be written is an error. Replays are read one at a time.
-///
-/// Page names are the replay file stems (`game-0003.html`); when two replays share a stem, the
-/// later one is prefixed with its folder's name.
-pub fn write_html_pages(
-    replays: &[PathBuf],
-    out_dir: &Path,
-    standings_html: Option<&str>,
-) -> Result<PathBuf, ReplayError> {
-    write_assets(out_dir)?;
-    let names = page_names(replays);
-    let ctx = GameContext {
-        crumbs: vec![("index.html".into(), "← all games".into())],
-        ..GameContext::default()
-    };
-    let mut rows = Vec::new();
-    let (mut ok, mut bad) = (0usize, 0usize);
-    for (i, (path, name)) in replays.iter().zip(&names).enumerate() {
-        let shown = path.display().to_string();
-        match read_replay(path) {
-            Err(e) => {
-                bad += 1;
-                rows.push(html! {
-                    tr.error {
-                        td.num { (i + 1) }
-                        td colspan="6" { (Bot(&shown)) ": cannot read: " (Bot(&e.to_string())) }
-                        td.bad { "✗" }
-                    }
-                });
-            }
-            Ok(replay) => {
-                let sim = simulate(&replay);
-                let h = &sim.header;
-                write_file(&out_dir.join(name), &game_page(&sim, &ctx))?;
-                let end = sim.end();
-                let verified = sim.verified();
-                if verified {
-                    ok += 1;
-                } else {
-                    bad += 1;
-                }
-                let divergence = sim
-                    .divergence
-                    .as_ref()
-                    .map(|d| d.to_string())
-                    .unwrap_or_default();
-                rows.push(html! {
-                    tr class=[(!end.faults.is_empty()).then_some("fault")] {
-                        td.num { (i + 1) }
-                        td { a href=(name) { (name) } }
-                        td { (h.variant.name()) " · game " (h.game) }
-                        td.seats {
-                            @for s in 0..h.players {
-                                span class=[(end.loser == Some(s)).then_some("loser")] {
-                                    (s) ": " (Bot(&h.seat_label(s)))
-                                }
-                                " "
-                            }
-                        }
-                        td { (Bot(&result_text(h, end))) }
-                        td {
-                            @if end.faults.is_empty() { "—" }
-                            @for (j, f) in end.faults.iter().enumerate() {
-                                @if j > 0 { ", " }
-                                "seat " (f.seat) " " (Bot(&f.kind))
-                            }
-                        }
-                        td.num { (end.moves) }
-                        @if verified { td.ok { "✓" } }
-                        @else { td.bad { "✗ " small { (Bot(&divergence)) } } }
-                    }
-                });
-            }
-        }
-    }
-    let body = html! {
-        header.report { h1 { "Durak replays" } }
-        main.report {
-            @if let Some(s) = standings_html {
-                section.standings { h2 { "Standings" } (maud::PreEscaped(s)) }
-            }
-            section.games {
-                h2 { "Games" }
-                p {
-                    (replays.len()) " games: " (ok) " verified"
-                    @if bad > 0 { ", " (bad) " not verified or unreadable" }
-                    "."
-                }
-                div.scroll {
-                    table {
-                        thead { tr {
-                            th { "#" } th { "replay" } th { "game" } th { "seats" }
-                            th { "result" } th { "faults" } th { "moves" } th { "verified" }
-                        } }
-                        tbody { @for r in &rows { (r) } }
-                    }
-                }
-            }
-        }
-    };
-    let index = page(Page {
-        title: "Durak replays",
-        root: "",
-        styles: &[],
-        scripts: &[],
-        class: "report",
-        crumbs: &[],
-        body,
-    });
-    let index_path = out_dir.join("index.html");
-    write_file(&index_path, &index)?;
-    Ok(index_path)
 }

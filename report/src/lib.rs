@@ -1,0 +1,144 @@
+//! # durak-report
+//!
+//! The tournament report (`durak tournament --html`, `durak standings --html`): web pages in
+//! `DIR/html/` that work opened from the folder and served by a web server, with no external
+//! resource.
+//!
+//! - `index.html`: the header (name, variant, format, seed, limits, sandbox, dates, the bots and
+//!   their commands), the standings with their ties (`=2`), charts (Elo and loss rate with their
+//!   intervals, head to head and LOS as heat maps, Elo as games accumulate), the pairs, links to
+//!   the raw data (`results.jsonl`, `tournament.toml`, `games.csv`, `standings.csv`,
+//!   `standings.json`). Every figure comes from [`Standings`] (its data, not its HTML).
+//! - `bots/NAME.html`: a bot's figures, time per decision (median, p95, max), faults by kind with
+//!   links to the games, head to head, its games.
+//! - `games.html`: every game, sorted and filtered (bot, result, fault) by `report.js`, which
+//!   loads rows 200 at a time (`data/rows-*.js`) and the id lists a filter or sort needs
+//!   (`data/list-*.js`), never every row at once.
+//! - `g/NNN/ID.html`: each game's page (the replay viewer).
+//!
+//! Writing it reads one replay at a time ([`scan`]); what it keeps grows with the number of
+//! games by a few numbers a game (the id lists), not by their replays.
+
+pub mod charts;
+pub mod pages;
+pub mod scan;
+
+use durak_replay::html::layout::{self, Asset};
+use durak_tournaments::results::ResultLine;
+use durak_tournaments::{Standings, Tournament};
+use std::path::{Path, PathBuf};
+
+pub const REPORT_CSS: Asset = Asset {
+    stem: "report",
+    ext: "css",
+    text: include_str!("page/report.css"),
+};
+pub const REPORT_JS: Asset = Asset {
+    stem: "report",
+    ext: "js",
+    text: include_str!("page/report.js"),
+};
+
+/// What the report is of.
+pub struct ReportInput<'a> {
+    pub t: &'a Tournament,
+    /// The tournament directory (its `replays/`, `results.jsonl`, `tournament.toml`).
+    pub dir: &'a Path,
+    /// The result lines, in any order.
+    pub lines: &'a [ResultLine],
+    /// The tournament's name (`[tournament] name`); `None`: the directory's name.
+    pub name: Option<String>,
+    /// `default` or `strict`, when known (the run that wrote the results knows it).
+    pub sandbox: Option<String>,
+}
+
+/// A bot's page, relative to the report's folder: its index (so that two names never share a
+/// page) and its name, letters, digits, `-` and `_` kept, the rest `_`.
+pub fn bot_href(t: &Tournament, i: usize) -> String {
+    format!("bots/{i:02}-{}.html", slug(&t.bots[i].name))
+}
+
+fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "bot".into()
+    } else {
+        s
+    }
+}
+
+/// Counts what is written (files, bytes) and names the file in any error.
+#[derive(Default)]
+pub struct Written {
+    pub files: u64,
+    pub bytes: u64,
+}
+
+impl Written {
+    pub fn write(&mut self, path: &Path, text: &str) -> Result<(), String> {
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d)
+                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        }
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        self.files += 1;
+        self.bytes += text.len() as u64;
+        Ok(())
+    }
+}
+
+/// Write the report into `out` (created if need be); returns the index page's path.
+pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf, String> {
+    let t = input.t;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    layout::write_assets(out).map_err(|e| format!("cannot write into {}: {e}", out.display()))?;
+    for a in [REPORT_CSS, REPORT_JS] {
+        a.write_into(out)
+            .map_err(|e| format!("cannot write into {}: {e}", out.display()))?;
+    }
+    let mut lines: Vec<&ResultLine> = input.lines.iter().collect();
+    lines.sort_by_key(|l| l.id);
+    let mut written = Written::default();
+    // Standings as games accumulate, for the convergence chart: the builder's aggregates are
+    // small, so a copy is finished at each checkpoint.
+    let checkpoints = 24.min(lines.len().max(1));
+    let mut builder = Standings::builder(t);
+    let mut history = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        builder.add(l);
+        let n = i + 1;
+        if n * checkpoints / lines.len() != i * checkpoints / lines.len() || n == lines.len() {
+            history.push((n, builder.clone().finish()));
+        }
+    }
+    let standings = builder.finish();
+    let scan = scan::scan(t, input.dir, &lines, out, &mut written)?;
+    pages::write_games_csv(t, &lines, &out.join("games.csv"), &mut written)?;
+    written.write(&out.join("standings.csv"), &standings.to_csv())?;
+    written.write(&out.join("standings.json"), &standings.to_json())?;
+    let ctx = pages::Context {
+        input,
+        standings: &standings,
+        history: &history,
+        scan: &scan,
+        games: lines.len(),
+    };
+    pages::write_meta(&ctx, out, &mut written)?;
+    written.write(&out.join("games.html"), &pages::games_page(&ctx))?;
+    for (i, b) in t.bots.iter().enumerate() {
+        let _ = b;
+        written.write(&out.join(bot_href(t, i)), &pages::bot_page(&ctx, i))?;
+    }
+    let index = out.join("index.html");
+    written.write(&index, &pages::index_page(&ctx))?;
+    Ok(index)
+}

@@ -1,0 +1,299 @@
+//! One pass over the games, in id order, one replay in memory at a time: each game's page, its
+//! row of the games list (written in chunks of [`CHUNK`] ids), the id lists the list filters
+//! and sorts with, each bot's decision times and faults.
+
+use crate::{bot_href, Written};
+use durak_replay::html::{game_page, GameContext};
+use durak_replay::{read_replay, simulate};
+use durak_tournaments::results::ResultLine;
+use durak_tournaments::Tournament;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Ids per chunk file of the games list.
+pub const CHUNK: usize = 200;
+/// Game pages per folder (`g/NNN/`).
+pub const PER_FOLDER: u64 = 1000;
+/// Faults listed per bot and kind on its page (the games list filters them all).
+pub const FAULTS_LISTED: usize = 100;
+
+/// A game's page, relative to the report's folder.
+pub fn game_href(id: u64) -> String {
+    format!("g/{:03}/{id}.html", id / PER_FOLDER)
+}
+
+/// One fault of a bot, for its page.
+#[derive(Clone, Debug)]
+pub struct FaultSeen {
+    pub id: u64,
+    pub detail: String,
+}
+
+/// A bot's decisions and faults, from the replays.
+pub struct BotScan {
+    /// Answer times in microseconds.
+    pub times: Histogram<u64>,
+    /// Kind → the first [`FAULTS_LISTED`] faults, and how many in all.
+    pub faults: BTreeMap<String, (Vec<FaultSeen>, u64)>,
+}
+
+impl BotScan {
+    fn new() -> BotScan {
+        BotScan {
+            times: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds"),
+            faults: BTreeMap::new(),
+        }
+    }
+
+    /// (median, p95, max) in ms, or `None` without a timed decision.
+    pub fn time_summary(&self) -> Option<(f64, f64, f64)> {
+        if self.times.is_empty() {
+            return None;
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        Some((
+            ms(self.times.value_at_quantile(0.5)),
+            ms(self.times.value_at_quantile(0.95)),
+            ms(self.times.max()),
+        ))
+    }
+}
+
+/// The id lists the games list reads to filter and sort without every row (`data/list-*.js`):
+/// ids in increasing order, each with its moves and duration, and for a bot's list what the
+/// game was to it.
+#[derive(Default, Serialize)]
+pub struct IdList {
+    /// The ids as differences from the previous one (the first from 0).
+    pub ids: Vec<u64>,
+    pub moves: Vec<u32>,
+    pub ms: Vec<u64>,
+    /// Per game, for a bot's list: 0 the bot was the durak, 1 it was not, 2 a draw.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub out: Vec<u8>,
+    #[serde(skip)]
+    last: Option<u64>,
+}
+
+impl IdList {
+    fn push(&mut self, l: &ResultLine, out: Option<u8>) {
+        self.ids.push(l.id - self.last.unwrap_or(0));
+        self.last = Some(l.id);
+        self.moves.push(l.moves);
+        self.ms.push(l.duration_ms);
+        if let Some(o) = out {
+            self.out.push(o);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// What the pass found.
+pub struct Scan {
+    pub bots: Vec<BotScan>,
+    /// `all`, `bot-K`, `faults`, `fault-KIND`, `draws`, `unverified`.
+    pub lists: BTreeMap<String, IdList>,
+    pub verified: u64,
+    pub unverified: u64,
+    pub missing: u64,
+    pub chunks: usize,
+}
+
+/// A row of the games list, as the list's script reads it.
+#[derive(Serialize)]
+struct Row<'a> {
+    id: u64,
+    table: u32,
+    game: u32,
+    deal: Option<u32>,
+    /// Bot index at each seat.
+    seats: Vec<Option<usize>>,
+    loser: Option<usize>,
+    draw: bool,
+    /// `seat kind` each.
+    faults: Vec<(usize, &'a str)>,
+    moves: u32,
+    ms: u64,
+    /// 1 verified, 0 not, -1 no readable replay.
+    v: i8,
+}
+
+fn js_call(f: &str, args: &str) -> String {
+    // JSON is JavaScript; `<` escaped anyway (a file, but keep it inert everywhere).
+    format!("durakGames.{f}({});\n", args.replace('<', "\\u003c"))
+}
+
+/// Run the pass: game pages under `out/g/`, row chunks under `out/data/`.
+pub fn scan(
+    t: &Tournament,
+    tournament_dir: &Path,
+    lines: &[&ResultLine],
+    out: &Path,
+    written: &mut Written,
+) -> Result<Scan, String> {
+    let mut bots: Vec<BotScan> = t.bots.iter().map(|_| BotScan::new()).collect();
+    let index: BTreeMap<&str, usize> = t
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
+    let mut lists: BTreeMap<String, IdList> = BTreeMap::new();
+    lists.insert("all".into(), IdList::default());
+    let (mut verified, mut unverified, mut missing) = (0, 0, 0);
+    // Rows in chunks by id: chunk k holds the games with ids k*CHUNK to (k+1)*CHUNK-1.
+    let mut rows: Vec<String> = Vec::new();
+    let mut chunk: Option<u64> = None;
+    let mut chunks = 0;
+    let data = out.join("data");
+    let flush = |rows: &mut Vec<String>, chunk: u64, chunks: &mut usize, written: &mut Written| {
+        let text = js_call("rows", &format!("{chunk}, [{}]", rows.join(",\n")));
+        written.write(&data.join(format!("rows-{chunk:05}.js")), &text)?;
+        *chunks += 1;
+        rows.clear();
+        Ok::<(), String>(())
+    };
+    for l in lines {
+        let k = l.id / CHUNK as u64;
+        if let Some(c) = chunk.filter(|&c| c != k) {
+            flush(&mut rows, c, &mut chunks, written)?;
+        }
+        chunk = Some(k);
+        let seats: Vec<Option<usize>> = l
+            .seats
+            .iter()
+            .map(|s| index.get(s.as_str()).copied())
+            .collect();
+        let replay_path: Option<PathBuf> = l.replay.as_ref().map(|r| tournament_dir.join(r));
+        let mut v = -1i8;
+        if let Some(p) = replay_path.as_ref().filter(|p| p.is_file()) {
+            if let Ok(replay) = read_replay(p) {
+                let sim = simulate(&replay);
+                v = i8::from(sim.verified());
+                let depth = "../../";
+                let ctx =
+                    GameContext {
+                        crumbs: vec![
+                            (format!("{depth}index.html"), "← tournament".into()),
+                            (format!("{depth}games.html"), "all games".into()),
+                        ]
+                        .into_iter()
+                        .chain(seats.iter().flatten().map(|&b| {
+                            (format!("{depth}{}", bot_href(t, b)), t.bots[b].name.clone())
+                        }))
+                        .collect(),
+                        place: Some(format!(
+                            "table {}, game {} (id {}{})",
+                            l.table,
+                            l.game,
+                            l.id,
+                            l.deal.map(|d| format!(", deal {d}")).unwrap_or_default()
+                        )),
+                        root: depth.into(),
+                    };
+                written.write(&out.join(game_href(l.id)), &game_page(&sim, &ctx))?;
+                for step in &sim.steps {
+                    if let (Some(d), Some(ms)) = (step.decision, step.elapsed_ms) {
+                        if let Some(Some(b)) = seats.get(d.seat) {
+                            let us = (ms * 1000.0).round().max(1.0) as u64;
+                            let _ = bots[*b].times.record(us.min(3_600_000_000));
+                        }
+                    }
+                }
+            }
+        }
+        match v {
+            1 => verified += 1,
+            0 => unverified += 1,
+            _ => missing += 1,
+        }
+        lists.get_mut("all").unwrap().push(l, None);
+        for (seat, b) in seats.iter().enumerate() {
+            if let Some(b) = b {
+                let o = if l.draw {
+                    2
+                } else if l.loser == Some(seat) {
+                    0
+                } else {
+                    1
+                };
+                lists
+                    .entry(format!("bot-{b}"))
+                    .or_default()
+                    .push(l, Some(o));
+            }
+        }
+        if !l.faults.is_empty() {
+            lists.entry("faults".into()).or_default().push(l, None);
+            let mut kinds: Vec<&str> = l.faults.iter().map(|f| f.kind.name()).collect();
+            kinds.dedup();
+            for k in kinds {
+                lists.entry(format!("fault-{k}")).or_default().push(l, None);
+            }
+            for f in &l.faults {
+                if let Some(Some(b)) = seats.get(f.seat) {
+                    let e = bots[*b]
+                        .faults
+                        .entry(f.kind.name().to_string())
+                        .or_insert_with(|| (Vec::new(), 0));
+                    e.1 += 1;
+                    if e.0.len() < FAULTS_LISTED {
+                        e.0.push(FaultSeen {
+                            id: l.id,
+                            detail: f.detail.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        if l.draw {
+            lists.entry("draws".into()).or_default().push(l, None);
+        }
+        if v != 1 {
+            lists.entry("unverified".into()).or_default().push(l, None);
+        }
+        let row = Row {
+            id: l.id,
+            table: l.table,
+            game: l.game,
+            deal: l.deal,
+            seats: seats.clone(),
+            loser: l.loser,
+            draw: l.draw,
+            faults: l.faults.iter().map(|f| (f.seat, f.kind.name())).collect(),
+            moves: l.moves,
+            ms: l.duration_ms,
+            v,
+        };
+        rows.push(serde_json::to_string(&row).expect("a row serializes"));
+    }
+    if let Some(c) = chunk {
+        flush(&mut rows, c, &mut chunks, written)?;
+    }
+    for (name, list) in &lists {
+        let text = js_call(
+            "list",
+            &format!(
+                "{}, {}",
+                serde_json::to_string(name).unwrap(),
+                serde_json::to_string(list).unwrap()
+            ),
+        );
+        written.write(&data.join(format!("list-{name}.js")), &text)?;
+    }
+    Ok(Scan {
+        bots,
+        lists,
+        verified,
+        unverified,
+        missing,
+        chunks,
+    })
+}

@@ -1,0 +1,323 @@
+//! The tournament report (issue 13): `durak tournament --html` on a small tournament with a bot
+//! that cannot start (faults, a disqualification, forfeits) and names that need escaping. The
+//! pages hold what the standings say (ranks with their ties, figures), a page per bot and per
+//! game, the games list's data (every game, the lists its filters read), the raw data; in
+//! Chromium the charts render, the games list filters and sorts, nothing overflows at 400 px
+//! and no page logs anything to the console.
+
+mod common;
+
+use common::browser::{between, console_lines, measure, run_chromium, url};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+
+/// One tournament for every test here: four bots at tables of three, a name with markup, a bot
+/// that cannot start.
+fn tournament() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report");
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let config = base.join("t.toml");
+        std::fs::write(
+            &config,
+            r#"[tournament]
+variant = "podkidnoy"
+table_size = 3
+games = 4
+seed = 21
+max_consecutive_faults = 2
+
+[[bot]]
+name = "greedy"
+command = "builtin:greedy"
+
+[[bot]]
+name = "<i>random</i> & 'co'"
+command = "builtin:random"
+
+[[bot]]
+name = "random-2"
+command = "builtin:random"
+
+[[bot]]
+name = "crasher"
+command = "sh -c 'exit 3'"
+"#,
+        )
+        .unwrap();
+        let out = base.join("t");
+        let o = Command::new(DURAK)
+            .args(["tournament", "--quiet", "--html", "-c"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    })
+}
+
+fn results(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn the_report_holds_the_standings_bots_and_games() {
+    let dir = tournament();
+    let html = dir.join("html");
+    let index = read(&html.join("index.html"));
+    let standings: Value = serde_json::from_str(&read(&html.join("standings.json"))).unwrap();
+    // The header.
+    assert!(index.contains("<h1>Durak tournament t</h1>"), "{index}");
+    assert!(
+        index.contains("podkidnoy · duplicate deals · tables of 3 · 4 games per table · seed 21")
+    );
+    assert!(index.contains("sandbox default"));
+    assert!(
+        index.contains("<code>sh -c &#39;exit 3&#39;</code>")
+            || index.contains("<code>sh -c 'exit 3'</code>")
+    );
+    // Names are text, never markup.
+    assert!(!index.contains("<i>random</i>"));
+    assert!(index.contains("&lt;i&gt;random&lt;/i&gt; &amp; 'co'"));
+    // Each bot's rank as the standings print it (a tie is "=N"), in their order.
+    let table = between(&index, "<table class=\"sortable standings\">", "</table>");
+    let mut at = 0;
+    for b in standings["standings"].as_array().unwrap() {
+        let label = b["rank_label"].as_str().unwrap();
+        let cell = format!("\">{label}</td>");
+        let i = table[at..]
+            .find(&cell)
+            .unwrap_or_else(|| panic!("rank {label} in order: {table}"));
+        at += i + cell.len();
+    }
+    // The charts: Elo and loss rate with intervals, two heat maps, the convergence.
+    assert_eq!(index.matches("<svg").count(), 5, "five charts");
+    assert_eq!(
+        index.matches("class=\"interval\"").count(),
+        8,
+        "4 bots × 2 interval charts"
+    );
+    // Links to the raw data, and the data is there.
+    for f in ["games.csv", "standings.csv", "standings.json", "games.html"] {
+        assert!(index.contains(&format!("href=\"{f}\"")), "{f}");
+        assert!(html.join(f).is_file(), "{f}");
+    }
+    assert!(index.contains("href=\"../results.jsonl\""));
+    assert!(index.contains("href=\"../tournament.toml\""));
+
+    let lines = results(dir);
+    // games.csv: one row per game, through the csv crate's quoting.
+    let mut csv = csv::Reader::from_path(html.join("games.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), lines.len());
+    assert!(rows.iter().any(|r| r[4].contains("<i>random</i> & 'co'")));
+    // A page per game with a replay (at most 15 KB each), linked to the bots' pages.
+    for l in &lines {
+        let id = l["id"].as_u64().unwrap();
+        let page = html.join(format!("g/{:03}/{id}.html", id / 1000));
+        let text = read(&page);
+        assert!(
+            text.len() <= 15 * 1024,
+            "{}: {} bytes",
+            page.display(),
+            text.len()
+        );
+        assert!(text.contains("href=\"../../index.html\""));
+        assert!(
+            text.contains(&format!("(id {id}")),
+            "the title says which game"
+        );
+    }
+    // The games list's data: every game in the rows, the fault list as results.jsonl has it.
+    let meta = read(&html.join("data/meta.js"));
+    assert!(
+        meta.contains(&format!("\"count\":{}", lines.len())),
+        "{meta}"
+    );
+    let faulted = lines
+        .iter()
+        .filter(|l| !l["faults"].as_array().unwrap().is_empty())
+        .count();
+    assert!(faulted > 0);
+    assert!(meta.contains(&format!("\"faults\":{faulted}")), "{meta}");
+    let mut rows_seen = 0;
+    for e in std::fs::read_dir(html.join("data")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("rows-") {
+            rows_seen += read(&e.path()).matches("{\"id\":").count();
+        }
+    }
+    assert_eq!(rows_seen, lines.len());
+
+    // The crasher's page: its faults by kind, each linked to its game.
+    let bots: Vec<PathBuf> = std::fs::read_dir(html.join("bots"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(bots.len(), 4);
+    let crasher = read(
+        bots.iter()
+            .find(|p| p.to_string_lossy().contains("crasher"))
+            .unwrap(),
+    );
+    assert!(crasher.contains("<h3>start_failed · "), "{crasher}");
+    assert!(crasher.contains("<h3>forfeit · "), "{crasher}");
+    assert!(crasher.contains("href=\"../g/000/"), "links to its games");
+    let greedy = read(
+        bots.iter()
+            .find(|p| p.to_string_lossy().contains("greedy"))
+            .unwrap(),
+    );
+    assert!(greedy.contains("<th>median</th>"), "time per decision");
+    assert!(greedy.contains("<th>95th percentile</th>"));
+}
+
+fn attr(dom: &str, el: &str, name: &str) -> String {
+    let i = dom.find(el).unwrap_or_else(|| panic!("no {el}"));
+    let tag = &dom[i..i + dom[i..].find('>').unwrap()];
+    let key = format!("{name}=\"");
+    let j = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {tag}"));
+    tag[j + key.len()..].split('"').next().unwrap().to_string()
+}
+
+/// The games list in Chromium: every game, then filtered and sorted, each count as the results
+/// say; the data loads from the folder (file://), a chunk at a time.
+#[test]
+fn the_games_list_filters_and_sorts() {
+    let browser = require_chromium!();
+    let dir = tournament();
+    let games = dir.join("html/games.html");
+    let lines = results(dir);
+    let list = |fragment: &str| -> String {
+        let (out, err) = run_chromium(
+            browser,
+            &url(&games, fragment),
+            &["--dump-dom", "--virtual-time-budget=3000"],
+        );
+        let console = console_lines(&err);
+        assert!(console.is_empty(), "#{fragment}: {console:#?}");
+        out
+    };
+    let all = list("");
+    assert_eq!(
+        attr(&all, "class=\"games-list\"", "data-total"),
+        lines.len().to_string()
+    );
+    assert_eq!(all.matches("<tr class=").count(), lines.len().min(50));
+    let faulted = lines
+        .iter()
+        .filter(|l| !l["faults"].as_array().unwrap().is_empty())
+        .count();
+    let f = list("fault=faults");
+    assert_eq!(
+        attr(&f, "class=\"games-list\"", "data-total"),
+        faulted.to_string()
+    );
+    let clean = list("fault=clean");
+    assert_eq!(
+        attr(&clean, "class=\"games-list\"", "data-total"),
+        (lines.len() - faulted).to_string()
+    );
+    // greedy is bot 0: the games it lost.
+    let lost = lines.iter().filter(|l| l["durak"] == "greedy").count();
+    let g = list("bot=0&result=lost");
+    assert_eq!(
+        attr(&g, "class=\"games-list\"", "data-total"),
+        lost.to_string()
+    );
+    // Sorted by moves, most first: the first row is the longest game.
+    let most = lines
+        .iter()
+        .map(|l| l["moves"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let sorted = list("sort=-moves");
+    let first = between(&sorted, "<tbody>", "</tr>");
+    assert!(
+        first.contains(&format!("<td class=\"num\">{most}</td>")),
+        "{first}"
+    );
+}
+
+/// The report's pages in Chromium at 1400 and 400 px: the charts render (every chart has a
+/// size), nothing overflows the page (wide tables scroll inside their box), no console message.
+#[test]
+fn the_report_renders_at_1400_and_400_px() {
+    let browser = require_chromium!();
+    let html = tournament().join("html");
+    let charts = "Array.from(d.querySelectorAll('figure.chart svg')).map(function (s) { \
+                  var r = s.getBoundingClientRect(); return Math.round(r.width) + 'x' + Math.round(r.height) + ':' + s.querySelectorAll('rect,circle,path').length; }).join(' ')";
+    for width in [1400, 400] {
+        let (w, scroll, wide, sizes) =
+            measure(browser, &html.join("index.html"), "", width, charts);
+        assert_eq!(scroll, w, "index at {width}: {wide}");
+        assert_eq!(wide, "none", "index at {width}");
+        let sizes: Vec<&str> = sizes.split(' ').collect();
+        assert_eq!(sizes.len(), 5, "{sizes:?}");
+        for s in &sizes {
+            let (dims, shapes) = s.split_once(':').unwrap();
+            let (cw, ch) = dims.split_once('x').unwrap();
+            let (cw, ch): (u32, u32) = (cw.parse().unwrap(), ch.parse().unwrap());
+            // Wide charts keep 600 px on a phone and scroll in their box.
+            assert!(
+                cw > 200 && cw <= w.max(600) && ch > 40,
+                "a chart of {dims} at {width}"
+            );
+            assert!(shapes.parse::<u32>().unwrap() >= 3, "{s}");
+        }
+        for page in ["games.html", "bots/00-greedy.html"] {
+            let (w, scroll, wide, _) = measure(browser, &html.join(page), "", width, "0");
+            assert_eq!(scroll, w, "{page} at {width}: {wide}");
+        }
+    }
+    // No console message on any page (the harness hides the frame's console).
+    for page in [
+        "index.html",
+        "games.html",
+        "bots/00-greedy.html",
+        "g/000/0.html",
+    ] {
+        let (_, err) = run_chromium(
+            browser,
+            &url(&html.join(page), ""),
+            &["--dump-dom", "--virtual-time-budget=2000"],
+        );
+        assert!(console_lines(&err).is_empty(), "{page}: {err}");
+    }
+    let shot = html.join("../report.png");
+    let (_, err) = run_chromium(
+        browser,
+        &url(&html.join("index.html"), ""),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1400,1800",
+            "--hide-scrollbars",
+        ],
+    );
+    assert!(console_lines(&err).is_empty(), "{err}");
+    assert!(std::fs::metadata(&shot).unwrap().len() > 20_000);
+}
