@@ -190,12 +190,17 @@ fn stepping_and_views_in_the_browser() {
 fn autoplay_and_jumps() {
     let browser = require_chromium!();
     let page = page();
-    let playing = dom_after(browser, page, "step=1&speed=100&press=p", 650);
+    // Moving, not yet at the end: no count of steps, since Chromium's virtual time runs timers
+    // at its own pace (a step a second for 5 s moved 4 to 10 steps in trials).
+    let playing = dom_after(browser, page, "step=1&speed=1000&press=p", 5_000);
     let at: usize = body_attr(&playing, "data-step").parse().unwrap();
-    assert!((4..=8).contains(&at), "about 6 steps in 650 ms: {at}");
-    assert_eq!(body_attr(&playing, "data-playing"), "yes");
     let done = dom_after(browser, page, "step=1&speed=100&press=p", 20_000);
     let total = body_attr(&done, "data-step");
+    assert!(
+        at > 1 && at < total.parse().unwrap(),
+        "some steps played, not all: {at} of {total}"
+    );
+    assert_eq!(body_attr(&playing, "data-playing"), "yes");
     assert!(
         done.contains(&format!("Step {total} / {total}")),
         "played to the end"

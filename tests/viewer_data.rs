@@ -5,7 +5,7 @@
 //! the script's bookkeeping (cards moving between hands, table, stock and discard) agrees with
 //! the rules engine, and its words are the Rust views' words.
 //!
-//! Also the size: a page of a four-seat game is at most 15 KB (issue 13).
+//! The size of a page (at most 15 KB, issue 13) is checked in replay/tests/html.rs and tests/report.rs.
 //!
 //! Without node the tests are skipped with a note (tests/common/system.rs); CI requires it.
 

@@ -15,6 +15,12 @@
 //! ## Encoding (version [`DATA_VERSION`])
 //!
 //! Cards are their protocol codes (`TD`), lists of cards the codes run together (`TD6S`).
+//! A step is an array: the replay line less the previous step's, the events (separated by
+//! spaces), the decision, the legal choices, the move, the request (`1`: the next id with the
+//! same limits; else `[id, move_ms, bank_ms]`), the time, then an object of what few steps have
+//! (`k` known cards when they changed, `rf` a refused answer, `f` faults, `n` a note, `se`
+//! stderr); trailing nulls are left out.
+//!
 //! Events are strings: a letter, then fields; `@S` in front marks an event only seat `S` saw:
 //!
 //! | event | string |
@@ -31,6 +37,7 @@
 //! | discarded | `C` cards |
 //! | drew | `W` seat, count, the trump card if it was the last (`W16`, `W12KS`) |
 //! | drew_cards | `w` seat, cards |
+//! | drew, then the drawer's drew_cards | `Y` seat, cards, `^` and the trump card if it was the last (`Y1ACKS^KS`) |
 //! | game_over | `G` loser or `-` |
 //!
 //! A decision is seat, `a`/`d`/`+` (attack, defend, add), then `t` after a take and `f` when
@@ -42,11 +49,12 @@
 use crate::sim::{Simulation, Step};
 use crate::view::{result_text, sorted_hand, FaultView, RefusedView, StderrView, StepView};
 use durak_protocol::text::escape_controls;
-use durak_rules::{Card, CardSet, DecisionKind, EventKind, Legal, Move, Seat};
+use durak_rules::{Audience, Card, CardSet, DecisionKind, Event, EventKind, Legal, Move, Seat};
 use serde::Serialize;
+use serde_json::Value;
 
 /// The version of the encoding; `viewer.js` refuses data of another.
-pub const DATA_VERSION: u32 = 1;
+pub const DATA_VERSION: u32 = 2;
 
 /// The state at the first step (after its events), which later steps' events change.
 #[derive(Clone, Debug, Serialize)]
@@ -68,26 +76,29 @@ pub struct InitState {
     pub active: Vec<bool>,
 }
 
-/// One step in a few letters; absent fields are "none" or "as before".
-#[derive(Clone, Debug, Default, Serialize)]
+/// One step in a few letters; absent fields are "none" or "as before". Serialized as an array,
+/// `[line, events, decision, legal, move, request, time, {k, rf, f, n, se}]`, trailing empties
+/// left out (see the module documentation).
+#[derive(Clone, Debug, Default)]
 pub struct StepData {
-    /// The replay line the step starts at.
+    /// The replay line the step starts at, less the previous step's.
     pub l: usize,
-    /// The events since the previous step.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub e: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The events since the previous step, separated by spaces.
+    pub e: String,
     pub d: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub g: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub m: Option<String>,
-    /// The request: id, then its move and bank limits in ms when it announced them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub q: Option<Vec<u64>>,
+    /// The request: `1` for the id after the previous request's with the same limits, else
+    /// `[id, move_ms, bank_ms]` (or `[id]` when it announced no limits).
+    pub q: Option<Value>,
     /// The answer's time in ms, as the views write it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub t: Option<String>,
+    pub rest: Rest,
+}
+
+/// What few steps have.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Rest {
     /// The publicly known cards of every seat (I-1), when they changed since the previous step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub k: Option<Vec<String>>,
@@ -101,23 +112,36 @@ pub struct StepData {
     pub se: Vec<StderrView>,
 }
 
-/// Everything a game's page shows.
+impl Serialize for StepData {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let opt = |o: &Option<String>| o.as_ref().map_or(Value::Null, |x| Value::from(x.as_str()));
+        let mut v = vec![
+            Value::from(self.l),
+            Value::from(self.e.as_str()),
+            opt(&self.d),
+            opt(&self.g),
+            opt(&self.m),
+            self.q.clone().unwrap_or(Value::Null),
+            opt(&self.t),
+        ];
+        if self.rest != Rest::default() {
+            v.push(serde_json::to_value(&self.rest).map_err(serde::ser::Error::custom)?);
+        }
+        while v.len() > 2 && v.last().is_some_and(|x| x.is_null()) {
+            v.pop();
+        }
+        v.serialize(ser)
+    }
+}
+
+/// Everything a game's page shows (the header, seeds and verdict are in the page's HTML).
 #[derive(Clone, Debug, Serialize)]
 pub struct GameData {
     pub v: u32,
-    pub source: String,
     pub variant: &'static str,
     pub players: usize,
-    pub game: u32,
-    /// Seeds as text: JavaScript numbers cannot hold every u64.
-    pub seed: String,
-    pub series_seed: String,
-    pub dealer: Seat,
     /// Seat labels, escaped.
     pub names: Vec<String>,
-    pub verified: bool,
-    pub verdict: String,
-    pub differs_at: Option<usize>,
     pub result: String,
     pub loser: Option<Seat>,
     /// False when the game never started (a fault before the deal).
@@ -134,10 +158,10 @@ fn set(s: CardSet) -> String {
     cards(s.iter())
 }
 
-fn seat_prefix(to: durak_rules::Audience) -> String {
+fn seat_prefix(to: Audience) -> String {
     match to {
-        durak_rules::Audience::All => String::new(),
-        durak_rules::Audience::Seat(s) => format!("@{s}"),
+        Audience::All => String::new(),
+        Audience::Seat(s) => format!("@{s}"),
     }
 }
 
@@ -195,6 +219,45 @@ pub fn event_code(e: &EventKind) -> String {
             format!("G{}", loser.map(|l| l.to_string()).unwrap_or("-".into()))
         }
     }
+}
+
+/// A step's events, separated by spaces; a public `drew` followed by the drawer's own
+/// `drew_cards` (always so from the engine) is one `Y` event: seat, cards, then `^` and the
+/// trump card when the last card drawn was it.
+fn events_code(events: &[Event]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < events.len() {
+        let e = &events[i];
+        if let (
+            Audience::All,
+            EventKind::Drew {
+                seat,
+                count,
+                trump_card,
+            },
+        ) = (e.to, &e.kind)
+        {
+            if let Some(Event {
+                to: Audience::Seat(s2),
+                kind: EventKind::DrewCards { seat: s3, cards },
+            }) = events.get(i + 1)
+            {
+                if s2 == s3 && s3 == seat && cards.len() == *count {
+                    out.push(format!(
+                        "Y{seat}{}{}",
+                        set(*cards),
+                        trump_card.map(|t| format!("^{t}")).unwrap_or_default()
+                    ));
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        out.push(format!("{}{}", seat_prefix(e.to), event_code(&e.kind)));
+        i += 1;
+    }
+    out.join(" ")
 }
 
 fn kind_letter(k: DecisionKind) -> char {
@@ -302,6 +365,8 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
     let h = &sim.header;
     let end = sim.end();
     let mut known_before: Option<Vec<String>> = None;
+    let mut last_request: Option<(u64, Option<(u64, u64)>)> = None;
+    let mut last_line = 0;
     let steps = sim
         .steps
         .iter()
@@ -314,13 +379,11 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
                 _ => Some(known.clone()),
             };
             known_before = Some(known);
+            let l = step.line - last_line.min(step.line);
+            last_line = step.line;
             StepData {
-                l: step.line,
-                e: step
-                    .before
-                    .iter()
-                    .map(|e| format!("{}{}", seat_prefix(e.to), event_code(&e.kind)))
-                    .collect(),
+                l,
+                e: events_code(&step.before),
                 d: step.decision.map(|d| {
                     format!(
                         "{}{}{}{}",
@@ -333,36 +396,37 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
                 g: step.legal.as_ref().map(legal_code),
                 m: step.mv.as_ref().map(move_code),
                 q: step.request.as_ref().map(|r| {
-                    let mut q = vec![r.id];
-                    if let Some(t) = r.time {
-                        q.extend([t.move_ms, t.bank_ms]);
+                    let limits = r.time.map(|t| (t.move_ms, t.bank_ms));
+                    let same = last_request.is_some_and(|(id, l)| id + 1 == r.id && l == limits);
+                    last_request = Some((r.id, limits));
+                    if same {
+                        Value::from(1)
+                    } else {
+                        let mut q = vec![r.id];
+                        if let Some((m, b)) = limits {
+                            q.extend([m, b]);
+                        }
+                        Value::from(q)
                     }
-                    q
                 }),
                 t: v.elapsed_ms.map(time_text),
-                k,
-                rf: v.refused.clone(),
-                f: v.faults.clone(),
-                n: v.note.clone(),
-                se: v.stderr.clone(),
+                rest: Rest {
+                    k,
+                    rf: v.refused.clone(),
+                    f: v.faults.clone(),
+                    n: v.note.clone(),
+                    se: v.stderr.clone(),
+                },
             }
         })
         .collect();
     GameData {
         v: DATA_VERSION,
-        source: escape_controls(&sim.source).into_owned(),
         variant: h.variant.name(),
         players: h.players,
-        game: h.game,
-        seed: h.seed.to_string(),
-        series_seed: h.series_seed.to_string(),
-        dealer: h.dealer,
         names: (0..h.players)
             .map(|s| escape_controls(&h.seat_label(s)).into_owned())
             .collect(),
-        verified: sim.verified(),
-        verdict: crate::text::verdict(sim),
-        differs_at: sim.divergence.as_ref().and_then(|d| d.step),
         result: escape_controls(&result_text(h, end)).into_owned(),
         loser: end.loser,
         started: end.started,

@@ -11,7 +11,7 @@
   const SUIT_ORDER = "CDHS";
   const RANK_ORDER = "6789TJQKA";
   const KINDS = { a: "attack", d: "defend", "+": "add" };
-  const DATA_VERSION = 1;
+  const DATA_VERSION = 2;
 
   // ---- cards ----
   function split2(s) {
@@ -148,8 +148,40 @@
   }
 
   // ---- decoding: the compact data to every step's state ----
+  // A step's array (data.rs: StepData) as an object; lines and requests made absolute. Once:
+  // decode() may be called again on the same data (a view per seat).
+  function unpack(D) {
+    if (D.unpacked) return D;
+    D.unpacked = true;
+    let line = 0, id = 0, limits = null;
+    D.steps = D.steps.map((a) => {
+      const rest = a[7] || {};
+      line += a[0];
+      const s = { l: line, e: a[1] ? a[1].split(" ") : [], d: a[2] || null, g: a[3] || null, m: a[4] || null, t: a[6] === undefined || a[6] === null ? undefined : a[6],
+        k: rest.k, rf: rest.rf, f: rest.f, n: rest.n, se: rest.se };
+      const q = a[5];
+      if (q === 1) { id += 1; s.q = [id].concat(limits || []); }
+      else if (Array.isArray(q)) { id = q[0]; limits = q.length > 1 ? q.slice(1) : null; s.q = q; }
+      return s;
+    });
+    return D;
+  }
+  // Events as the engine logged them: a Y is a public drew and the drawer's own drew_cards.
+  function expand(codes) {
+    const out = [];
+    for (const c of codes) {
+      if (c[0] !== "Y") { out.push(parseEvent(c)); continue; }
+      const hat = c.indexOf("^");
+      const cards = split2(c.substring(2, hat < 0 ? c.length : hat));
+      const seat = +c[1];
+      out.push({ k: "W", to: null, seat: seat, count: cards.length, trumpCard: hat < 0 ? null : c.substr(hat + 1, 2) });
+      out.push({ k: "w", to: seat, seat: seat, cards: cards });
+    }
+    return out;
+  }
   function decode(D) {
     if (D.v !== DATA_VERSION) throw new Error("this page's data is of version " + D.v + ", the viewer reads version " + DATA_VERSION + ": write the page again with this durak");
+    unpack(D);
     const n = D.players;
     const I = D.init;
     let st = {
@@ -162,7 +194,7 @@
     const trump = I.trump_suit;
     const states = [];
     D.steps.forEach((step, i) => {
-      const events = (step.e || []).map(parseEvent);
+      const events = expand(step.e);
       if (i > 0) {
         st = {
           hands: st.hands.map((h) => h.slice()), stock: st.stock.slice(), trumpCard: st.trumpCard, trumpInStock: st.trumpInStock,
