@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::browser::{between, console_lines, measure, run_chromium, url};
+use common::browser::{between, console_lines, measure, run_chromium, serve, url};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -320,4 +320,38 @@ fn the_report_renders_at_1400_and_400_px() {
     );
     assert!(console_lines(&err).is_empty(), "{err}");
     assert!(std::fs::metadata(&shot).unwrap().len() > 20_000);
+}
+
+/// The same pages work from a server as from the folder (the service will serve them): over
+/// HTTP every page loads its shared script and styles (CSP `'self'`), logs nothing, and shows
+/// what it shows from disk: the games list fetches its chunks, the game page steps.
+#[test]
+fn the_pages_work_from_a_server() {
+    let browser = require_chromium!();
+    let html = tournament().join("html");
+    let base = serve(&html);
+    let load = |page: &str, fragment: &str| -> String {
+        let (out, err) = run_chromium(
+            browser,
+            &format!("{base}/{page}#{fragment}"),
+            &["--dump-dom", "--virtual-time-budget=3000"],
+        );
+        assert!(console_lines(&err).is_empty(), "{page}: {err}");
+        out
+    };
+    let index = load("index.html", "");
+    assert_eq!(index.matches("<svg").count(), 5, "the charts");
+    let games = load("games.html", "");
+    assert_eq!(
+        attr(&games, "class=\"games-list\"", "data-total"),
+        results(tournament()).len().to_string(),
+        "the list's data came over HTTP"
+    );
+    assert!(load("bots/00-greedy.html", "").contains("<h1>"));
+    let game = load("g/000/0.html", "step=3&press=ArrowRight");
+    assert!(
+        game.contains("data-step=\"4\""),
+        "the viewer ran and stepped"
+    );
+    assert!(game.contains("Step 4 / "));
 }

@@ -168,3 +168,54 @@ document.getElementById("f").addEventListener("load", function () {{
         attr("data-extra").replace("&amp;", "&"),
     )
 }
+
+/// Serve `dir` over HTTP on 127.0.0.1 (a port of the system's choosing) for the rest of the test
+/// binary: a GET's path is a file under `dir`, sent with its content type, else 404. Enough to
+/// check that a page works from a server as well as from a folder on disk.
+pub fn serve(dir: &Path) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(&stream);
+                let mut request = String::new();
+                if reader.read_line(&mut request).is_err() {
+                    return;
+                }
+                let mut header = String::new();
+                while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+                    header.clear();
+                }
+                let path = request.split(' ').nth(1).unwrap_or("/");
+                let path = path.split(['?', '#']).next().unwrap_or("/");
+                let file = dir.join(path.trim_start_matches('/'));
+                let inside = !path.split('/').any(|p| p == "..");
+                let (status, body) = match std::fs::read(&file) {
+                    Ok(b) if inside => ("200 OK", b),
+                    _ => ("404 Not Found", b"not found".to_vec()),
+                };
+                let kind = match file.extension().and_then(|e| e.to_str()) {
+                    Some("html") => "text/html; charset=utf-8",
+                    Some("js") => "text/javascript; charset=utf-8",
+                    Some("css") => "text/css; charset=utf-8",
+                    Some("json" | "jsonl") => "application/json",
+                    Some("csv") => "text/csv; charset=utf-8",
+                    _ => "application/octet-stream",
+                };
+                let mut out = &stream;
+                let _ = write!(
+                    out,
+                    "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = out.write_all(&body);
+            });
+        }
+    });
+    base
+}
