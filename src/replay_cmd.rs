@@ -21,7 +21,8 @@ pub struct ReplayArgs {
     /// printed.
     #[arg(long)]
     verify: bool,
-    /// Write the game as one self-contained HTML page (no network needed) to this file.
+    /// Write the game as an HTML page to this file, with the viewer's script and styles beside it
+    /// (one copy per folder, shared by its pages; no network needed).
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
     /// Print step N (from 1) as plain text.

@@ -2,7 +2,7 @@
 //!
 //! Replay files (one game each, written by the referee: `referee/src/replay.rs`) read, re-simulated
 //! and verified with the rules engine, and shown step by step: as plain text ([`text`]), in a
-//! terminal ([`tui`]) or as one self-contained HTML page ([`html`]).
+//! terminal ([`tui`]) or as an HTML page with the viewer beside it ([`html`]).
 //!
 //! ```no_run
 //! let replay = durak_replay::read_replay(std::path::Path::new("replays/game-0000.jsonl"))?;

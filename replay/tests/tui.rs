@@ -155,6 +155,34 @@ fn every_hand_in_full_at_80x24() {
     }
 }
 
+/// The table's line (trump, stock, discard, who attacks whom, the limit, a take) wraps between
+/// its parts at 80 columns instead of losing its end.
+#[test]
+fn the_table_line_is_never_cut_at_80x24() {
+    for f in FIXTURES {
+        let s = sim(f);
+        let mut app = App::for_game(&s);
+        for step in 0..s.steps.len() {
+            app.step = step;
+            let screen = screen_of(&app, &s, 80, 24);
+            let v = step_view(&s, step, None).escaped();
+            let mut parts = vec![format!("· discard {}", v.discard.len())];
+            if v.result.is_none() {
+                parts.push(format!("· seat {} attacks seat {}", v.attacker, v.defender));
+                if let Some(l) = v.limit {
+                    parts.push(format!("· at most {l}"));
+                }
+                if v.taking {
+                    parts.push("· the defender takes".into());
+                }
+            }
+            for p in parts {
+                assert!(screen.contains(&p), "{f} step {step}: {p:?}:\n{screen}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_help_fits_at_80x24() {
     let s = sim("podkidnoy-6p.jsonl");

@@ -173,36 +173,36 @@ pub fn table_lines(v: &StepView, width: usize, full: bool) -> Vec<Line<'static>>
     } else {
         lines.extend(wrapped(vec![dim("table:")], pairs, width, 7));
     }
+    // One line when it fits, else wrapped between its parts (nothing cut at 80 columns).
     let mut info = vec![
-        Span::raw("trump "),
-        card_span(&v.trump_card, trump, false),
-        dim(if v.trump_card_in_stock {
-            " under the stock"
-        } else {
-            " (drawn)"
-        }),
-        Span::raw(format!(
-            " · stock {} · discard {}",
-            v.stock,
-            v.discard.len()
-        )),
+        vec![
+            Span::raw("trump "),
+            card_span(&v.trump_card, trump, false),
+            dim(if v.trump_card_in_stock {
+                " under the stock"
+            } else {
+                " (drawn)"
+            }),
+        ],
+        vec![Span::raw(format!("· stock {}", v.stock))],
+        vec![Span::raw(format!("· discard {}", v.discard.len()))],
     ];
     if v.result.is_none() {
-        info.push(dim(format!(
-            " · seat {} attacks seat {}",
+        info.push(vec![dim(format!(
+            "· seat {} attacks seat {}",
             v.attacker, v.defender
-        )));
+        ))]);
         if let Some(l) = v.limit {
-            info.push(dim(format!(" · at most {l}")));
+            info.push(vec![dim(format!("· at most {l}"))]);
         }
         if v.taking {
-            info.push(Span::styled(
-                " · the defender takes",
+            info.push(vec![Span::styled(
+                "· the defender takes",
                 Style::default().fg(Color::LightYellow),
-            ));
+            )]);
         }
     }
-    lines.push(Line::from(info));
+    lines.extend(wrapped(Vec::new(), info, width, 2));
     if full {
         if let Some(stock) = v.stock_cards.as_ref().filter(|s| !s.is_empty()) {
             let items = stock
