@@ -153,12 +153,20 @@ pub fn heat_map(
     cell: impl Fn(usize, usize) -> Option<Cell>,
 ) -> Markup {
     let n = names.len();
-    let label_w = 200.0;
+    // Sized to the names (at most 24 characters, about 7 px each at 12-13 px): the row names on
+    // the left, the column names slanted by 40° above, the last one reaching past the grid.
+    let longest = names
+        .iter()
+        .map(|n| short(n).chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let text_w = longest * 7.2;
+    let label_w = (text_w + 16.0).clamp(60.0, 200.0);
     let cell_w = 64.0;
     let cell_h = 30.0;
-    let head_h = 120.0;
-    // Room on the right for the last column's slanted name.
-    let width = label_w + cell_w * n as f64 + 120.0;
+    let head_h = (text_w * 0.643 + 16.0).clamp(30.0, 120.0);
+    let right = (text_w * 0.766 - cell_w / 2.0 + 8.0).clamp(8.0, 140.0);
+    let width = label_w + cell_w * n as f64 + right;
     let height = head_h + cell_h * n as f64 + 4.0;
     let colour = |v: f64| {
         let v = v.clamp(0.0, 1.0);
