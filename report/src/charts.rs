@@ -371,4 +371,24 @@ mod tests {
         assert!(svg.contains("rgb(40,150,80)"), "green for 1");
         assert!(svg.contains("rgb(190,60,60)"), "red for 0");
     }
+
+    /// The margins follow the names: short names leave little room, long ones more (capped).
+    #[test]
+    fn heat_map_margins_follow_the_names() {
+        let size = |name: &str| -> (f64, f64) {
+            let names = vec![name.to_string(), "b".to_string()];
+            let svg = heat_map("h", &names, |_, _| None).into_string();
+            let vb = svg.split("viewBox=\"0 0 ").nth(1).unwrap();
+            let mut it = vb.split(['"', ' ']).map(|x| x.parse::<f64>().unwrap());
+            (it.next().unwrap(), it.next().unwrap())
+        };
+        let (w_short, h_short) = size("a");
+        // Two 64 × 30 cells: the margins of one-letter names are small.
+        assert!(w_short <= 2.0 * 64.0 + 60.0 + 8.0 + 0.5, "{w_short}");
+        assert!(h_short <= 2.0 * 30.0 + 30.0 + 4.0 + 0.5, "{h_short}");
+        let (w_long, h_long) = size("a-rather-long-bot-name-24");
+        assert!(w_long > w_short + 150.0 && h_long > h_short + 60.0);
+        let (w_capped, _) = size(&"x".repeat(200));
+        assert_eq!(w_capped, w_long, "names are cut at 24 characters");
+    }
 }
