@@ -11,6 +11,7 @@
 
 pub mod card;
 pub mod deck;
+mod allows;
 mod game;
 pub mod random;
 pub mod series;

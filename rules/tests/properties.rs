@@ -12,6 +12,8 @@
 //!   neighbours (K-5); the table never holds more attack cards than the limit (K-3, P-5);
 //!   drawing follows P-7 / P-9 / K-12;
 //! * every move the choosers produce from `legal()` is accepted by `check` and `apply`;
+//! * `Legal::allows` (judging from the `legal` object alone) agrees with `check` on every move
+//!   tried, legal or not (the random ones and every one the brute force enumerates);
 //! * random illegal moves (random card sets, pairs, kinds and seats) are refused with a rule id
 //!   like `K-6` and a message, identically by `check` and `apply`, and leave the game unchanged;
 //!   whatever `check` accepts, `apply` accepts;
@@ -104,7 +106,9 @@ fn legal_answers(g: &Game, cap: usize) -> Option<Vec<Move>> {
     }
     let pool: Vec<Card> = pool.iter().collect();
     let mut found: Vec<Move> = Vec::new();
+    let legal = g.legal().expect("not over");
     let try_move = |m: Move, found: &mut Vec<Move>| {
+        agrees(g, &legal, d.seat, &m);
         if found.len() < cap && g.check(d.seat, &m).is_ok() && !found.contains(&m) {
             found.push(m);
         }
@@ -378,10 +382,28 @@ fn fingerprint(g: &Game) -> impl PartialEq + std::fmt::Debug {
     )
 }
 
+/// `Legal::allows` (what a player can judge from the `legal` object alone, as the terminal's
+/// human seat does) agrees with the referee's `Game::check` on `m` by the deciding seat.
+fn agrees(g: &Game, legal: &Legal, seat: Seat, m: &Move) {
+    let referee = g.check(seat, m);
+    let player = legal.allows(m);
+    assert_eq!(
+        player.is_ok(),
+        referee.is_ok(),
+        "{m:?} by seat {seat}: Legal::allows says {player:?}, Game::check says {referee:?}; legal {legal:?}"
+    );
+    if let Err(e) = player {
+        assert!(is_rule_id(e.rule), "rule id {:?}", e.rule);
+    }
+}
+
 fn fuzz_illegal(g: &Game, rng: &mut SmallRng, tries: usize) {
     let mut g = g.clone();
     for _ in 0..tries {
         let (seat, m) = random_any_move(&g, rng);
+        if seat == g.decision().expect("not over").seat {
+            agrees(&g, &g.legal().expect("not over"), seat, &m);
+        }
         match g.check(seat, &m) {
             Err(e) => {
                 assert!(is_rule_id(e.rule), "rule id {:?}", e.rule);
