@@ -183,6 +183,12 @@ pub fn check_bot(args: CheckBotArgs) -> CmdResult {
         durak_referee::isolation::check_strict_sandbox()?;
     }
     let mut cmd = BotCommand::parse(&spec)?.with_sandbox(args.sandbox);
+    if cmd.is_human() {
+        return Err(
+            "check-bot checks a bot; to play against one yourself: durak play human BOT"
+                .to_string(),
+        );
+    }
     if !spec.starts_with("builtin:") {
         // The bot runs where the user is (or in --cwd), as `durak submit` runs it in its folder.
         let dir = match &args.cwd {

@@ -2,6 +2,7 @@
 //! module; this file only parses and dispatches.
 
 mod check_cmd;
+mod human;
 mod play;
 mod replay_cmd;
 mod rerun_cmd;
@@ -39,6 +40,9 @@ enum Command {
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
     Submit(check_cmd::SubmitArgs),
+    /// Play a seat yourself, in this terminal (what `durak play human BOT` starts).
+    #[command(hide = true)]
+    Human,
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Bot { name } => bot(&name),
+        Command::Human => human::run(),
     };
     match result {
         Ok(code) => code,

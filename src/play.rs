@@ -99,6 +99,20 @@ pub fn run(args: PlayArgs) -> CmdResult {
         let mut command = BotCommand::parse(spec)?.with_sandbox(args.sandbox);
         command.isolation.limits = resources;
         command.check_exists()?;
+        // A person thinks longer than a bot: ten minutes a move, an hour in the bank.
+        let limits = if command.is_human() {
+            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                return Err("the human seat plays in a terminal: run durak play human ... in                             one (stdin is not a terminal)"
+                    .to_string());
+            }
+            Limits {
+                move_ms: limits.move_ms.max(600_000),
+                bank_ms: limits.bank_ms.max(3_600_000),
+                ..limits
+            }
+        } else {
+            limits
+        };
         seats.push(SeatSpec {
             name: spec.clone(),
             command,

@@ -29,6 +29,11 @@ pub struct BotCommand {
     pub isolation: Isolation,
 }
 
+/// The seat a person plays from the terminal (`durak play human BOT`): `durak human`, started
+/// in the referee's terminal and foreground process group, without a sandbox (it is the
+/// organiser at the keyboard, not a bot).
+pub const HUMAN: &str = "human";
+
 /// The built-in bots (`builtin:NAME`).
 pub const BUILTINS: [&str; 2] = ["random", "greedy"];
 
@@ -56,6 +61,20 @@ impl BotCommand {
                 isolation: Isolation::default(),
             });
         }
+        if spec == HUMAN {
+            let exe = match std::env::var_os("DURAK_EXE") {
+                Some(p) => PathBuf::from(p),
+                None => std::env::current_exe()
+                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
+            };
+            return Ok(BotCommand {
+                spec: spec.to_string(),
+                program: exe,
+                args: vec!["human".into()],
+                cwd: None,
+                isolation: Isolation::default(),
+            });
+        }
         let words = shell_words::split(spec)
             .map_err(|e| format!("cannot split the bot command {spec:?}: {e}"))?;
         let Some((program, args)) = words.split_first() else {
@@ -70,6 +89,11 @@ impl BotCommand {
         })
     }
 
+    /// Whether this is the human seat ([`HUMAN`]).
+    pub fn is_human(&self) -> bool {
+        self.spec == HUMAN
+    }
+
     /// The same command with another sandbox mode.
     pub fn with_sandbox(mut self, sandbox: Sandbox) -> BotCommand {
         self.isolation.sandbox = sandbox;
@@ -80,7 +104,7 @@ impl BotCommand {
     /// program when it is a path, the arguments that name existing files. What other bots must
     /// not see (`MatchConfig::hidden`).
     pub fn own_paths(&self) -> Vec<PathBuf> {
-        if self.spec.starts_with("builtin:") {
+        if self.spec.starts_with("builtin:") || self.is_human() {
             return Vec::new();
         }
         let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -332,6 +356,9 @@ impl BotProcess {
 
     /// Start a bot with piped stdin, stdout and stderr, isolated as its command says.
     pub fn spawn_with(cmd: &BotCommand, opts: &SpawnOptions) -> io::Result<BotProcess> {
+        if cmd.is_human() {
+            return BotProcess::spawn_human(cmd, opts);
+        }
         let prep = isolation::prepare(
             &cmd.spec,
             &cmd.program,
@@ -385,6 +412,44 @@ impl BotProcess {
             _uid: prep.uid_lease,
             cgroup: prep.cgroup,
             done: prep.done,
+        })
+    }
+
+    /// The human seat: `durak human` in the referee's terminal and its foreground process
+    /// group (it reads the keyboard), with no supervisor, sandbox or private directory.
+    fn spawn_human(cmd: &BotCommand, opts: &SpawnOptions) -> io::Result<BotProcess> {
+        let mut child = Command::new(&cmd.program)
+            .args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let pid = child.id().map(|p| p as i32);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = StderrDrain::start(child.stderr.take().expect("piped"), opts.stderr_cap);
+        let codec =
+            AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), vec![], opts.max_line + 1);
+        let done = isolation::DoneFlag::new()?;
+        // No supervisor: nobody can kill one.
+        done.set();
+        Ok(BotProcess {
+            child,
+            pgid: None,
+            bot_pid: pid,
+            killed_supervisor: false,
+            stdin,
+            outbox: Vec::with_capacity(4096),
+            lines: FramedRead::new(stdout, codec),
+            stderr,
+            exit: None,
+            max_line: opts.max_line,
+            strict: false,
+            private_dir: None,
+            _uid: None,
+            cgroup: None,
+            done,
         })
     }
 
@@ -706,7 +771,13 @@ impl BotProcess {
     /// and exits. Only while the supervisor is not reaped (its pid, and so its children, are
     /// still ours).
     fn signal_bot(&self) {
-        let Some(sup) = self.pgid else { return };
+        let Some(sup) = self.pgid else {
+            // The human seat: one process of ours, no supervisor.
+            if let Some(p) = self.bot_pid.and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            }
+            return;
+        };
         for pid in isolation::children_of(sup) {
             if let Some(p) = rustix::process::Pid::from_raw(pid) {
                 let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);

@@ -56,10 +56,13 @@ impl Legal {
         if !exchange {
             return Ok(self.hand);
         }
-        let x = self.exchange.ok_or_else(|| {
-            Illegal::new("P-4", "the trump-six exchange is not open to you now")
-        })?;
-        Ok(self.hand.minus(CardSet::single(x.six)).union(CardSet::single(x.trump_card)))
+        let x = self
+            .exchange
+            .ok_or_else(|| Illegal::new("P-4", "the trump-six exchange is not open to you now"))?;
+        Ok(self
+            .hand
+            .minus(CardSet::single(x.six))
+            .union(CardSet::single(x.trump_card)))
     }
 
     fn attack(&self, cards: CardSet, hand: CardSet) -> Result<(), Illegal> {

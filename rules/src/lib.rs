@@ -9,9 +9,9 @@
 //! private to one seat), and [`Game::observation`] gives one seat exactly what it may know.
 //! [`Game::forced_move`] is the R-1 move the referee plays when a decision has one answer.
 
+mod allows;
 pub mod card;
 pub mod deck;
-mod allows;
 mod game;
 pub mod random;
 pub mod series;

@@ -272,6 +272,13 @@ impl Bot {
     /// The referee's command for this bot (`builtin:NAME` or a command line, run in `cwd`).
     pub fn bot_command(&self) -> Result<BotCommand, String> {
         let mut c = BotCommand::parse(&self.command)?;
+        if c.is_human() {
+            return Err(
+                "the human seat plays only in `durak play human BOT` (nobody sits at \
+                        a tournament's keyboard)\n  fix: give a bot's command"
+                    .to_string(),
+            );
+        }
         if !self.command.starts_with("builtin:") {
             c.cwd = Some(self.cwd.clone());
         }

@@ -41,6 +41,12 @@ impl DoneFlag {
         self.page.as_ptr() as usize
     }
 
+    /// Write the mark here (a process without a supervisor: nothing to kill).
+    pub(crate) fn set(&self) {
+        // SAFETY: the page lives as long as self.
+        unsafe { self.page.as_ref() }.store(1, Ordering::SeqCst);
+    }
+
     /// Whether the supervisor wrote its mark.
     pub(crate) fn is_set(&self) -> bool {
         // SAFETY: the page lives as long as self.
