@@ -46,6 +46,11 @@ pub struct TournamentArgs {
     /// Gauntlet: the bot (by name) that meets the field.
     #[arg(long)]
     challenger: Option<String>,
+    /// Gauntlet: play until the SPRT decides, then stop. H0: the challenger is ELO0 Elo above
+    /// the field; H1: ELO1 above; ALPHA, BETA: its error rates [default: 0.05, 0.05]. --games is
+    /// then a cap on the deals per table [default: 10000]. See the README, "SPRT".
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+    sprt: Option<String>,
     /// Disqualify a bot after this many faulted games in a row; 0: never [default: 3]
     #[arg(long)]
     max_consecutive_faults: Option<u32>,
@@ -165,6 +170,11 @@ impl TournamentArgs {
                 None
             },
             limits: (!limits.is_empty()).then_some(limits),
+            sprt: self
+                .sprt
+                .as_deref()
+                .map(durak_tournaments::config::SprtSection::parse)
+                .transpose()?,
         })
     }
 }
@@ -245,14 +255,21 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     // A results file that does not fit the tournament is bad input (exit 2), found before
     // anything starts.
     let recorded = checked_results(&t, &dir, args.quiet)?.count();
-    let finished = recorded == durak_tournaments::Schedule::build(&t).total_games();
+    // With the SPRT: the test over the games recorded (a resume of a decided run plays nothing).
+    let sprt = durak_tournaments::sprt::SprtTracker::recorded(&t, &dir)?;
+    let decided = sprt
+        .as_ref()
+        .map(|s| s.status())
+        .filter(|s| s.decision.is_some());
+    let finished =
+        recorded == durak_tournaments::Schedule::build(&t).total_games() || decided.is_some();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     let name = settings.name.as_deref().unwrap_or("tournament");
     note(
         args.quiet,
         &format!(
             "{name}: {} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
-             settings: sandbox {}, affinity {}, limits {}{}\n{}",
+             settings: sandbox {}, affinity {}, limits {}{}\n{}{}",
             t.variant.name(),
             t.format.describe(),
             t.table_size,
@@ -270,7 +287,29 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 .collect::<Vec<_>>()
                 .join(" "),
             if settings.html { ", web pages" } else { "" },
-            if finished {
+            if let Some(p) = t.sprt {
+                let (lo, hi) = p.bounds();
+                format!(
+                    "SPRT: H0 the challenger {} is {} Elo above the field, H1 {} Elo (α {}, β \
+                     {}): it stops when the LLR leaves [{lo:.2}, {hi:+.2}], at most {} games\n",
+                    t.challenger.as_deref().unwrap_or("?"),
+                    p.elo0,
+                    p.elo1,
+                    p.alpha,
+                    p.beta,
+                    durak_tournaments::Schedule::build(&t).total_games()
+                )
+            } else {
+                String::new()
+            },
+            if let Some(d) = &decided {
+                format!(
+                    "finished: the SPRT decided after {} games ({}): nothing more to play in {}",
+                    d.games,
+                    d.verdict(),
+                    dir.path.display()
+                )
+            } else if finished {
                 format!(
                     "finished: all {recorded} games are in {}",
                     dir.path.display()
@@ -290,6 +329,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
         ),
     );
     let progress = Arc::new(Progress::new(args.quiet));
+    progress.set_sprt(sprt);
     let watcher = progress.watch(&t, &dir, args.standings_every);
     let run = run_tournament(
         &t,
@@ -304,6 +344,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 Affinity::Off => None,
                 Affinity::Auto => durak_referee::affinity::groups(concurrency),
             },
+            stop_after: None,
         },
     );
     let outcome = crate::runtime()?.block_on(async {
@@ -335,6 +376,30 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             return Ok(ExitCode::from(1));
         }
     };
+    if let Some(s) = &summary.sprt {
+        note(
+            args.quiet,
+            &match s.decision {
+                Some(_) if summary.played == 0 && summary.already > 0 => format!(
+                    "SPRT: decided in an earlier run, after {} games: {}",
+                    s.games,
+                    s.verdict()
+                ),
+                Some(_) => format!(
+                    "SPRT: decided after {} games ({} of the {} scheduled not played): {}\n{s}",
+                    s.games,
+                    summary.total - summary.already - summary.played,
+                    summary.total,
+                    s.verdict()
+                ),
+                None => format!(
+                    "SPRT: undecided after every game of the schedule ({} games; more with a \
+                     larger --games, in a new directory)\n{s}",
+                    s.games
+                ),
+            },
+        );
+    }
     if summary.already > 0 {
         note(
             args.quiet,

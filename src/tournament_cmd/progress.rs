@@ -1,10 +1,13 @@
 //! What `durak tournament` shows while it runs, on stderr: on a terminal, a progress bar; off a
 //! terminal (a pipe, nohup, CI), where a bar would be hidden, a progress line every few seconds
 //! (games done of the total, rate, ETA, faults) and one at the end; with `--standings-every N`,
-//! the standings every N games, computed from what `results.jsonl` holds so far.
+//! the standings every N games, computed from what `results.jsonl` holds so far. With the SPRT,
+//! the bar and each line also show the test over the games recorded: its LLR, bounds, deals and
+//! games, the challenger's score and Elo with its interval.
 
 use durak_tournaments::results::ResultLine;
 use durak_tournaments::runner::Observer;
+use durak_tournaments::sprt::SprtTracker;
 use durak_tournaments::{Tournament, TournamentDir};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -28,6 +31,8 @@ pub struct Progress {
     at_start: AtomicUsize,
     started: Mutex<Instant>,
     stop: (Mutex<bool>, Condvar),
+    /// The SPRT over the games recorded (fed each recorded game).
+    sprt: Mutex<Option<SprtTracker>>,
 }
 
 impl Progress {
@@ -56,6 +61,29 @@ impl Progress {
             at_start: AtomicUsize::new(0),
             started: Mutex::new(Instant::now()),
             stop: (Mutex::new(false), Condvar::new()),
+            sprt: Mutex::new(None),
+        }
+    }
+
+    /// Show the SPRT too, from `tracker` (the games recorded so far) on.
+    pub fn set_sprt(&self, tracker: Option<SprtTracker>) {
+        *self.sprt.lock().unwrap_or_else(|e| e.into_inner()) = tracker;
+    }
+
+    /// The bar's message: the faults, and the LLR with its bounds.
+    fn message(&self, faults: usize) -> String {
+        match &*self.sprt.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(tr) => {
+                let s = tr.status();
+                format!(
+                    "{} · SPRT LLR {:+.2} in [{:.2}, {:+.2}]",
+                    faults_text(faults),
+                    s.llr,
+                    s.lower,
+                    s.upper
+                )
+            }
+            None => faults_text(faults),
         }
     }
 
@@ -90,14 +118,21 @@ impl Progress {
         } else {
             "ETA unknown".to_string()
         };
+        let faults = faults_text(self.faults.load(Ordering::Relaxed));
+        if let Some(tr) = &*self.sprt.lock().unwrap_or_else(|e| e.into_inner()) {
+            // The test stops the run: the schedule's end is a cap, not an ETA.
+            return format!(
+                "progress: {done} games (at most {total}), {rate:.0} games/s, {faults} · {}",
+                tr.status()
+            );
+        }
         format!(
-            "progress: {done}/{total} games ({:.0}%), {rate:.0} games/s, {eta}, {}",
+            "progress: {done}/{total} games ({:.0}%), {rate:.0} games/s, {eta}, {faults}",
             if total == 0 {
                 100.0
             } else {
                 done as f64 * 100.0 / total as f64
             },
-            faults_text(self.faults.load(Ordering::Relaxed))
         )
     }
 
@@ -193,15 +228,18 @@ impl Observer for Progress {
         *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
-        self.bar.set_message(faults_text(faults));
+        self.bar.set_message(self.message(faults));
         self.bar.reset_eta();
     }
 
-    fn game(&self, _line: &ResultLine, done: usize, faults: usize) {
+    fn game(&self, line: &ResultLine, done: usize, faults: usize) {
+        if let Some(tr) = self.sprt.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            tr.add(line);
+        }
         self.done.store(done, Ordering::Relaxed);
         self.faults.store(faults, Ordering::Relaxed);
         self.bar.set_position(done as u64);
-        self.bar.set_message(faults_text(faults));
+        self.bar.set_message(self.message(faults));
     }
 
     fn disqualified(&self, bot: &str, reason: &str) {

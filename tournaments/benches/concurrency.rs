@@ -57,6 +57,7 @@ fn tournament(games: u32) -> Tournament {
         challenger: None,
         concurrency: None,
         max_consecutive_faults: 3,
+        sprt: None,
         bots: vec![
             bot("random-1", "builtin:random"),
             bot("greedy-1", "builtin:greedy"),
@@ -95,6 +96,7 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
                 } else {
                     durak_referee::affinity::groups(concurrency)
                 },
+                stop_after: None,
             },
         ))
         .expect("the tournament runs");

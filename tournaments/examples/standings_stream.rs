@@ -45,6 +45,7 @@ fn main() {
         challenger: None,
         concurrency: None,
         max_consecutive_faults: 3,
+        sprt: None,
         bots: (0..n)
             .map(|i| Bot {
                 name: format!("bot{i}"),

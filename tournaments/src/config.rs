@@ -20,6 +20,12 @@
 //! # affinity = "off"             # "auto" (default) or "off"
 //! # html = true                  # web pages into DIR/html/
 //!
+//! # [tournament.sprt]            # gauntlet only: stop once the SPRT decides (crate::sprt)
+//! # elo0 = 0                     # H0: the challenger is elo0 Elo above the field
+//! # elo1 = 10                    # H1: it is elo1 above (elo0 < elo1)
+//! # alpha = 0.05                 # optional (default 0.05): P(accept H1 | H0)
+//! # beta = 0.05                  # optional (default 0.05): P(accept H0 | H1)
+//!
 //! [tournament.limits]            # resource limits of every bot process (see `--limit`)
 //! memory = "1G"
 //! processes = 64
@@ -167,6 +173,80 @@ pub struct TournamentSection {
     /// the key and a suggestion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<BTreeMap<String, toml::Value>>,
+    /// `[tournament.sprt]`: play the gauntlet until the SPRT decides (`--sprt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSection>,
+}
+
+/// `[tournament.sprt]` (or `--sprt elo0,elo1[,alpha,beta]`): the hypotheses on the challenger's
+/// Elo above the field and the error rates ([`crate::stats::sprt`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtSection {
+    pub elo0: f64,
+    pub elo1: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+}
+
+/// alpha and beta when not given.
+pub const DEFAULT_SPRT_ERROR: f64 = 0.05;
+
+/// Deals per table with `--sprt` when `games` is not given: a cap the test rarely reaches.
+pub const DEFAULT_SPRT_GAMES: u32 = 10_000;
+
+/// Tables an SPRT run may have: it keeps every table open at once (its bots started once,
+/// idle between its games) so that each deal is played at every table before the next.
+pub const MAX_SPRT_TABLES: usize = 64;
+
+impl SprtSection {
+    /// `elo0,elo1[,alpha,beta]`, as `--sprt` takes it.
+    pub fn parse(s: &str) -> Result<SprtSection, String> {
+        let fix =
+            "fix: write --sprt ELO0,ELO1 or --sprt ELO0,ELO1,ALPHA,BETA, e.g. --sprt 0,10 or \
+                   --sprt 0,10,0.05,0.05";
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        if parts.len() != 2 && parts.len() != 4 {
+            return Err(format!(
+                "the command line: --sprt {s:?}: {} values, 2 or 4 expected\n  {fix}",
+                parts.len()
+            ));
+        }
+        let mut v = Vec::new();
+        for (name, p) in ["elo0", "elo1", "alpha", "beta"].iter().zip(&parts) {
+            v.push(p.parse::<f64>().map_err(|_| {
+                format!("the command line: --sprt {s:?}: {name} = {p:?} is not a number\n  {fix}")
+            })?);
+        }
+        Ok(SprtSection {
+            elo0: v[0],
+            elo1: v[1],
+            alpha: v.get(2).copied(),
+            beta: v.get(3).copied(),
+        })
+    }
+
+    pub fn params(&self) -> Result<crate::stats::sprt::SprtParams, String> {
+        crate::stats::sprt::SprtParams::new(
+            self.elo0,
+            self.elo1,
+            self.alpha.unwrap_or(DEFAULT_SPRT_ERROR),
+            self.beta.unwrap_or(DEFAULT_SPRT_ERROR),
+        )
+    }
+}
+
+impl From<crate::stats::sprt::SprtParams> for SprtSection {
+    fn from(p: crate::stats::sprt::SprtParams) -> SprtSection {
+        SprtSection {
+            elo0: p.elo0,
+            elo1: p.elo1,
+            alpha: Some(p.alpha),
+            beta: Some(p.beta),
+        }
+    }
 }
 
 /// `[[bot]]`.
@@ -302,6 +382,9 @@ pub struct Tournament {
     /// Faulted games in a row that disqualify a bot (0: never).
     pub max_consecutive_faults: u32,
     pub bots: Vec<Bot>,
+    /// Gauntlet: play until the SPRT decides ([`crate::sprt`]); the games are then scheduled
+    /// deal-major ([`crate::schedule`]) and `games` is a cap.
+    pub sprt: Option<crate::stats::sprt::SprtParams>,
 }
 
 /// Defaults.
@@ -406,8 +489,13 @@ impl Input {
                 variant.name()
             ));
         }
+        let (sprt, osp) = pick!(sprt);
         let (games, og) = pick!(games);
-        let games = games.unwrap_or(DEFAULT_GAMES);
+        let games = games.unwrap_or(if sprt.is_some() {
+            DEFAULT_SPRT_GAMES
+        } else {
+            DEFAULT_GAMES
+        });
         if games == 0 {
             return Err(format!(
                 "{}: a table must play at least one game\n  fix: set games to 1 or more",
@@ -570,6 +658,36 @@ impl Input {
             }
             _ => {}
         }
+        let sprt = match sprt {
+            None => None,
+            Some(sp) => {
+                let here = if osp {
+                    "the command line: --sprt".to_string()
+                } else {
+                    self.origin("sprt", false).replace("] sprt", ".sprt]")
+                };
+                let p = sp.params().map_err(|e| format!("{here}: {e}"))?;
+                if format != Format::Gauntlet {
+                    return Err(format!(
+                        "{here}: the SPRT tests a gauntlet's challenger against the field, and \
+                         the format is {:?}\n  fix: add --format gauntlet --challenger NAME \
+                         (format = \"gauntlet\", challenger = \"NAME\"), or leave the SPRT out",
+                        format.name()
+                    ));
+                }
+                let opponents = bots.len() - 1;
+                let tables =
+                    crate::schedule::combinations(opponents, table_size - 1).len() * table_size;
+                if tables > MAX_SPRT_TABLES {
+                    return Err(format!(
+                        "{here}: an SPRT gauntlet keeps every table open at once, and {opponents} \
+                         opponents at tables of {table_size} make {tables} tables (at most \
+                         {MAX_SPRT_TABLES})\n  fix: fewer opponents, or smaller tables"
+                    ));
+                }
+                Some(p)
+            }
+        };
         Ok(Tournament {
             variant,
             format,
@@ -580,6 +698,7 @@ impl Input {
             concurrency,
             max_consecutive_faults,
             bots,
+            sprt,
         })
     }
 
@@ -715,6 +834,7 @@ impl Tournament {
                 challenger: self.challenger.clone(),
                 concurrency: self.concurrency,
                 max_consecutive_faults: Some(self.max_consecutive_faults),
+                sprt: self.sprt.map(SprtSection::from),
                 ..TournamentSection::default()
             },
             bots: self
@@ -767,6 +887,11 @@ impl Tournament {
             format!("{:?}", there.challenger),
             format!("{:?}", self.challenger),
         );
+        let sprt = |t: &Tournament| match t.sprt {
+            None => "none".to_string(),
+            Some(p) => format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta),
+        };
+        cmp("sprt", sprt(there), sprt(self));
         cmp(
             "max_consecutive_faults",
             there.max_consecutive_faults.to_string(),

@@ -136,7 +136,7 @@ pub(crate) fn pending_games(
     for (id, mut games) in by_table {
         let table = &schedule.tables[id as usize];
         let mut i = (0..table.games)
-            .find(|&i| !record.recorded.contains(table.first_id + i as u64))
+            .find(|&i| !record.recorded.contains(table.id_of(i)))
             .unwrap_or(table.games);
         while let Some(l) = games.remove(&i) {
             let whole = l

@@ -11,6 +11,14 @@
 //! count ([`crate::sequencer`]), so what is recorded does not depend on `concurrency`, nor on
 //! where a killed run was resumed.
 //!
+//! With the SPRT (a gauntlet, [`crate::sprt`]) the schedule is deal-major: every table of the
+//! pass is open at once (its bots started with its first game, idle between its games), and
+//! games start in id order, at most `concurrency` at once ([`Gate`]), so each deal is played at
+//! every seat rotation before the next and paired deals complete early. Every game accepted (in
+//! id order) feeds the test; once it decides, nothing more is accepted: the tables stop, games
+//! still being played finish and are cancelled (their replays and pending lines removed), and
+//! the results hold exactly the games up to the one that decided — the same in a resumed run.
+//!
 //! Memory does not grow with the number of games: the schedule computes games on demand, a
 //! table's games are planned one at a time, the record is a bit per game, finished games go to
 //! the writer through a bounded queue ([`crate::writer`]) and wait for earlier ones as result
@@ -21,7 +29,8 @@ use crate::config::Tournament;
 use crate::recorded::{pending_games, verify_results, Record};
 use crate::results::{lines_in_id_order, DirLock, FaultLine, ResultLine, TournamentDir};
 use crate::schedule::{Schedule, Table};
-use crate::sequencer::{Books, Discipline, Sequencer};
+use crate::sequencer::{Books, Closed, Discipline, Sequencer};
+use crate::sprt::{SprtStatus, SprtTracker};
 use crate::writer::{spawn_writer, Job, Msg, WriterStats};
 use durak_referee::{play_planned, GameRecord, MatchConfig, ReplayLog, SeatSpec};
 use durak_rules::Seat;
@@ -57,6 +66,9 @@ pub struct RunOptions {
     /// playing in slot *i* runs its referee thread and its bots on `cpu_groups[i]` only. `None`:
     /// tables run wherever the kernel puts them.
     pub cpu_groups: Option<Vec<Vec<usize>>>,
+    /// Accept at most this many games in this run, then stop as a kill would (the directory is
+    /// resumable; games finished meanwhile wait in `pending.jsonl`). For tests of resume.
+    pub stop_after: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -69,6 +81,11 @@ pub struct RunSummary {
     pub played: usize,
     /// How the results writer kept up.
     pub writer: WriterStats,
+    /// The SPRT over every recorded game (with `--sprt`).
+    pub sprt: Option<SprtStatus>,
+    /// Why the run stopped before the end of the schedule: the SPRT decided (now or in an
+    /// earlier run), or `stop_after` games were accepted.
+    pub closed: Option<Closed>,
 }
 
 /// The state the tables and the results writer share.
@@ -81,6 +98,8 @@ pub(crate) struct Shared {
     stop: Vec<AtomicBool>,
     /// Every table stops (an error).
     halt: AtomicBool,
+    /// Every table stops: no more games are accepted ([`Closed`]).
+    closed: AtomicBool,
 }
 
 pub(crate) struct State {
@@ -111,8 +130,15 @@ impl Shared {
         self.wake.notify_all();
     }
 
+    /// No more games are accepted: every table stops at its next game.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.wake.notify_all();
+    }
+
     fn stopped(&self, table: u32) -> bool {
         self.halt.load(Ordering::SeqCst)
+            || self.closed.load(Ordering::SeqCst)
             || self
                 .stop
                 .get(table as usize)
@@ -146,6 +172,25 @@ pub async fn run_tournament(
         discipline.record(&l?);
     }
     let already = scan.count();
+    // The SPRT over the games recorded; decided already (a run that ended, or was killed
+    // after the deciding game), nothing more is played.
+    let tracker = SprtTracker::recorded(t, dir)?;
+    if let Some(status) = tracker
+        .as_ref()
+        .map(SprtTracker::status)
+        .filter(|s| s.decision.is_some())
+    {
+        cancel_pending(dir, &scan.record.recorded)?;
+        opts.observer.start(total, already, scan.faults);
+        return Ok(RunSummary {
+            total,
+            already,
+            played: 0,
+            writer: WriterStats::default(),
+            sprt: Some(status),
+            closed: Some(Closed::Decided),
+        });
+    }
     // Games a killed run finished but had not recorded (their turn had not come, or their
     // group was not committed): taken in, not played again.
     let prefill = pending_games(&schedule, dir, &scan.record);
@@ -155,9 +200,9 @@ pub async fn run_tournament(
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             books: Books {
-                discipline,
-                record: scan.record,
-                seq: Sequencer::default(),
+                sprt: tracker,
+                budget: opts.stop_after,
+                ..Books::new(discipline, scan.record, Sequencer::default())
             },
             done: already,
             faults: scan.faults,
@@ -168,6 +213,7 @@ pub async fn run_tournament(
             .map(|_| AtomicBool::new(false))
             .collect(),
         halt: AtomicBool::new(false),
+        closed: AtomicBool::new(false),
     });
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
@@ -247,7 +293,8 @@ pub async fn run_tournament(
             answered.recv().ok()
         })
         .await;
-        if shared.lock().error.is_some() || first_error.is_some() {
+        let s = shared.lock();
+        if s.error.is_some() || first_error.is_some() || s.books.closed.is_some() {
             break;
         }
     }
@@ -257,9 +304,14 @@ pub async fn run_tournament(
         .await
         .map_err(|e| format!("the results writer failed: {e}"))?
         .map_err(|_| "the results writer panicked".to_string())?;
-    let (error, recorded) = {
+    let (error, recorded, closed, sprt) = {
         let s = shared.lock();
-        (s.error.clone(), s.books.record.recorded.len())
+        (
+            s.error.clone(),
+            s.books.record.recorded.len(),
+            s.books.closed,
+            s.books.sprt.as_ref().map(SprtTracker::status),
+        )
     };
     if let Some(e) = error.or(first_error) {
         let kept = dir.count_results();
@@ -272,7 +324,13 @@ pub async fn run_tournament(
             crate::results::resume_command(&dir.path)
         ));
     }
-    if recorded == total {
+    if closed == Some(Closed::Decided) {
+        // The tournament is over: what finished after the deciding game is cancelled.
+        let record = shared.lock().books.record.recorded.clone();
+        cancel_pending(dir, &record)?;
+    } else if closed == Some(Closed::Budget) {
+        // Stopped as a kill would: the resume takes the pending games in.
+    } else if recorded == total {
         // Every game is recorded: nothing is pending.
         let _ = std::fs::remove_file(dir.pending_path());
     } else {
@@ -287,7 +345,87 @@ pub async fn run_tournament(
         already,
         played: recorded - already,
         writer: stats,
+        sprt,
+        closed,
     })
+}
+
+/// The SPRT decided: the games finished but not recorded (in `pending.jsonl`: after the
+/// deciding one) are cancelled, their replays removed, and nothing is pending.
+fn cancel_pending(dir: &TournamentDir, recorded: &crate::recorded::GameSet) -> Result<(), String> {
+    if let Ok(reader) = crate::results::LineReader::open(&dir.pending_path()) {
+        for n in reader.map_while(Result::ok) {
+            if let Some(r) = n.line.replay.filter(|_| !recorded.contains(n.line.id)) {
+                let _ = std::fs::remove_file(dir.path.join(r));
+            }
+        }
+    }
+    match std::fs::remove_file(dir.pending_path()) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
+            "cannot remove {}: {e}",
+            dir.pending_path().display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Deal-major runs: games start in id order among the tables waiting to start one, at most
+/// `concurrency` at once. (A table not waiting yet — still playing, or starting — does not
+/// hold the others back: the order is the sequencer's business; this keeps the games played
+/// at once close together in the schedule, so whole deals come early and few games are held.)
+pub(crate) struct Gate {
+    state: Mutex<GateState>,
+    turn: Condvar,
+    concurrency: usize,
+}
+
+struct GateState {
+    waiting: std::collections::BTreeSet<(u64, u32)>,
+    playing: usize,
+}
+
+impl Gate {
+    fn new(concurrency: usize) -> Gate {
+        Gate {
+            state: Mutex::new(GateState {
+                waiting: Default::default(),
+                playing: 0,
+            }),
+            turn: Condvar::new(),
+            concurrency: concurrency.max(1),
+        }
+    }
+
+    /// Wait for game `id` of `table` to start; false when the table stops meanwhile.
+    fn enter(&self, id: u64, table: u32, stopped: impl Fn() -> bool) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.waiting.insert((id, table));
+        loop {
+            if stopped() {
+                s.waiting.remove(&(id, table));
+                self.turn.notify_all();
+                return false;
+            }
+            if s.playing < self.concurrency && s.waiting.first() == Some(&(id, table)) {
+                s.waiting.remove(&(id, table));
+                s.playing += 1;
+                self.turn.notify_all();
+                return true;
+            }
+            s = self
+                .turn
+                .wait_timeout(s, Duration::from_millis(50))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// A game that entered has ended.
+    fn leave(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.playing = s.playing.saturating_sub(1);
+        self.turn.notify_all();
+    }
 }
 
 /// `DURAK_FINISH_LOG=FILE`, for the benchmark's kill test (tournaments/benches/memory.rs): one
@@ -322,7 +460,7 @@ fn finish_log() -> Option<&'static FinishLog> {
 
 /// Whether `table` has games not in `record`.
 fn has_work(table: &Table, record: &Record) -> bool {
-    (0..table.games).any(|i| !record.recorded.contains(table.first_id + i as u64))
+    (0..table.games).any(|i| !record.recorded.contains(table.id_of(i)))
 }
 
 /// One pass: the tables of `work`, at most `concurrency` at once, in schedule order.
@@ -348,8 +486,13 @@ async fn run_pass(
     for b in &t.bots {
         hidden.extend(b.bot_command()?.own_paths());
     }
+    // Deal-major (the SPRT): every table open at once, games started in id order.
+    let gate = work
+        .iter()
+        .any(|t| t.stride > 1)
+        .then(|| Arc::new(Gate::new(concurrency)));
     let mut tasks = tokio::task::JoinSet::new();
-    for table in work {
+    for (pos, table) in work.into_iter().enumerate() {
         let table = table.clone();
         let seats: Vec<SeatSpec> = table
             .bots
@@ -376,12 +519,19 @@ async fn run_pass(
         let to_writer = to_writer.clone();
         let record = record.clone();
         let root = dir.path.clone();
-        // Tables start in schedule order: the slot is taken here, not in the task.
-        let slot = Slot {
-            index: slot_rx.recv().await.expect("the runner keeps a sender"),
-            free: slot_tx.clone(),
+        // Tables start in schedule order: the slot is taken here, not in the task. Deal-major,
+        // every table starts at once, table i on CPU group i (round robin).
+        let slot = match gate {
+            Some(_) => None,
+            None => Some(Slot {
+                index: slot_rx.recv().await.expect("the runner keeps a sender"),
+                free: slot_tx.clone(),
+            }),
         };
-        let cpus = cpu_groups.as_ref().map(|g| g[slot.index].clone());
+        let cpus = cpu_groups
+            .as_ref()
+            .map(|g| g[slot.as_ref().map_or(pos % g.len(), |s| s.index)].clone());
+        let gate = gate.clone();
         {
             let s = shared.lock();
             if s.error.is_some() {
@@ -399,7 +549,15 @@ async fn run_pass(
         tasks.spawn_blocking(move || {
             let _pinned = cpus.map(Pinned::new);
             let _slot = slot;
-            let played = play_table(&table, &names, &cfg, &record, &shared, &to_writer, &root);
+            let played = play_table(
+                &table,
+                &names,
+                &cfg,
+                &record,
+                (&shared, gate.as_deref()),
+                &to_writer,
+                &root,
+            );
             // Its games not finished will not come in this pass.
             let _ = to_writer.send(Msg::TableEnded(table.id));
             played.map_err(|e| {
@@ -436,7 +594,7 @@ fn play_table(
     names: &[String],
     cfg: &MatchConfig,
     record: &Record,
-    shared: &Shared,
+    (shared, gate): (&Shared, Option<&Gate>),
     to_writer: &SyncSender<Msg>,
     root: &std::path::Path,
 ) -> Result<(), String> {
@@ -446,14 +604,20 @@ fn play_table(
         .map_err(|e| format!("cannot start a table's runtime: {e}"))?;
     let series = record.series[table.id as usize].as_ref();
     let plan = table
-        .plan(
-            |i| record.recorded.contains(table.first_id + i as u64),
-            series,
-        )?
+        .plan(|i| record.recorded.contains(table.id_of(i)), series)?
         // Computed one at a time; a stopped table plays no more.
         .take_while(|_| !shared.stopped(table.id))
+        // Deal-major: each game waits for its turn to start.
+        .take_while(|g| {
+            gate.is_none_or(|gate| {
+                gate.enter(table.id_of(g.index), table.id, || shared.stopped(table.id))
+            })
+        })
         .map(Some);
     let on_end = |rec: &GameRecord, replay: &mut Option<ReplayLog>| -> Vec<Seat> {
+        if let Some(gate) = gate {
+            gate.leave();
+        }
         let line = result_line(table, names, rec, root);
         if let Some(log) = finish_log() {
             log.finished(line.id);
@@ -617,10 +781,9 @@ mod tests {
         let record = Record::new(&schedule);
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
-                books: Books {
-                    discipline: Discipline::new(&t),
-                    seq: Sequencer::new(&schedule.tables, &record),
-                    record,
+                books: {
+                    let seq = Sequencer::new(&schedule.tables, &record);
+                    Books::new(Discipline::new(&t), record, seq)
                 },
                 done: 0,
                 faults: 0,
@@ -629,6 +792,7 @@ mod tests {
             wake: Condvar::new(),
             stop: vec![AtomicBool::new(false), AtomicBool::new(false)],
             halt: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         });
         let (tx, writer) = spawn_writer(
             td.appender().unwrap(),

@@ -6,7 +6,10 @@
 //!   with the challenger), and for each every seat rotation: rotation `r` seats bot
 //!   `combination[(s + r) mod k]` at seat `s`. Table ids count from 0 in that order.
 //! - Games: each table plays `games` games, index `0..games` (the index bots see in
-//!   `game_start`). A game's id is its position in the whole schedule (tables in order).
+//!   `game_start`). A game's id is its position in the whole schedule: tables in order, each
+//!   table's games in order (`table · games + index`). **Deal-major** (a gauntlet with the SPRT):
+//!   deals in order, each deal at every table in order (`index · tables + table`), so that the
+//!   seat rotations of a deal come one after the other and the test sees whole deals early.
 //! - Decks: duplicate and gauntlet: game `i` of every table is deal `i`, dealt from
 //!   `derive_seed(seed, TAG_DEAL, i)` by the dealer `uniform(derive_seed(seed, TAG_DEALER, i), k)`
 //!   — so across the rotations of a combination every bot holds every hand. Round-robin: game
@@ -54,8 +57,10 @@ pub struct Table {
     pub bots: Vec<usize>,
     /// The seed given to the referee's series (series format: it fixes the first dealer).
     pub series_seed: u64,
-    /// The id of its game 0; its games have the ids `first_id..first_id + games`.
+    /// The id of its game 0; its game `i` has the id `first_id + i · stride` ([`Table::id_of`]).
     pub first_id: u64,
+    /// 1, or the number of tables in a deal-major schedule.
+    pub stride: u64,
     /// Games at this table.
     pub games: u32,
     format: Format,
@@ -69,6 +74,8 @@ pub struct Schedule {
     pub tables: Vec<Table>,
     /// Games per table (every table has as many).
     pub games_per_table: u32,
+    /// Ids go deal by deal (see the module documentation).
+    pub deal_major: bool,
 }
 
 /// All k-combinations of `0..n` in lexicographic order.
@@ -106,6 +113,12 @@ impl Schedule {
             .into_iter()
             .filter(|c| t.format != Format::Gauntlet || challenger.is_some_and(|x| c.contains(&x)))
             .collect();
+        let deal_major = t.sprt.is_some();
+        let stride = if deal_major {
+            (combos.len() * k) as u64
+        } else {
+            1
+        };
         let mut tables = Vec::new();
         for combo in &combos {
             for r in 0..k {
@@ -114,7 +127,12 @@ impl Schedule {
                     id,
                     bots: (0..k).map(|s| combo[(s + r) % k]).collect(),
                     series_seed: derive_seed(t.seed, TAG_SERIES, id as u64),
-                    first_id: id as u64 * t.games as u64,
+                    first_id: if deal_major {
+                        id as u64
+                    } else {
+                        id as u64 * t.games as u64
+                    },
+                    stride,
                     games: t.games,
                     format: t.format,
                     variant: t.variant,
@@ -126,6 +144,7 @@ impl Schedule {
             format: t.format,
             tables,
             games_per_table: t.games,
+            deal_major,
         }
     }
 
@@ -135,6 +154,12 @@ impl Schedule {
 
     /// The game with this id.
     pub fn game(&self, id: u64) -> Option<(&Table, ScheduledGame)> {
+        if self.deal_major {
+            // Each deal holds one id per table.
+            let n = self.tables.len().max(1) as u64;
+            let table = self.tables.get((id % n) as usize)?;
+            return Some((table, table.game(u32::try_from(id / n).ok()?)?));
+        }
         // Tables hold consecutive ids, as many each.
         let per = self.games_per_table.max(1) as u64;
         let table = self.tables.get(usize::try_from(id / per).ok()?)?;
@@ -147,13 +172,18 @@ fn dealer(seed: u64, i: u64, k: usize) -> Seat {
 }
 
 impl Table {
+    /// The id of game `index` of this table.
+    pub fn id_of(&self, index: u32) -> u64 {
+        self.first_id + index as u64 * self.stride
+    }
+
     /// Game `index` of this table (`None` past its last game).
     pub fn game(&self, index: u32) -> Option<ScheduledGame> {
         if index >= self.games {
             return None;
         }
         let k = self.bots.len();
-        let id = self.first_id + index as u64;
+        let id = self.id_of(index);
         let i = index as u64;
         let (deal, seed, dealer, first_game) = match self.format {
             Format::Duplicate | Format::Gauntlet => (
@@ -299,6 +329,7 @@ mod tests {
             challenger: (format == Format::Gauntlet).then(|| "b1".to_string()),
             concurrency: None,
             max_consecutive_faults: 3,
+            sprt: None,
             bots: (0..n)
                 .map(|i| Bot {
                     name: format!("b{i}"),

@@ -17,6 +17,7 @@ use crate::config::Tournament;
 use crate::recorded::Record;
 use crate::results::{FaultLine, ResultLine};
 use crate::schedule::Table;
+use crate::sprt::SprtTracker;
 use durak_protocol::FaultKind;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
@@ -99,6 +100,7 @@ impl Discipline {
 #[derive(Debug)]
 struct TableSeq {
     first_id: u64,
+    stride: u64,
     games: u32,
     /// The next index of this table to sequence; `None`: none left in this pass.
     next: Option<u32>,
@@ -113,8 +115,11 @@ struct TableSeq {
 #[derive(Debug, Default)]
 pub struct Sequencer {
     tables: BTreeMap<u32, TableSeq>,
-    /// Every table before this one has no game left in the pass.
+    /// Every table before this one has no game left in the pass (table-major ids).
     current: u32,
+    /// Ids go deal by deal ([`crate::schedule`]): the next game is the one with the least id
+    /// among the tables' next games, not the current table's.
+    deal_major: bool,
     held: usize,
     /// The most games held at once, for the benchmark's figures.
     pub held_max: usize,
@@ -128,8 +133,13 @@ struct Held {
 }
 
 /// The first index from `from` on that `record` does not hold, at a table.
-fn next_unrecorded(record: &Record, first_id: u64, games: u32, from: u32) -> Option<u32> {
-    (from..games).find(|&i| !record.recorded.contains(first_id + i as u64))
+fn next_unrecorded(
+    record: &Record,
+    (first_id, stride): (u64, u64),
+    games: u32,
+    from: u32,
+) -> Option<u32> {
+    (from..games).find(|&i| !record.recorded.contains(first_id + i as u64 * stride))
 }
 
 impl Sequencer {
@@ -146,13 +156,16 @@ impl Sequencer {
         record: &Record,
         prefill: Vec<ResultLine>,
     ) -> Sequencer {
+        let mut deal_major = false;
         let mut tables: BTreeMap<u32, TableSeq> = tables
             .into_iter()
             .map(|t| {
+                deal_major |= t.stride > 1;
                 let seq = TableSeq {
                     first_id: t.first_id,
+                    stride: t.stride,
                     games: t.games,
-                    next: next_unrecorded(record, t.first_id, t.games, 0),
+                    next: next_unrecorded(record, (t.first_id, t.stride), t.games, 0),
                     held: VecDeque::new(),
                     ended: false,
                     stopped: false,
@@ -175,6 +188,7 @@ impl Sequencer {
             tables,
             held,
             held_max: held,
+            deal_major,
             ..Sequencer::default()
         }
     }
@@ -204,6 +218,18 @@ pub struct Decided {
     pub disqualified: Vec<(String, String)>,
     /// Tables stopped (a late game).
     pub stopped: Vec<u32>,
+    /// The run closed at the last game accepted ([`Books::closed`]): every table stops.
+    pub closed: bool,
+}
+
+/// Why a run accepts no more games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closed {
+    /// The SPRT decided: the tournament is over; games after the deciding one are cancelled.
+    Decided,
+    /// The run's budget of games ([`crate::runner::RunOptions::stop_after`]) is spent: it
+    /// stops as a kill would, and a resume goes on.
+    Budget,
 }
 
 /// The disqualifications, the record and the sequencer of the pass, together.
@@ -212,11 +238,32 @@ pub struct Books {
     pub discipline: Discipline,
     pub record: Record,
     pub seq: Sequencer,
+    /// The SPRT, fed every game accepted, in id order: the game at which it decides is the
+    /// same in every run of the tournament, resumed or not.
+    pub sprt: Option<SprtTracker>,
+    /// Games this run may still accept (`None`: all).
+    pub budget: Option<usize>,
+    /// Set once no more games are accepted.
+    pub closed: Option<Closed>,
 }
 
 impl Books {
+    pub fn new(discipline: Discipline, record: Record, seq: Sequencer) -> Books {
+        Books {
+            discipline,
+            record,
+            seq,
+            sprt: None,
+            budget: None,
+            closed: None,
+        }
+    }
+
     /// Take a finished game in, and sequence every game whose turn has come.
     pub fn sequence(&mut self, line: ResultLine, finished: Instant, out: &mut Decided) {
+        if self.closed.is_some() {
+            return;
+        }
         let Some(t) = self.seq.tables.get_mut(&line.table) else {
             return;
         };
@@ -238,31 +285,49 @@ impl Books {
         self.advance(out);
     }
 
-    /// Sequence the games whose turn has come: those of the first table with games left, as
-    /// long as they are there.
-    fn advance(&mut self, out: &mut Decided) {
-        loop {
-            let current = self.seq.current;
-            let Some((&id, t)) = self
+    /// The table whose next game has the least id (table-major: the first table with games
+    /// left).
+    fn earliest(&mut self) -> Option<u32> {
+        if self.seq.deal_major {
+            return self
                 .seq
                 .tables
-                .range_mut(current..)
-                .find(|(_, t)| t.next.is_some())
-            else {
+                .iter()
+                .filter_map(|(&id, t)| Some((t.first_id + t.next? as u64 * t.stride, id)))
+                .min()
+                .map(|(_, id)| id);
+        }
+        let current = self.seq.current;
+        let (&id, _) = self
+            .seq
+            .tables
+            .range(current..)
+            .find(|(_, t)| t.next.is_some())?;
+        self.seq.current = id;
+        Some(id)
+    }
+
+    /// Sequence the games whose turn has come: the earliest game left, as long as it is there.
+    fn advance(&mut self, out: &mut Decided) {
+        loop {
+            if self.closed.is_some() {
+                return;
+            }
+            let Some(id) = self.earliest() else {
                 return;
             };
-            self.seq.current = id;
+            let t = self.seq.tables.get_mut(&id).expect("a table of the pass");
             let next = t.next.expect("found");
             match t.held.front() {
                 Some(h) if h.line.game == next => {
                     let h = t.held.pop_front().expect("a front");
                     self.seq.held -= 1;
                     let from = next + 1;
-                    let (first_id, games) = (t.first_id, t.games);
+                    let (ids, games) = ((t.first_id, t.stride), t.games);
                     self.accept(h, out);
                     let t = self.seq.tables.get_mut(&id).expect("a table of the pass");
                     if !t.stopped {
-                        t.next = next_unrecorded(&self.record, first_id, games, from);
+                        t.next = next_unrecorded(&self.record, ids, games, from);
                     }
                 }
                 Some(h) => {
@@ -311,6 +376,19 @@ impl Books {
             // In order by construction (a table's games are sequenced in index order).
             let _ = p.record(line.game, line.loser);
         }
+        let decided = self.sprt.as_mut().is_some_and(|s| {
+            s.add(&line);
+            s.status().decision.is_some()
+        });
+        if let Some(b) = self.budget.as_mut() {
+            *b = b.saturating_sub(1);
+        }
+        if decided {
+            self.closed = Some(Closed::Decided);
+        } else if self.budget == Some(0) {
+            self.closed = Some(Closed::Budget);
+        }
+        out.closed |= self.closed.is_some();
         out.accepted.push((line, finished));
     }
 
@@ -347,6 +425,7 @@ mod tests {
             challenger: None,
             concurrency: None,
             max_consecutive_faults: 2,
+            sprt: None,
             bots: vec![bot("good"), bot("bad"), bot("other")],
         }
     }
@@ -393,11 +472,8 @@ mod tests {
         let t = tournament(games);
         let schedule = Schedule::build(&t);
         let record = Record::new(&schedule);
-        Books {
-            discipline: Discipline::new(&t),
-            seq: Sequencer::new(schedule.tables.iter().take(tables), &record),
-            record,
-        }
+        let seq = Sequencer::new(schedule.tables.iter().take(tables), &record);
+        Books::new(Discipline::new(&t), record, seq)
     }
 
     fn feed(b: &mut Books, line: ResultLine, out: &mut Decided) {

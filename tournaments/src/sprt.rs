@@ -14,7 +14,7 @@
 
 use crate::config::{Format, Tournament};
 use crate::results::ResultLine;
-use crate::stats::sprt::{paired_values, Hypothesis, SprtParams};
+use crate::stats::sprt::{mean_interval, paired_values, score_to_elo, Hypothesis, SprtParams};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -59,6 +59,29 @@ pub struct SprtStatus {
     pub score: f64,
     /// The same test over single games (for comparison; it does not decide).
     pub llr_unpaired: f64,
+    /// The Elo of the challenger's score above the field (the inverse of the hypotheses'
+    /// expected score), and its 95 % interval, from the same observations as the LLR (deals when
+    /// paired); an end is `null` when infinite (a score of 0 or 1), all `null` without games.
+    pub elo: Option<f64>,
+    pub elo_ci95: [Option<f64>; 2],
+}
+
+impl SprtStatus {
+    /// The verdict for people: which hypothesis the test accepted and what it means.
+    pub fn verdict(&self) -> String {
+        let p = &self.params;
+        match self.decision {
+            Some(Hypothesis::H1) => format!(
+                "H1 accepted: the challenger is better ({} Elo rather than {})",
+                p.elo1, p.elo0
+            ),
+            Some(Hypothesis::H0) => format!(
+                "H0 accepted: the challenger is not better ({} Elo rather than {})",
+                p.elo0, p.elo1
+            ),
+            None => "undecided".to_string(),
+        }
+    }
 }
 
 impl SprtTracker {
@@ -85,6 +108,22 @@ impl SprtTracker {
             deal_values,
             game_counts: [0; 3],
         })
+    }
+
+    /// The test over the games `dir` has recorded, for a tournament with the SPRT (`None`
+    /// without).
+    pub fn recorded(
+        t: &Tournament,
+        dir: &crate::results::TournamentDir,
+    ) -> Result<Option<SprtTracker>, String> {
+        let Some(p) = t.sprt else {
+            return Ok(None);
+        };
+        let mut tracker = SprtTracker::new(t, p)?;
+        for l in crate::results::LineReader::open(&dir.results_path())? {
+            tracker.add(&l?.line);
+        }
+        Ok(Some(tracker))
     }
 
     /// Count one finished game (lines without the challenger are ignored).
@@ -148,10 +187,15 @@ impl SprtTracker {
         } else {
             (self.game_counts[1] as f64 * (k - 1.0) / k + self.game_counts[2] as f64) / games as f64
         };
-        let llr = if self.paired {
-            llr_paired
+        let (llr, interval) = if self.paired {
+            (llr_paired, mean_interval(&deal_values, &self.deal_counts))
         } else {
-            llr_unpaired
+            (llr_unpaired, mean_interval(&game_values, &self.game_counts))
+        };
+        let elo_of = |s: f64| score_to_elo(s, self.k);
+        let (elo, elo_ci95) = match interval {
+            Some((m, lo, hi)) => (elo_of(m), [elo_of(lo.max(0.0)), elo_of(hi.min(1.0))]),
+            None => (None, [None, None]),
         };
         SprtStatus {
             params: self.params,
@@ -164,6 +208,8 @@ impl SprtTracker {
             games,
             score,
             llr_unpaired,
+            elo,
+            elo_ci95,
         }
     }
 }
@@ -182,18 +228,19 @@ impl fmt::Display for SprtStatus {
             write!(f, "{} deals, ", self.deals)?;
         }
         write!(f, "{} games · score {:.1}%", self.games, 100.0 * self.score)?;
-        match self.decision {
-            Some(Hypothesis::H1) => write!(
+        let elo = |e: Option<f64>, inf: &str| e.map_or(inf.to_string(), |e| format!("{e:+.1}"));
+        if self.games > 0 {
+            write!(
                 f,
-                " · H1 accepted: the challenger is better ({} Elo rather than {})",
-                p.elo1, p.elo0
-            ),
-            Some(Hypothesis::H0) => write!(
-                f,
-                " · H0 accepted: the challenger is not better ({} Elo rather than {})",
-                p.elo0, p.elo1
-            ),
-            None => Ok(()),
+                " · Elo {} [{}, {}]",
+                elo(self.elo, if self.score >= 1.0 { "+∞" } else { "−∞" }),
+                elo(self.elo_ci95[0], "−∞"),
+                elo(self.elo_ci95[1], "+∞")
+            )?;
         }
+        if self.decision.is_some() {
+            write!(f, " · {}", self.verdict())?;
+        }
+        Ok(())
     }
 }

@@ -19,7 +19,7 @@
 use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
 use crate::runner::{Observer, Shared};
-use crate::sequencer::Decided;
+use crate::sequencer::{Closed, Decided};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
@@ -267,6 +267,13 @@ impl Writer {
         if self.failed() {
             return;
         }
+        if self.shared.lock().books.closed == Some(Closed::Decided) {
+            // Finished after the SPRT decided: cancelled (its line was never pending).
+            if let Some(p) = &job.replay {
+                let _ = std::fs::remove_file(p);
+            }
+            return;
+        }
         if let Some(path) = job.replay {
             self.group.replays.push(path);
         }
@@ -290,6 +297,9 @@ impl Writer {
     fn decided(&mut self, out: Decided) {
         for t in &out.stopped {
             self.shared.stop_table(*t);
+        }
+        if out.closed {
+            self.shared.close();
         }
         for (bot, reason) in &out.disqualified {
             self.observer.disqualified(bot, reason);

@@ -197,6 +197,7 @@ fn gauntlet(k: usize) -> Tournament {
         challenger: Some("new".into()),
         concurrency: None,
         max_consecutive_faults: 3,
+        sprt: None,
         bots: ["old", "new", "other"]
             .iter()
             .map(|n| Bot {

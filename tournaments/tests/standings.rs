@@ -44,6 +44,7 @@ fn tournament(names: &[&str], table_size: usize) -> Tournament {
         challenger: None,
         concurrency: None,
         max_consecutive_faults: 3,
+        sprt: None,
         bots: names
             .iter()
             .map(|n| Bot {

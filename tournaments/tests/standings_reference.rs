@@ -78,6 +78,7 @@ pub fn load(name: &str, bots: &[String], k: usize) -> (Tournament, Vec<ResultLin
         challenger: None,
         concurrency: None,
         max_consecutive_faults: 0,
+        sprt: None,
         bots: bots
             .iter()
             .map(|n| Bot {

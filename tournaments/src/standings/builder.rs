@@ -25,6 +25,8 @@ pub struct StandingsBuilder {
     pub(super) combos: Vec<Combo>,
     /// Whether games of one deal are played at every rotation (duplicate, gauntlet).
     pub(super) deals: bool,
+    /// The SPRT of a gauntlet run with one ([`crate::sprt`]).
+    pub(super) sprt: Option<crate::sprt::SprtTracker>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -272,6 +274,9 @@ impl StandingsBuilder {
             combo_index: HashMap::new(),
             combos: Vec::new(),
             deals: matches!(t.format, Format::Duplicate | Format::Gauntlet),
+            sprt: t
+                .sprt
+                .and_then(|p| crate::sprt::SprtTracker::new(t, p).ok()),
             t: t.clone(),
         }
     }
@@ -279,6 +284,9 @@ impl StandingsBuilder {
     /// Count one finished game. Lines may come in any order; each game once.
     pub fn add(&mut self, l: &ResultLine) {
         self.lines += 1;
+        if let Some(s) = self.sprt.as_mut() {
+            s.add(l);
+        }
         let seats: Vec<Option<usize>> =
             l.seats.iter().map(|s| self.index.get(s).copied()).collect();
         let nobody_played =

@@ -160,6 +160,9 @@ pub struct Standings {
     pub head_to_head: Vec<HeadToHead>,
     /// Pairs of bots in rank order (gauntlet: the challenger and each opponent).
     pub pairs: Vec<PairStanding>,
+    /// A gauntlet run with the SPRT: where the test stands over these games, its decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<crate::sprt::SprtStatus>,
 }
 
 impl Standings {
@@ -320,6 +323,7 @@ fn assemble(b: StandingsBuilder) -> Standings {
         .filter(|_| t.format == crate::config::Format::Gauntlet)
         .and_then(|c| t.bot_index(c));
     let (h2h, pairs) = pairs::head_to_head_and_pairs(&b, &order, challenger, z);
+    let sprt = b.sprt.as_ref().map(crate::sprt::SprtTracker::status);
 
     Standings {
         variant: t.variant.name().to_string(),
@@ -339,5 +343,6 @@ fn assemble(b: StandingsBuilder) -> Standings {
         los: los_matrix,
         head_to_head: h2h,
         pairs,
+        sprt,
     }
 }

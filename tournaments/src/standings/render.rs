@@ -82,7 +82,18 @@ impl Standings {
 
     /// Tables for people: the standings, the LOS matrix, head to head, the pairs.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{}\n{}\n", self.headline(), self.legend());
+        let mut out = format!("{}\n", self.headline());
+        if let Some(sprt) = &self.sprt {
+            out.push_str(&format!(
+                "{sprt}{}\n",
+                if sprt.decision.is_none() {
+                    " · undecided"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out.push_str(&format!("{}\n", self.legend()));
         let mut table = TextTable::new();
         table.load_preset(COMPACT).set_header(vec![
             "#",
@@ -255,7 +266,19 @@ impl Standings {
         for k in FaultKind::ALL {
             out.push_str(&format!(",{}", k.name()));
         }
-        out.push_str(",disqualified_after_game\n");
+        out.push_str(",disqualified_after_game");
+        // A gauntlet: each opponent's row also holds the challenger's pair against it.
+        let gauntlet = self.challenger.is_some();
+        if gauntlet {
+            out.push_str(
+                ",challenger_games,challenger_score,challenger_elo,challenger_elo_ci95_low,\
+                 challenger_elo_ci95_high,challenger_elo_ci95_low_unpaired,\
+                 challenger_elo_ci95_high_unpaired,challenger_los,challenger_deals_0,\
+                 challenger_deals_half,challenger_deals_1,challenger_deals_1half,\
+                 challenger_deals_2",
+            );
+        }
+        out.push('\n');
         for s in &self.standings {
             let total: u64 = s.faults.values().sum();
             let end = |x: Option<f64>, inf: &str| match (s.elo, x) {
@@ -283,11 +306,19 @@ impl Standings {
                 out.push_str(&format!(",{}", s.fault_count(k)));
             }
             out.push_str(&format!(
-                ",{}\n",
+                ",{}",
                 s.disqualified_after_game
                     .map(|g| g.to_string())
                     .unwrap_or_default()
             ));
+            if gauntlet {
+                let pair = self
+                    .pairs
+                    .iter()
+                    .find(|p| Some(&p.bot) == self.challenger.as_ref() && p.opponent == s.bot);
+                out.push_str(&pair.map(pair_csv).unwrap_or_else(|| ",".repeat(13)));
+            }
+            out.push('\n');
         }
         out
     }
@@ -372,6 +403,52 @@ fn pentanomial(d: &crate::stats::pair::DealOutcomes) -> String {
         s.push_str(&format!(" (+{} incomplete)", d.incomplete));
     }
     s
+}
+
+/// The 13 `challenger_*` CSV fields of a pair (each with its leading comma): games, score,
+/// Elo, the interval (paired when there is one), the unpaired interval, LOS, the deals scoring
+/// 0, ½, 1, 1½ and 2 points (two seats). An infinite end is `-inf` or `inf`; what does not
+/// apply is empty.
+fn pair_csv(p: &PairStanding) -> String {
+    let num = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_default();
+    let end = |i: &Option<PairInterval>, e: usize| match i {
+        None => String::new(),
+        Some(i) => i.elo_ci95[e]
+            .map(|v| format!("{v:.3}"))
+            .unwrap_or_else(|| if e == 0 { "-inf" } else { "inf" }.to_string()),
+    };
+    let elo = match (p.elo, p.score) {
+        (Some(e), _) => format!("{e:.3}"),
+        (None, Some(s)) if s >= 1.0 => "inf".into(),
+        (None, Some(_)) => "-inf".into(),
+        (None, None) => String::new(),
+    };
+    let main = if p.paired.is_some() {
+        &p.paired
+    } else {
+        &p.unpaired
+    };
+    let deals = match p.deals {
+        Some(d) => format!(
+            "{},{},{},{},{}",
+            d.lost_both,
+            d.lost_drew,
+            d.split + d.drew_both,
+            d.won_drew,
+            d.won_both
+        ),
+        None => ",,,,".to_string(),
+    };
+    format!(
+        ",{},{},{elo},{},{},{},{},{},{deals}",
+        p.games,
+        p.score.map(|s| format!("{s:.6}")).unwrap_or_default(),
+        end(main, 0),
+        end(main, 1),
+        end(&p.unpaired, 0),
+        end(&p.unpaired, 1),
+        num(main.as_ref().map(|i| i.los)),
+    )
 }
 
 pub(super) fn csv_field(s: &str) -> String {

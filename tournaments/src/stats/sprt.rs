@@ -44,6 +44,9 @@ pub struct SprtParams {
     pub beta: f64,
 }
 
+/// Checked finite ([`SprtParams::new`]): equality is total.
+impl Eq for SprtParams {}
+
 /// Counts below this are raised to it (a value never seen).
 pub const REGULARISATION: f64 = 1e-3;
 
@@ -107,6 +110,36 @@ impl SprtParams {
 pub fn expected_score(elo: f64, table_size: usize) -> f64 {
     let others = table_size.saturating_sub(1).max(1) as f64;
     1.0 - 1.0 / (1.0 + others * 10f64.powf(elo / 400.0))
+}
+
+/// The Elo whose [`expected_score`] at tables of `table_size` is `score` (the inverse);
+/// `None` at a score of 0 or 1 (infinite).
+pub fn score_to_elo(score: f64, table_size: usize) -> Option<f64> {
+    let others = table_size.saturating_sub(1).max(1) as f64;
+    (score > 0.0 && score < 1.0).then(|| 400.0 * (score / ((1.0 - score) * others)).log10())
+}
+
+/// The mean of observations scored `values[i]` seen `counts[i]` times, and its 95 % interval
+/// (normal, from their spread); `None` without observations.
+pub fn mean_interval(values: &[f64], counts: &[u64]) -> Option<(f64, f64, f64)> {
+    let n: f64 = counts.iter().sum::<u64>() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let mean = values
+        .iter()
+        .zip(counts)
+        .map(|(v, &c)| v * c as f64)
+        .sum::<f64>()
+        / n;
+    let var = values
+        .iter()
+        .zip(counts)
+        .map(|(v, &c)| c as f64 * (v - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    let half = super::z_two_sided() * (var / n).sqrt();
+    Some((mean, mean - half, mean + half))
 }
 
 /// The generalized log-likelihood ratio of mean `s1` against mean `s0` (module docs). `values`
@@ -204,6 +237,21 @@ mod tests {
         assert!((expected_score(0.0, 4) - 0.75).abs() < 1e-15);
         // 400 Elo at two seats: 10:1.
         assert!((expected_score(400.0, 2) - 10.0 / 11.0).abs() < 1e-12);
+        for k in [2, 3, 6] {
+            for e in [-250.0, 0.0, 35.0] {
+                let back = score_to_elo(expected_score(e, k), k).unwrap();
+                assert!((back - e).abs() < 1e-9, "{k} {e} {back}");
+            }
+        }
+        assert_eq!(score_to_elo(1.0, 2), None);
+        // Scores ¼, ¾ twice each: mean ½, sd ½ over 4 → ± 1.96 · ¼ / √4... of the mean.
+        let (m, lo, hi) = mean_interval(&[0.25, 0.75], &[2, 2]).unwrap();
+        assert!((m - 0.5).abs() < 1e-15);
+        assert!(
+            (hi - m - 1.959963984540054 * 0.25 / 2.0).abs() < 1e-9
+                && (m - lo - (hi - m)).abs() < 1e-12
+        );
+        assert_eq!(mean_interval(&[0.0], &[0]), None);
         assert!(SprtParams::new(5.0, 5.0, 0.05, 0.05).is_err());
         assert!(SprtParams::new(0.0, 5.0, 0.0, 0.05).is_err());
         assert!(SprtParams::new(0.0, 5.0, 0.05, 0.7).is_err());
