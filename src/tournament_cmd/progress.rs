@@ -33,6 +33,9 @@ pub struct Progress {
     stop: (Mutex<bool>, Condvar),
     /// The SPRT over the games recorded (fed each recorded game).
     sprt: Mutex<Option<SprtTracker>>,
+    /// The run has said how many games it has ([`Observer::start`]): lines before that would
+    /// say 0 of 0.
+    begun: std::sync::atomic::AtomicBool,
 }
 
 impl Progress {
@@ -62,6 +65,7 @@ impl Progress {
             started: Mutex::new(Instant::now()),
             stop: (Mutex::new(false), Condvar::new()),
             sprt: Mutex::new(None),
+            begun: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -186,7 +190,8 @@ impl Progress {
                     self.standings(t, dir);
                 }
             }
-            if self.lines && (stopped || last_line.elapsed() >= interval) {
+            let begun = self.begun.load(Ordering::Relaxed);
+            if self.lines && begun && (stopped || last_line.elapsed() >= interval) {
                 last_line = Instant::now();
                 self.say(&self.line());
             }
@@ -230,6 +235,7 @@ impl Observer for Progress {
         self.bar.set_position(done as u64);
         self.bar.set_message(self.message(faults));
         self.bar.reset_eta();
+        self.begun.store(true, Ordering::Relaxed);
     }
 
     fn game(&self, line: &ResultLine, done: usize, faults: usize) {
