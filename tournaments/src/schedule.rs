@@ -424,6 +424,31 @@ mod tests {
         assert_eq!((g.deal, g.seed), (Some(1), derive_seed(99, TAG_DEAL, 1)));
     }
 
+    /// With the SPRT the ids go deal by deal: the ids of deal `d` are `d·T .. d·T + T` over the
+    /// `T` tables, `game(id)` inverts `id_of`, and the decks are those of the table-major
+    /// gauntlet (only the ids change).
+    #[test]
+    fn sprt_gauntlets_are_deal_major() {
+        let mut t = tournament(3, 2, Format::Gauntlet, 4);
+        let plain = Schedule::build(&t);
+        t.sprt = Some(crate::stats::sprt::SprtParams::new(0.0, 10.0, 0.05, 0.05).unwrap());
+        let s = Schedule::build(&t);
+        assert!(s.deal_major && !plain.deal_major);
+        let n = s.tables.len() as u64;
+        assert_eq!(n, 4);
+        let mut seen = Vec::new();
+        for id in 0..s.total_games() as u64 {
+            let (table, g) = s.game(id).unwrap();
+            assert_eq!((table.id as u64, g.index as u64), (id % n, id / n));
+            assert_eq!(table.id_of(g.index), id);
+            assert_eq!(g.deal, Some((id / n) as u32));
+            let same = plain.tables[table.id as usize].game(g.index).unwrap();
+            assert_eq!((g.seed, g.dealer), (same.seed, same.dealer));
+            seen.push(id);
+        }
+        assert!(s.game(s.total_games() as u64).is_none());
+    }
+
     #[test]
     fn gauntlet_only_meets_the_challenger() {
         let s = Schedule::build(&tournament(4, 2, Format::Gauntlet, 2));

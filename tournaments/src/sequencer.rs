@@ -476,6 +476,52 @@ mod tests {
         Books::new(Discipline::new(&t), record, seq)
     }
 
+    /// Deal-major (an SPRT gauntlet): games are accepted in id order across tables, deal by
+    /// deal, whatever order they finish in; a run's budget closes it after that many games,
+    /// and nothing more is accepted (the held games wait for the resume, in `pending.jsonl`).
+    #[test]
+    fn deal_major_games_count_in_id_order_and_a_budget_closes_the_run() {
+        let mut t = tournament(3);
+        t.format = Format::Gauntlet;
+        t.challenger = Some("good".into());
+        t.sprt = Some(crate::stats::sprt::SprtParams::new(0.0, 10.0, 0.05, 0.05).unwrap());
+        let schedule = Schedule::build(&t);
+        let record = Record::new(&schedule);
+        let seq = Sequencer::new(&schedule.tables, &record);
+        let mut b = Books::new(Discipline::new(&t), record, seq);
+        b.budget = Some(5);
+        // 4 tables (good against bad and other, both rotations): id = deal · 4 + table.
+        let line = |id: u64| {
+            let (table, g) = schedule.game(id).unwrap();
+            let mut l = game(id, table.id, 3, ["good", "bad"], &[]);
+            l.game = g.index;
+            l.seats = table.bots.iter().map(|&x| t.bots[x].name.clone()).collect();
+            l
+        };
+        let mut out = Decided::default();
+        // Table 1 is faster: its deals 0 and 1 (ids 1, 5) wait for table 0's deal 0 (id 0).
+        for id in [1, 5] {
+            feed(&mut b, line(id), &mut out);
+        }
+        assert!(ids(&out).is_empty());
+        feed(&mut b, line(0), &mut out);
+        assert_eq!(ids(&out), vec![0, 1]);
+        assert_eq!(b.seq.held(), 1);
+        for id in [3, 2] {
+            feed(&mut b, line(id), &mut out);
+        }
+        assert_eq!(ids(&out), vec![0, 1, 2, 3]);
+        assert!(!out.closed);
+        // 4 (table 0, deal 1) spends the budget of 5: 5 stays held, 6 is not taken.
+        feed(&mut b, line(4), &mut out);
+        assert_eq!(ids(&out), vec![0, 1, 2, 3, 4]);
+        assert!(out.closed);
+        assert_eq!(b.closed, Some(Closed::Budget));
+        feed(&mut b, line(6), &mut out);
+        assert_eq!(ids(&out).len(), 5);
+        assert_eq!(b.record.recorded.len(), 5);
+    }
+
     fn feed(b: &mut Books, line: ResultLine, out: &mut Decided) {
         b.sequence(line, Instant::now(), out);
     }
