@@ -37,7 +37,8 @@ pub struct TournamentArgs {
     /// Players per table [default: 2]
     #[arg(long)]
     table_size: Option<usize>,
-    /// Games per table (duplicate: deals; series: the series length) [default: 10]
+    /// Games per table (duplicate: deals; series: the series length; with --sprt: the most
+    /// deals) [default: 10; 10000 with --sprt]
     #[arg(long)]
     games: Option<u32>,
     /// Tournament seed: the schedule and every deal derive from it [default: drawn, recorded]
