@@ -95,6 +95,17 @@ pub struct SubmitArgs {
     /// Print the check's report as JSON
     #[arg(long)]
     json: bool,
+    /// Upload the folder to a `durak serve` server (URL) instead, which builds, checks and
+    /// plays it there
+    #[arg(long, value_name = "URL")]
+    server: Option<String>,
+    /// With --server: your token (or DURAK_TOKEN in the environment)
+    #[arg(long, value_name = "TOKEN", requires = "server")]
+    token: Option<String>,
+    /// With --server: wait this long for the server's build and check, printing its report
+    /// (0: do not wait)
+    #[arg(long, value_name = "S", default_value_t = 300, requires = "server")]
+    wait_s: u64,
 }
 
 fn variants(v: &str) -> Result<Vec<Variant>, String> {
@@ -264,6 +275,9 @@ fn relative_to(path: &Path, base: &Path) -> String {
 }
 
 pub fn submit(args: SubmitArgs) -> CmdResult {
+    if let Some(server) = &args.server {
+        return crate::serve_cmd::submit_remote(server, args.token.as_deref(), &args.path, args.wait_s);
+    }
     // The bot folder and its manifest.
     // The folder, or its bot.toml ("bot.toml" alone: the current folder).
     let folder = if args.path.file_name() == Some(manifest::FILE.as_ref()) {

@@ -6,6 +6,7 @@ mod human;
 mod play;
 mod replay_cmd;
 mod rerun_cmd;
+mod serve_cmd;
 mod tournament_cmd;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +44,9 @@ enum Command {
     /// Play a seat yourself, in this terminal (what `durak play human BOT` starts).
     #[command(hide = true)]
     Human,
+    /// Run the judge service: authors submit bots, a ladder plays them for ever, pages and a
+    /// JSON API show it (docs/SERVICE.md).
+    Serve(serve_cmd::ServeArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
+        Command::Serve(args) => serve_cmd::serve(args),
         Command::Bot { name } => bot(&name),
         Command::Human => human::run(),
     };

@@ -281,6 +281,7 @@ fn eats_memory(sb: Sandbox) {
             address_space: Some(256 << 20),
             ..ResourceLimits::default()
         },
+        ..Isolation::default()
     };
     let limits = Limits {
         move_ms: 20_000,
@@ -309,6 +310,7 @@ fn burns_cpu(sb: Sandbox) {
             cpu_secs_per_game: Some(1),
             ..ResourceLimits::default()
         },
+        ..Isolation::default()
     };
     let limits = Limits {
         move_ms: 20_000,

@@ -113,6 +113,7 @@ fn memory_is_limited_for_all_its_processes_together(sb: Sandbox) {
             memory: Some(64 << 20),
             ..ResourceLimits::default()
         },
+        ..Isolation::default()
     };
     let limits = Limits {
         move_ms: 20_000,

@@ -102,6 +102,14 @@ impl std::str::FromStr for Sandbox {
 pub struct Isolation {
     pub sandbox: Sandbox,
     pub limits: ResourceLimits,
+    /// Strict mode: the working directory is shown read-write instead of read-only, for a
+    /// bot's *build* (a compiler writes its output there), never for a bot that plays. What it
+    /// writes there is bounded per file by `file_size` only: the caller bounds the total (the
+    /// judge service watches the folder's size and kills a build over its limit). Refused when
+    /// a path the referee hides lies inside that directory. Default mode: no change (the
+    /// configured directory is writable there anyway).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub writable_cwd: bool,
 }
 
 /// Where a bot is started from: what the referee knows beyond the command.

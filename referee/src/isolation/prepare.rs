@@ -299,8 +299,44 @@ fn prepare_strict(
     if let Some(cg) = &cgroup {
         b.cgroup(cg);
     }
+    // A build's working directory is shown read-write (`Isolation::writable_cwd`).
+    let writable = match (&v.chdir, iso.writable_cwd) {
+        (Some(c), true) => {
+            if let Some(h) = v.hidden.iter().find(|h| h.starts_with(c)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "bot {spec:?}: its working directory {} cannot be shown read-write: \
+                         it holds {}, which must stay hidden",
+                        c.display(),
+                        h.display()
+                    ),
+                ));
+            }
+            Some(c.clone())
+        }
+        (None, true) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("bot {spec:?}: a read-write working directory needs a working directory"),
+            ))
+        }
+        _ => None,
+    };
     for d in &v.dirs {
-        b.dir(d, &v.hidden);
+        if writable.as_ref() == Some(d) {
+            b.push(["--bind"]);
+            b.path(d);
+            b.path(d);
+        } else {
+            b.dir(d, &v.hidden);
+        }
+    }
+    // A working directory inside another shown directory: bound again, read-write, over it.
+    if let Some(c) = writable.as_ref().filter(|c| !v.dirs.contains(c)) {
+        b.push(["--bind"]);
+        b.path(c);
+        b.path(c);
     }
     for f in &v.files {
         b.push(["--ro-bind"]);

@@ -1,0 +1,225 @@
+//! Accounts and tokens. A token is 32 random bytes, shown once (as 64 hex digits after a
+//! `dk_` prefix) and stored only as its SHA-256: a copy of the database gives nobody a token.
+//! Invites are tokens of the same kind that create one account each.
+
+use crate::db::{now_ms, Db};
+use rusqlite::{params, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+/// Who is asking.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Account {
+    pub id: i64,
+    pub name: String,
+    pub organiser: bool,
+}
+
+/// A new token: what to give the user once.
+pub fn new_token() -> String {
+    let mut b = [0u8; 32];
+    getrandom::fill(&mut b).expect("the system's random source");
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("dk_{hex}")
+}
+
+/// The stored form of a token.
+pub fn hash(token: &str) -> String {
+    let d = Sha256::digest(token.trim().as_bytes());
+    d.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// An account name: 1 to 32 letters, digits, `-`, `_`, `.`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let n = name.chars().count();
+    if n == 0 || n > 32 || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(format!(
+            "name {name:?}: an account name has 1 to 32 letters, digits, '-', '_' or '.'; \
+             fix: choose one such as \"ada\""
+        ));
+    }
+    Ok(())
+}
+
+/// The account a token belongs to (not revoked).
+pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
+    let h = hash(token);
+    db.read(|c| {
+        c.query_row(
+            "SELECT a.id, a.name, a.organiser FROM tokens t JOIN accounts a ON a.id = t.account \
+             WHERE t.hash = ?1 AND t.revoked = 0",
+            [h],
+            |r| {
+                Ok(Account {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    organiser: r.get::<_, i64>(2)? != 0,
+                })
+            },
+        )
+        .optional()
+    })
+}
+
+/// Create an account with a first token; `Err` names the problem (a name taken).
+pub fn create_account(
+    db: &Db,
+    name: &str,
+    organiser: bool,
+    invite: Option<&str>,
+) -> Result<(Account, String), String> {
+    check_name(name)?;
+    let token = new_token();
+    let th = hash(&token);
+    let ih = invite.map(hash);
+    let now = now_ms();
+    let r = db.write(|c| {
+        let tx = c.transaction()?;
+        if let Some(ih) = &ih {
+            let used: Option<Option<i64>> = tx
+                .query_row("SELECT used_by FROM invites WHERE hash = ?1", [ih], |r| r.get(0))
+                .optional()?;
+            match used {
+                None => return Ok(Err("the invite token is not one this server issued; fix: \
+                                       ask the organiser for an invite"
+                    .to_string())),
+                Some(Some(_)) => {
+                    return Ok(Err("the invite token was used already; fix: ask the \
+                                   organiser for a new invite"
+                        .to_string()))
+                }
+                Some(None) => {}
+            }
+        }
+        let taken: bool = tx
+            .query_row("SELECT 1 FROM accounts WHERE name = ?1", [name], |_| Ok(true))
+            .optional()?
+            .unwrap_or(false);
+        if taken {
+            return Ok(Err(format!(
+                "name {name:?}: an account has this name already; fix: choose another name"
+            )));
+        }
+        tx.execute(
+            "INSERT INTO accounts(name, organiser, created) VALUES (?1, ?2, ?3)",
+            params![name, organiser as i64, now],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, 'first', ?3)",
+            params![id, th, now],
+        )?;
+        if let Some(ih) = &ih {
+            tx.execute("UPDATE invites SET used_by = ?1 WHERE hash = ?2", params![id, ih])?;
+        }
+        tx.commit()?;
+        Ok(Ok(Account {
+            id,
+            name: name.to_string(),
+            organiser,
+        }))
+    })??;
+    Ok((r, token))
+}
+
+/// A new token for an account.
+pub fn add_token(db: &Db, account: i64, label: &str) -> Result<(i64, String), String> {
+    let token = new_token();
+    let h = hash(&token);
+    let id = db.write(|c| {
+        c.execute(
+            "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, ?3, ?4)",
+            params![account, h, label, now_ms()],
+        )?;
+        Ok(c.last_insert_rowid())
+    })?;
+    Ok((id, token))
+}
+
+/// Revoke one of an account's tokens; `false` when it has no such token.
+pub fn revoke_token(db: &Db, account: i64, id: i64) -> Result<bool, String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE tokens SET revoked = 1 WHERE id = ?1 AND account = ?2",
+            params![id, account],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// A new invite token.
+pub fn new_invite(db: &Db) -> Result<String, String> {
+    let token = new_token();
+    let h = hash(&token);
+    db.write(|c| {
+        c.execute(
+            "INSERT INTO invites(hash, created) VALUES (?1, ?2)",
+            params![h, now_ms()],
+        )
+        .map(|_| ())
+    })?;
+    Ok(token)
+}
+
+/// On first start: the organiser's account and token (returned to be printed), or `None` when
+/// one exists.
+pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
+    let exists: bool = db.read(|c| {
+        c.query_row("SELECT 1 FROM accounts WHERE organiser = 1", [], |_| Ok(true))
+            .optional()
+            .map(|o| o.unwrap_or(false))
+    })?;
+    if exists {
+        return Ok(None);
+    }
+    let (_, token) = create_account(db, "organiser", true, None)?;
+    Ok(Some(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_and_stored_hashed() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let t = ensure_organiser(&db).unwrap().unwrap();
+        assert!(t.starts_with("dk_") && t.len() == 67, "{t}");
+        assert_eq!(ensure_organiser(&db).unwrap(), None, "one organiser, once");
+        let a = account_of(&db, &t).unwrap().unwrap();
+        assert!(a.organiser);
+        let stored: Vec<String> = db
+            .read(|c| {
+                let mut s = c.prepare("SELECT hash FROM tokens")?;
+                let rows = s.query_map([], |r| r.get(0))?;
+                rows.collect()
+            })
+            .unwrap();
+        assert_eq!(stored, vec![hash(&t)]);
+        assert!(!stored[0].contains(&t[3..]), "the token itself is not stored");
+        assert_eq!(account_of(&db, "dk_00").unwrap(), None);
+    }
+
+    #[test]
+    fn invites_create_one_account_each_and_names_are_unique() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let inv = new_invite(&db).unwrap();
+        let (a, t) = create_account(&db, "ada", false, Some(&inv)).unwrap();
+        assert_eq!(account_of(&db, &t).unwrap().unwrap(), a);
+        let e = create_account(&db, "bob", false, Some(&inv)).unwrap_err();
+        assert!(e.contains("used already"), "{e}");
+        let e = create_account(&db, "bob", false, Some("dk_nope")).unwrap_err();
+        assert!(e.contains("not one this server issued"), "{e}");
+        let e = create_account(&db, "ada", false, None).unwrap_err();
+        assert!(e.contains("already"), "{e}");
+        let e = create_account(&db, "a b", false, None).unwrap_err();
+        assert!(e.contains("fix:"), "{e}");
+        let (id, t2) = add_token(&db, a.id, "laptop").unwrap();
+        assert!(account_of(&db, &t2).unwrap().is_some());
+        assert!(revoke_token(&db, a.id, id).unwrap());
+        assert_eq!(account_of(&db, &t2).unwrap(), None, "a revoked token opens nothing");
+        assert!(!revoke_token(&db, a.id + 100, id).unwrap());
+    }
+}

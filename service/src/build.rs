@@ -1,0 +1,286 @@
+//! A submitted bot's build (`build` in its `bot.toml`): a shell command run once in the bot's
+//! folder, in the strict sandbox like the bot itself, but with its folder writable
+//! (`Isolation::writable_cwd`), under the build's limits: time (killed at `timeout_s`), memory
+//! and processes (its cgroup: a fork bomb meets `processes`), CPU and file size (rlimits), and
+//! what it leaves in its folder (`disk`: the folder's size is watched every 50 ms and the build
+//! killed over the limit; between two looks it can overshoot by what it writes in 50 ms, and
+//! by at most `file_size` per file). Its output (stdout and stderr together) is kept, its last
+//! lines, for the version's page.
+
+use crate::config::BuildConfig;
+use durak_referee::isolation::Context;
+use durak_referee::{BotCommand, BotProcess, IoFault, Isolation, Sandbox, SpawnOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How a build went.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BuildReport {
+    pub command: String,
+    pub ok: bool,
+    /// What went wrong, in words.
+    pub failure: Option<String>,
+    /// The last lines of its output.
+    pub output: String,
+    pub elapsed_ms: u64,
+    /// What the folder holds after it, in bytes.
+    pub folder_bytes: u64,
+}
+
+/// Lines of output kept.
+const KEEP_LINES: usize = 200;
+/// Characters kept of one line.
+const LINE_CHARS: usize = 500;
+/// Entries counted at most when measuring the folder (a build making more is over any limit).
+const MAX_ENTRIES: usize = 200_000;
+
+/// The bytes under `dir` (files and links, not following links), and whether the count
+/// stopped at [`MAX_ENTRIES`].
+pub fn folder_size(dir: &Path) -> (u64, bool) {
+    let mut total = 0u64;
+    let mut seen = 0usize;
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return (total, true);
+            }
+            let Ok(m) = e.metadata() else { continue };
+            // Blocks really used, not the apparent size (a sparse file counts what it holds).
+            use std::os::unix::fs::MetadataExt;
+            total += (m.blocks() * 512).max(if m.is_file() { 0 } else { 4096 });
+            if m.is_dir() {
+                todo.push(e.path());
+            }
+        }
+    }
+    (total, false)
+}
+
+/// As root, strict mode runs the build under an unprivileged uid of its own: the folder must be
+/// writable by it during the build (`open`), and belong to the service again after (`close`:
+/// owned by root, readable by all, writable by nobody else, so the bot that plays from it can
+/// change nothing).
+fn share_folder(dir: &Path, open: bool) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let fix = |p: &Path, m: &std::fs::Metadata| {
+            if m.file_type().is_symlink() {
+                let _ = rustix::fs::chownat(
+                    rustix::fs::CWD,
+                    p,
+                    Some(rustix::process::Uid::ROOT),
+                    Some(rustix::process::Gid::ROOT),
+                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                );
+                return;
+            }
+            let exec = m.is_dir() || m.mode() & 0o100 != 0;
+            let mode = match (open, exec) {
+                (true, true) => 0o777,
+                (true, false) => 0o666,
+                (false, true) => 0o755,
+                (false, false) => 0o644,
+            };
+            if !open {
+                let _ = rustix::fs::chown(
+                    p,
+                    Some(rustix::process::Uid::ROOT),
+                    Some(rustix::process::Gid::ROOT),
+                );
+            }
+            let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+        };
+        if let Ok(m) = std::fs::symlink_metadata(&d) {
+            fix(&d, &m);
+        }
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                todo.push(p);
+            } else {
+                fix(&p, &m);
+            }
+        }
+    }
+}
+
+/// Keep the last [`KEEP_LINES`] lines, each cut at [`LINE_CHARS`].
+struct Tail {
+    lines: std::collections::VecDeque<String>,
+    dropped: usize,
+}
+
+impl Tail {
+    fn push(&mut self, line: &[u8]) {
+        let mut s = String::from_utf8_lossy(line).into_owned();
+        if s.chars().count() > LINE_CHARS {
+            s = s.chars().take(LINE_CHARS).collect::<String>() + " ...";
+        }
+        self.lines.push_back(s);
+        if self.lines.len() > KEEP_LINES {
+            self.lines.pop_front();
+            self.dropped += 1;
+        }
+    }
+    fn text(&self) -> String {
+        let mut out = String::new();
+        if self.dropped > 0 {
+            out.push_str(&format!("... ({} lines before)\n", self.dropped));
+        }
+        for l in &self.lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Run `command` in `folder` (see the module documentation). `hidden`: what the build must
+/// not see (the service's data directory).
+pub async fn run(
+    command: &str,
+    folder: &Path,
+    cfg: &BuildConfig,
+    sandbox: Sandbox,
+    hidden: Vec<PathBuf>,
+) -> BuildReport {
+    let started = Instant::now();
+    let mut report = BuildReport {
+        command: command.to_string(),
+        ok: false,
+        failure: None,
+        output: String::new(),
+        elapsed_ms: 0,
+        folder_bytes: 0,
+    };
+    let strict_root = sandbox == Sandbox::Strict && durak_referee::isolation::running_as_root();
+    if strict_root {
+        share_folder(folder, true);
+    }
+    let cmd = BotCommand {
+        spec: format!("build: {command}"),
+        program: PathBuf::from("/bin/sh"),
+        args: vec!["-c".into(), format!("exec 2>&1\n{command}")],
+        cwd: Some(folder.to_path_buf()),
+        isolation: Isolation {
+            sandbox,
+            limits: cfg.limits,
+            writable_cwd: true,
+        },
+    };
+    let opts = SpawnOptions {
+        max_line: 64 * 1024,
+        stderr_cap: 64 * 1024,
+        context: Context { games: 1, hidden },
+    };
+    let limit = Duration::from_secs(cfg.timeout_s);
+    let mut tail = Tail {
+        lines: Default::default(),
+        dropped: 0,
+    };
+    let mut proc = match BotProcess::spawn_with(&cmd, &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            report.failure = Some(format!("the build could not be started: {e}"));
+            if strict_root {
+                share_folder(folder, false);
+            }
+            return report;
+        }
+    };
+    let mut last_size_check = Instant::now();
+    let mut failure: Option<String> = None;
+    let mut stdout_open = true;
+    loop {
+        if started.elapsed() >= limit {
+            failure = Some(format!(
+                "the build did not finish within {} s and was stopped (the time limit of a \
+                 build on this server)",
+                cfg.timeout_s
+            ));
+            break;
+        }
+        if last_size_check.elapsed() >= Duration::from_millis(50) {
+            last_size_check = Instant::now();
+            let (bytes, too_many) = folder_size(folder);
+            if bytes > cfg.disk || too_many {
+                failure = Some(format!(
+                    "the build wrote more than {} into its folder ({}) and was stopped (the \
+                     disk limit of a build on this server)",
+                    durak_referee::isolation::format_limit(Some(cfg.disk)),
+                    if too_many {
+                        format!("over {MAX_ENTRIES} files")
+                    } else {
+                        format!("{bytes} bytes")
+                    }
+                ));
+                break;
+            }
+        }
+        if !stdout_open {
+            if proc.try_exit().is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        match proc.recv(Duration::from_millis(50)).await {
+            Ok((line, _)) => tail.push(&line),
+            Err(IoFault::Timeout) => {}
+            Err(IoFault::LineTooLong) => {
+                tail.push(b"(a line longer than 64 KiB: the output after it is not kept)");
+                stdout_open = false;
+            }
+            Err(IoFault::Memory(how)) => {
+                failure = Some(format!("the build {how}"));
+                break;
+            }
+            Err(IoFault::Closed) => stdout_open = false,
+            Err(IoFault::Crash(_)) => break,
+        }
+    }
+    let status = proc.try_exit();
+    proc.kill().await;
+    let (bytes, _) = folder_size(folder);
+    report.folder_bytes = bytes;
+    if failure.is_none() {
+        failure = match status {
+            Some(s) if s.success() => {
+                if bytes > cfg.disk {
+                    Some(format!(
+                        "the build left {bytes} bytes in its folder, more than the {} a build \
+                         may leave on this server",
+                        durak_referee::isolation::format_limit(Some(cfg.disk))
+                    ))
+                } else {
+                    None
+                }
+            }
+            Some(s) => Some(format!(
+                "the build failed: {}",
+                durak_referee::process::describe_exit(s)
+            )),
+            None => Some("the build ended without an exit status".into()),
+        };
+    }
+    if strict_root {
+        share_folder(folder, false);
+    }
+    report.ok = failure.is_none();
+    report.failure = failure;
+    report.output = tail.text();
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    report
+}

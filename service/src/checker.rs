@@ -1,0 +1,235 @@
+//! The checker: every queued version, one at a time, is unpacked again from its upload (so the
+//! build starts from the author's files), built when its `bot.toml` names a build
+//! (`build.rs`), then checked with check-bot in the strict sandbox (the ladder's variant and
+//! limits). Its build output and check-bot report go on its page. A passing version enters the
+//! ladder and its bot's previous version retires; a failing one does not, and its page says
+//! why. A check cut short by a kill is done again when the server starts.
+
+use crate::archive;
+use crate::build;
+use crate::db::now_ms;
+use crate::ladder::Ladder;
+use crate::store;
+use durak_checkbot::{Options, Status};
+use durak_referee::BotCommand;
+use rusqlite::{params, OptionalExtension};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Run the checker until the ladder stops.
+pub fn start(ladder: Arc<Ladder>) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("checker".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            // Checks cut short by a kill are done again.
+            let _ = ladder.db.write(|c| {
+                c.execute(
+                    "UPDATE versions SET state = 'queued' WHERE state IN ('building', 'checking')",
+                    [],
+                )
+            });
+            while !ladder.stopping() {
+                match next(&ladder) {
+                    Ok(Some(id)) => {
+                        if let Err(e) = rt.block_on(check_version(&ladder, id)) {
+                            tracing::warn!("checking version {id}: {e}");
+                            let _ = set_failed(&ladder, id, &format!("the check could not run: {e}"));
+                        }
+                    }
+                    Ok(None) => ladder.wait(Duration::from_millis(300)),
+                    Err(e) => {
+                        tracing::warn!("checker: {e}");
+                        ladder.wait(Duration::from_secs(1));
+                    }
+                }
+            }
+        })
+        .expect("thread")
+}
+
+fn next(ladder: &Ladder) -> Result<Option<i64>, String> {
+    ladder.db.write(|c| {
+        let id: Option<i64> = c
+            .query_row(
+                "SELECT id FROM versions WHERE state = 'queued' ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = id {
+            c.execute("UPDATE versions SET state = 'checking' WHERE id = ?1", [id])?;
+        }
+        Ok(id)
+    })
+}
+
+fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {
+    ladder.db.write(|c| {
+        c.execute(
+            "UPDATE versions SET state = 'failed', reason = ?1, checked = ?2 WHERE id = ?3",
+            params![reason, now_ms(), id],
+        )
+        .map(|_| ())
+    })
+}
+
+/// The first failed check, in a line.
+fn why_failed(r: &durak_checkbot::Report) -> String {
+    for s in &r.sections {
+        for c in &s.checks {
+            if c.status == Status::Fail {
+                let what = c
+                    .problem
+                    .as_ref()
+                    .map(|p| p.message.clone())
+                    .or_else(|| c.summary.clone())
+                    .or_else(|| c.details.first().cloned())
+                    .unwrap_or_default();
+                return format!("check-bot: {}: {} ({})", c.title, what, s.title);
+            }
+        }
+    }
+    "check-bot failed".into()
+}
+
+async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
+    let cfg = &ladder.cfg;
+    let paths = &ladder.paths;
+    let (archive_path, folder, build_cmd, command): (String, String, Option<String>, String) =
+        ladder.db.read(|c| {
+            c.query_row(
+                "SELECT archive, folder, build_cmd, command FROM versions WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+        })?;
+    // From the upload again: a build cut short left nothing behind.
+    let dest = paths.unpacked(id);
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::create_dir_all(&dest).map_err(|e| e.to_string())?;
+    let limits = archive::Limits {
+        max_unpacked: cfg.upload.max_unpacked,
+        max_files: cfg.upload.max_files,
+    };
+    archive::unpack(std::path::Path::new(&archive_path), &dest, limits)?;
+    let folder = PathBuf::from(folder);
+    if let Some(b) = &build_cmd {
+        ladder.db.write(|c| {
+            c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id])
+        })?;
+        let report = build::run(b, &folder, &cfg.build, cfg.sandbox, vec![paths.root.clone()]).await;
+        let json = serde_json::to_string(&report).expect("json");
+        ladder.db.write(|c| {
+            c.execute(
+                "UPDATE versions SET build = ?1, state = 'checking' WHERE id = ?2",
+                params![json, id],
+            )
+        })?;
+        if !report.ok {
+            let _ = std::fs::remove_dir_all(&dest);
+            return set_failed(
+                ladder,
+                id,
+                &format!(
+                    "the build failed: {}",
+                    report.failure.as_deref().unwrap_or("it failed")
+                ),
+            );
+        }
+    }
+    let mut cmd = BotCommand::parse(&command)?;
+    cmd.cwd = Some(folder);
+    cmd.isolation.sandbox = cfg.sandbox;
+    cmd.isolation.limits = cfg.resources;
+    let opts = Options {
+        variants: vec![cfg.ladder.variant],
+        games: cfg.check_games,
+        limits: cfg.ladder.limits,
+        seed: 1,
+        replay_dir: None,
+        ..Options::default()
+    };
+    let report = durak_checkbot::check_bot(&cmd, &opts).await;
+    // The report as JSON, with its text for people beside it.
+    let mut value = serde_json::to_value(&report).expect("json");
+    value["text"] = serde_json::Value::String(report.to_text());
+    let json = value.to_string();
+    let now = now_ms();
+    if !report.passed {
+        ladder.db.write(|c| {
+            c.execute("UPDATE versions SET report = ?1 WHERE id = ?2", params![json, id])
+        })?;
+        return set_failed(ladder, id, &why_failed(&report));
+    }
+    // In the ladder; the bot's previous version retires.
+    let retired: Vec<i64> = ladder.db.write(|c| {
+        let tx = c.transaction()?;
+        let bot: i64 = tx.query_row("SELECT bot FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+        let n: i64 = tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+        let mut s = tx.prepare(
+            "SELECT id FROM versions WHERE bot = ?1 AND id != ?2 AND state IN ('active', \
+             'suspended')",
+        )?;
+        let old: Vec<i64> = s
+            .query_map(params![bot, id], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        drop(s);
+        for o in &old {
+            tx.execute(
+                "UPDATE versions SET state = 'retired', reason = ?1 WHERE id = ?2",
+                params![format!("replaced by version {n}"), o],
+            )?;
+        }
+        tx.execute(
+            "UPDATE versions SET state = 'active', report = ?1, checked = ?2, entered = ?2, \
+             reason = NULL WHERE id = ?3",
+            params![json, now, id],
+        )?;
+        tx.commit()?;
+        Ok(old)
+    })?;
+    for o in retired {
+        ladder.version_left(o)?;
+    }
+    ladder.versions_changed()?;
+    let _ = store::version(&ladder.db, id);
+    Ok(())
+}
+
+/// House bots (built-in, owned by the organiser) in the ladder from the first start.
+pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
+    let now = now_ms();
+    ladder.db.write(|c| {
+        let tx = c.transaction()?;
+        let org: i64 = tx.query_row(
+            "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )?;
+        for h in &ladder.cfg.ladder.house_bots {
+            let name = format!("house-{}", h.trim_start_matches("builtin:"));
+            let exists: Option<i64> = tx
+                .query_row("SELECT id FROM bots WHERE name = ?1", [&name], |r| r.get(0))
+                .optional()?;
+            if exists.is_some() {
+                continue;
+            }
+            tx.execute(
+                "INSERT INTO bots(name, account, house, created) VALUES (?1, ?2, 1, ?3)",
+                params![name, org, now],
+            )?;
+            let bot = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO versions(bot, n, state, command, language, submitted, checked, \
+                 entered) VALUES (?1, 1, 'active', ?2, 'built-in', ?3, ?3, ?3)",
+                params![bot, h, now],
+            )?;
+        }
+        tx.commit()
+    })
+}

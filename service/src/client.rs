@@ -1,0 +1,163 @@
+//! `durak submit --server URL --token T PATH`: pack the bot's folder as tar.gz, upload it, and
+//! wait for its check (unless told not to), printing the report.
+
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A small HTTP client over ureq that reads error bodies too.
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    agent: ureq::Agent,
+}
+
+/// An answer: the status and the body as JSON (or `{"text": ...}`).
+pub struct Answer {
+    pub status: u16,
+    pub json: Value,
+}
+
+impl Answer {
+    pub fn error(&self) -> String {
+        self.json["error"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| self.json.to_string())
+    }
+}
+
+impl Client {
+    pub fn new(base: &str, token: Option<&str>) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(600)))
+            .build()
+            .new_agent();
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            token: token.map(str::to_string),
+            agent,
+        }
+    }
+
+    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>, what: &str) -> Result<Answer, String> {
+        let mut r = r.map_err(|e| format!("{what}: {e}"))?;
+        let status = r.status().as_u16();
+        let text = r
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_string()
+            .map_err(|e| format!("{what}: reading the answer: {e}"))?;
+        let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({"text": text}));
+        Ok(Answer { status, json })
+    }
+
+    pub fn get(&self, path: &str) -> Result<Answer, String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.agent.get(&url);
+        if let Some(t) = &self.token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        Client::answer(req.call(), &url)
+    }
+
+    pub fn post_bytes(&self, path: &str, content_type: &str, body: &[u8]) -> Result<Answer, String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.agent.post(&url).header("Content-Type", content_type);
+        if let Some(t) = &self.token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        Client::answer(req.send(body), &url)
+    }
+
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<Answer, String> {
+        self.post_bytes(path, "application/json", body.to_string().as_bytes())
+    }
+}
+
+/// What `durak submit --server` did: the exit status to use.
+pub enum Outcome {
+    /// In the ladder.
+    Passed,
+    /// Refused, or failed its build or check.
+    Failed,
+    /// Uploaded; not waited for.
+    Queued,
+}
+
+/// Upload `folder` and (with `wait`) follow its check. Prints what happens on stderr and the
+/// report on stdout.
+pub fn submit(server: &str, token: &str, folder: &Path, wait: Option<Duration>) -> Result<Outcome, String> {
+    let folder = if folder.file_name() == Some(durak_checkbot::manifest::FILE.as_ref()) {
+        folder.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        folder.to_path_buf()
+    };
+    if !folder.join(durak_checkbot::manifest::FILE).is_file() {
+        return Err(format!(
+            "{}: no {} in it\n  fix: give the bot's folder, the one holding its {}",
+            folder.display(),
+            durak_checkbot::manifest::FILE,
+            durak_checkbot::manifest::FILE
+        ));
+    }
+    let bytes = crate::archive::pack(&folder)?;
+    eprintln!(
+        "uploading {} ({} bytes packed) to {server}...",
+        folder.display(),
+        bytes.len()
+    );
+    let c = Client::new(server, Some(token));
+    let a = c.post_bytes("/api/submit", "application/gzip", &bytes)?;
+    if a.status != 201 {
+        eprintln!("REFUSED ({}): {}", a.status, a.error());
+        return Ok(Outcome::Failed);
+    }
+    let v = &a.json["version"];
+    let (bot, n) = (v["bot"].as_str().unwrap_or(""), v["n"].as_i64().unwrap_or(0));
+    eprintln!(
+        "kept: {bot} version {n} ({}{})",
+        server.trim_end_matches('/'),
+        a.json["url"].as_str().unwrap_or("")
+    );
+    let Some(limit) = wait else {
+        return Ok(Outcome::Queued);
+    };
+    eprintln!("waiting for its build and check...");
+    let until = Instant::now() + limit;
+    loop {
+        let r = c.get(&format!("/api/bots/{bot}/versions/{n}"))?;
+        let state = r.json["state"].as_str().unwrap_or("").to_string();
+        if !matches!(state.as_str(), "queued" | "building" | "checking") {
+            if let Some(b) = r.json.get("build").filter(|b| !b.is_null()) {
+                println!(
+                    "build: {} — {}\n{}",
+                    b["command"].as_str().unwrap_or(""),
+                    if b["ok"].as_bool() == Some(true) { "done" } else { "FAILED" },
+                    b["output"].as_str().unwrap_or("")
+                );
+            }
+            if let Some(t) = r.json["report_text"].as_str() {
+                println!("{t}");
+            }
+            return Ok(if state == "active" {
+                eprintln!("PASSED: {bot} version {n} is in the ladder");
+                Outcome::Passed
+            } else {
+                eprintln!(
+                    "{}: {bot} version {n}: {}",
+                    state.to_uppercase(),
+                    r.json["reason"].as_str().unwrap_or("")
+                );
+                Outcome::Failed
+            });
+        }
+        if Instant::now() >= until {
+            eprintln!("still {state} after {} s: see its page", limit.as_secs());
+            return Ok(Outcome::Queued);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}

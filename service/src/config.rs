@@ -1,0 +1,452 @@
+//! The service's configuration: a TOML file (`durak serve --config FILE`), command-line flags
+//! over it, defaults under both. Every refusal names the file (or the flag), the key and the fix.
+//!
+//! ```toml
+//! listen = "127.0.0.1:8080"
+//! data_dir = "durak-data"
+//! registration = "invite"      # "open": anyone may create an account; "invite": with an invite
+//!
+//! [ladder]
+//! variant = "podkidnoy"
+//! table_size = 2
+//! deals = 2                    # deals per job, each played at every seat rotation
+//! concurrency = 2              # tables playing at once
+//! max_consecutive_faults = 3   # a version faulting in this many games in a row is suspended
+//! house_bots = ["builtin:greedy", "builtin:random"]
+//! move_ms = 1000
+//! bank_ms = 10000
+//! startup_ms = 10000
+//!
+//! [sandbox]
+//! mode = "strict"
+//! limits = { memory = "1G", processes = "128" }
+//!
+//! [build]
+//! timeout_s = 120
+//! disk = "256M"                # what a build may leave in its folder, all files together
+//! limits = { memory = "2G", processes = "256" }
+//!
+//! [upload]
+//! max_archive = "16M"
+//! max_unpacked = "64M"
+//! max_files = 5000
+//!
+//! [check]
+//! games = 2                    # check-bot's full games per table
+//! ```
+
+use durak_protocol::Limits;
+use durak_referee::{ResourceLimits, Sandbox};
+use durak_rules::Variant;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// Who may create an account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Registration {
+    /// Anyone who can reach the server.
+    Open,
+    /// Only with an invite token the organiser issued.
+    Invite,
+}
+
+/// The configuration file, as written (every key optional).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub listen: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub registration: Option<Registration>,
+    #[serde(default)]
+    pub ladder: LadderSection,
+    #[serde(default)]
+    pub sandbox: SandboxSection,
+    #[serde(default)]
+    pub build: BuildSection,
+    #[serde(default)]
+    pub upload: UploadSection,
+    #[serde(default)]
+    pub check: CheckSection,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LadderSection {
+    pub variant: Option<String>,
+    pub table_size: Option<usize>,
+    pub deals: Option<u32>,
+    pub concurrency: Option<usize>,
+    pub max_consecutive_faults: Option<u32>,
+    pub house_bots: Option<Vec<String>>,
+    pub seed: Option<u64>,
+    pub move_ms: Option<u64>,
+    pub bank_ms: Option<u64>,
+    pub startup_ms: Option<u64>,
+    pub max_line_bytes: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSection {
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub limits: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildSection {
+    pub timeout_s: Option<u64>,
+    pub disk: Option<toml::Value>,
+    #[serde(default)]
+    pub limits: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadSection {
+    pub max_archive: Option<toml::Value>,
+    pub max_unpacked: Option<toml::Value>,
+    pub max_files: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSection {
+    pub games: Option<u32>,
+}
+
+/// Command-line values: they win over the file.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub listen: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub registration: Option<Registration>,
+    pub variant: Option<String>,
+    pub table_size: Option<usize>,
+    pub deals: Option<u32>,
+    pub concurrency: Option<usize>,
+    pub sandbox: Option<String>,
+    /// `KEY=VALUE` resource limits of bots (as `durak play --limit`).
+    pub limits: Vec<String>,
+    pub move_ms: Option<u64>,
+    pub house_bots: Option<Vec<String>>,
+    pub seed: Option<u64>,
+    pub check_games: Option<u32>,
+    pub build_timeout_s: Option<u64>,
+}
+
+/// The service's settings, resolved and checked.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub registration: Registration,
+    pub ladder: LadderConfig,
+    pub sandbox: Sandbox,
+    /// Resource limits of every bot in the ladder and in its check.
+    pub resources: ResourceLimits,
+    pub build: BuildConfig,
+    pub upload: UploadConfig,
+    /// check-bot's full games per table.
+    pub check_games: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct LadderConfig {
+    pub variant: Variant,
+    pub table_size: usize,
+    pub deals: u32,
+    pub concurrency: usize,
+    pub max_consecutive_faults: u32,
+    pub house_bots: Vec<String>,
+    /// Seed of every job's deals (with the job id).
+    pub seed: Option<u64>,
+    pub limits: Limits,
+}
+
+#[derive(Clone, Debug)]
+pub struct BuildConfig {
+    pub timeout_s: u64,
+    /// What the build may leave in its folder, all files together, in bytes.
+    pub disk: u64,
+    pub limits: ResourceLimits,
+}
+
+#[derive(Clone, Debug)]
+pub struct UploadConfig {
+    /// The largest archive accepted, in bytes (the request body limit).
+    pub max_archive: u64,
+    /// The most its files may hold once unpacked, together.
+    pub max_unpacked: u64,
+    /// The most entries (files, folders, links) an archive may have.
+    pub max_files: u64,
+}
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_DATA_DIR: &str = "durak-data";
+const MIB: u64 = 1024 * 1024;
+
+/// A size from TOML: a number of bytes or a string with `K`, `M`, `G` (`"16M"`).
+fn size(v: &toml::Value, what: &str) -> Result<u64, String> {
+    match v {
+        toml::Value::Integer(n) if *n >= 0 => Ok(*n as u64),
+        toml::Value::String(s) => {
+            let mut r = ResourceLimits::default();
+            r.set_value("file_size", s)
+                .map_err(|e| format!("{what} = {s:?}: {e}"))?;
+            r.file_size
+                .ok_or_else(|| format!("{what} = {s:?}: give a size, not unlimited"))
+        }
+        other => Err(format!(
+            "{what} = {other}: give a size such as \"16M\" or a number of bytes"
+        )),
+    }
+}
+
+fn limits_from(
+    base: ResourceLimits,
+    table: &BTreeMap<String, toml::Value>,
+    section: &str,
+) -> Result<ResourceLimits, String> {
+    let mut r = base;
+    for (k, v) in table {
+        let text = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(n) => n.to_string(),
+            other => {
+                return Err(format!(
+                    "[{section}] limits.{k} = {other}: give a number or a string such as \"1G\""
+                ))
+            }
+        };
+        r.set_value(k, &text)
+            .map_err(|e| format!("[{section}] limits.{k}: {e}"))?;
+    }
+    Ok(r)
+}
+
+impl ConfigFile {
+    pub fn load(path: &Path) -> Result<ConfigFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| {
+            format!(
+                "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
+                 [ladder], [sandbox], [build], [upload], [check])",
+                path.display(),
+                e.to_string().trim_end().replace('\n', "\n  ")
+            )
+        })
+    }
+}
+
+/// Resolve the file (if any) and the flags into a checked configuration.
+pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Config, String> {
+    let empty = ConfigFile::default();
+    let (origin, f) = match file {
+        Some((p, f)) => (p.display().to_string(), f),
+        None => ("the defaults".to_string(), &empty),
+    };
+    let in_file = |e: String| format!("{origin}: {e}");
+    let listen_text = o
+        .listen
+        .clone()
+        .or_else(|| f.listen.clone())
+        .unwrap_or_else(|| DEFAULT_LISTEN.into());
+    let listen: SocketAddr = listen_text.parse().map_err(|e| {
+        format!(
+            "listen = {listen_text:?}: {e}\n  fix: give an address and a port, such as \
+             \"127.0.0.1:8080\" (or --listen)"
+        )
+    })?;
+    let data_dir = o
+        .data_dir
+        .clone()
+        .or_else(|| f.data_dir.clone())
+        .unwrap_or_else(|| DEFAULT_DATA_DIR.into());
+    let registration = o
+        .registration
+        .or(f.registration)
+        .unwrap_or(Registration::Invite);
+    let l = &f.ladder;
+    let variant_text = o
+        .variant
+        .clone()
+        .or_else(|| l.variant.clone())
+        .unwrap_or_else(|| "podkidnoy".into());
+    let variant: Variant = variant_text.parse().map_err(|e| {
+        format!("[ladder] variant = {variant_text:?}: {e}\n  fix: \"podkidnoy\" or \"prostoy\"")
+    })?;
+    let table_size = o.table_size.or(l.table_size).unwrap_or(2);
+    variant.check_players(table_size).map_err(|e| {
+        format!(
+            "[ladder] table_size = {table_size}: {e}\n  fix: choose from {} to {} for {}",
+            variant.players().start(),
+            variant.players().end(),
+            variant.name()
+        )
+    })?;
+    let deals = o.deals.or(l.deals).unwrap_or(2);
+    if deals == 0 || deals > 1000 {
+        return Err(in_file(format!(
+            "[ladder] deals = {deals}: a job plays 1 to 1000 deals\n  fix: set deals = 2"
+        )));
+    }
+    let concurrency = o.concurrency.or(l.concurrency).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if concurrency == 0 {
+        return Err(in_file(
+            "[ladder] concurrency = 0: at least one table must play\n  fix: set 1 or more".into(),
+        ));
+    }
+    let base = Limits::default();
+    let limits = Limits {
+        move_ms: o.move_ms.or(l.move_ms).unwrap_or(base.move_ms),
+        bank_ms: l.bank_ms.unwrap_or(base.bank_ms),
+        startup_ms: l.startup_ms.unwrap_or(base.startup_ms),
+        max_line_bytes: l.max_line_bytes.unwrap_or(base.max_line_bytes),
+    };
+    let house_bots = o
+        .house_bots
+        .clone()
+        .or_else(|| l.house_bots.clone())
+        .unwrap_or_else(|| vec!["builtin:greedy".into(), "builtin:random".into()]);
+    for h in &house_bots {
+        if !h.starts_with("builtin:") {
+            return Err(in_file(format!(
+                "[ladder] house_bots: {h:?}: house bots are built-in bots\n  fix: use \
+                 \"builtin:greedy\" or \"builtin:random\" (authors submit the others)"
+            )));
+        }
+        durak_referee::BotCommand::parse(h).map_err(|e| in_file(format!("[ladder] {e}")))?;
+    }
+    let mode = o
+        .sandbox
+        .clone()
+        .or_else(|| f.sandbox.mode.clone())
+        .unwrap_or_else(|| "strict".into());
+    let sandbox: Sandbox = mode
+        .parse()
+        .map_err(|e| format!("[sandbox] mode: {e} (or --sandbox)"))?;
+    let mut resources =
+        limits_from(ResourceLimits::default(), &f.sandbox.limits, "sandbox").map_err(in_file)?;
+    for a in &o.limits {
+        resources.set(a).map_err(|e| format!("--limit {e}"))?;
+    }
+    let b = &f.build;
+    let build_defaults = ResourceLimits {
+        cpu_secs_per_game: Some(600),
+        file_size: Some(128 * MIB),
+        ..ResourceLimits::default()
+    };
+    let build = BuildConfig {
+        timeout_s: o.build_timeout_s.or(b.timeout_s).unwrap_or(120),
+        disk: match &b.disk {
+            Some(v) => size(v, "[build] disk").map_err(in_file)?,
+            None => 256 * MIB,
+        },
+        limits: limits_from(build_defaults, &b.limits, "build").map_err(in_file)?,
+    };
+    let u = &f.upload;
+    let upload = UploadConfig {
+        max_archive: match &u.max_archive {
+            Some(v) => size(v, "[upload] max_archive").map_err(in_file)?,
+            None => 16 * MIB,
+        },
+        max_unpacked: match &u.max_unpacked {
+            Some(v) => size(v, "[upload] max_unpacked").map_err(in_file)?,
+            None => 64 * MIB,
+        },
+        max_files: u.max_files.unwrap_or(5000),
+    };
+    Ok(Config {
+        listen,
+        data_dir,
+        registration,
+        ladder: LadderConfig {
+            variant,
+            table_size,
+            deals,
+            concurrency,
+            max_consecutive_faults: l.max_consecutive_faults.unwrap_or(3),
+            house_bots,
+            seed: o.seed.or(l.seed),
+            limits,
+        },
+        sandbox,
+        resources,
+        build,
+        upload,
+        check_games: o.check_games.or(f.check.games).unwrap_or(2),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        let f: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        resolve(Some((Path::new("serve.toml"), &f)), &Overrides::default())
+    }
+
+    #[test]
+    fn defaults_serve_on_loopback_strict_with_house_bots() {
+        let c = resolve(None, &Overrides::default()).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.data_dir, PathBuf::from("durak-data"));
+        assert_eq!(c.sandbox, Sandbox::Strict);
+        assert_eq!(c.registration, Registration::Invite);
+        assert_eq!(c.ladder.house_bots.len(), 2);
+        assert_eq!(c.upload.max_archive, 16 * MIB);
+    }
+
+    #[test]
+    fn the_file_is_read_and_flags_win() {
+        let text = "listen = \"127.0.0.1:9000\"\nregistration = \"open\"\n[ladder]\n\
+                    variant = \"prostoy\"\ntable_size = 3\ndeals = 4\n[upload]\n\
+                    max_archive = \"1M\"\n[build]\ndisk = 1000\n[sandbox]\nmode = \"default\"\n\
+                    limits = { memory = \"512M\" }\n";
+        let c = parse(text).unwrap();
+        assert_eq!(c.listen.port(), 9000);
+        assert_eq!(c.ladder.variant, Variant::Prostoy);
+        assert_eq!(c.ladder.table_size, 3);
+        assert_eq!(c.upload.max_archive, MIB);
+        assert_eq!(c.build.disk, 1000);
+        assert_eq!(c.resources.memory, Some(512 * MIB));
+        let f: ConfigFile = toml::from_str(text).unwrap();
+        let o = Overrides {
+            listen: Some("127.0.0.1:9001".into()),
+            table_size: Some(2),
+            sandbox: Some("strict".into()),
+            limits: vec!["memory=1G".into()],
+            ..Overrides::default()
+        };
+        let c = resolve(Some((Path::new("serve.toml"), &f)), &o).unwrap();
+        assert_eq!(c.listen.port(), 9001);
+        assert_eq!(c.ladder.table_size, 2);
+        assert_eq!(c.sandbox, Sandbox::Strict);
+        assert_eq!(c.resources.memory, Some(1024 * MIB));
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_the_fix() {
+        let e = parse("[ladder]\ntable_size = 7\n").unwrap_err();
+        assert!(e.contains("table_size = 7") && e.contains("fix:"), "{e}");
+        let e = parse("listen = \"nowhere\"\n").unwrap_err();
+        assert!(e.contains("listen") && e.contains("fix:"), "{e}");
+        let e = parse("[ladder]\nhouse_bots = [\"python3 x.py\"]\n").unwrap_err();
+        assert!(e.contains("house_bots") && e.contains("fix:"), "{e}");
+        let e = parse("[upload]\nmax_archive = \"lots\"\n").unwrap_err();
+        assert!(e.contains("max_archive"), "{e}");
+        let e: Result<ConfigFile, _> = toml::from_str("[ladder]\nspeed = 1\n");
+        assert!(e.unwrap_err().to_string().contains("speed"));
+    }
+}

@@ -1,0 +1,257 @@
+//! The service's database: SQLite in WAL mode (`DATA/service.db`), its schema kept by
+//! migrations (rusqlite_migration), one writer connection and a pool of readers.
+//!
+//! Durability: `synchronous = FULL`, so a transaction is on disk when its commit returns — an
+//! upload is acknowledged, a game counted, only after that. A game's replay file is written
+//! and fsynced before the row that records it (`recorder.rs`), and a game is recorded once:
+//! `(job, game)` is the primary key of `games`, and a second insert of the same game is
+//! ignored.
+
+use rusqlite::{Connection, OpenFlags};
+use rusqlite_migration::{Migrations, M};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The schema, one migration per change (never edit one that shipped: add the next).
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(
+        r#"
+CREATE TABLE accounts (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    organiser INTEGER NOT NULL DEFAULT 0,
+    created INTEGER NOT NULL
+);
+CREATE TABLE tokens (
+    id INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    hash TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL DEFAULT '',
+    created INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE invites (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    created INTEGER NOT NULL,
+    used_by INTEGER REFERENCES accounts(id)
+);
+CREATE TABLE bots (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    house INTEGER NOT NULL DEFAULT 0,
+    created INTEGER NOT NULL
+);
+-- One row per submitted version. state: queued (on disk, waiting for its check), building,
+-- checking, active (in the ladder), failed, retired (a newer version passed), suspended
+-- (faulted repeatedly), disqualified, removed.
+CREATE TABLE versions (
+    id INTEGER PRIMARY KEY,
+    bot INTEGER NOT NULL REFERENCES bots(id),
+    n INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    archive TEXT,
+    sha256 TEXT,
+    size INTEGER,
+    command TEXT NOT NULL,
+    folder TEXT,
+    language TEXT NOT NULL DEFAULT '',
+    build_cmd TEXT,
+    build TEXT,
+    report TEXT,
+    submitted INTEGER NOT NULL,
+    checked INTEGER,
+    entered INTEGER,
+    first_game INTEGER,
+    fault_streak INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (bot, n)
+);
+CREATE INDEX versions_state ON versions(state);
+-- A job: one table's set of duplicate deals. seats: the version ids of the set of bots
+-- (seat order of rotation 0); deals: [{seed, dealer}]; every deal is played at every seat
+-- rotation, game = rotation * deals + deal. state: queued, claimed (by owner until lease_until,
+-- unix ms), done, cancelled.
+CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL DEFAULT 'ladder',
+    seats TEXT NOT NULL,
+    deals TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL,
+    owner TEXT,
+    lease_until INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created INTEGER NOT NULL,
+    finished INTEGER
+);
+CREATE INDEX jobs_state ON jobs(state, priority, id);
+CREATE TABLE games (
+    job INTEGER NOT NULL REFERENCES jobs(id),
+    game INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    dealer INTEGER NOT NULL,
+    loser INTEGER,
+    draw INTEGER NOT NULL,
+    faults TEXT NOT NULL,
+    moves INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    move_limit INTEGER,
+    replay TEXT NOT NULL,
+    recorded INTEGER NOT NULL,
+    PRIMARY KEY (job, game)
+) WITHOUT ROWID;
+-- Which versions played which game (a version's page lists its games).
+CREATE TABLE game_seats (
+    version INTEGER NOT NULL,
+    job INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    PRIMARY KEY (version, job, game, seat)
+) WITHOUT ROWID;
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE tournaments (
+    id INTEGER PRIMARY KEY,
+    state TEXT NOT NULL,
+    dir TEXT NOT NULL,
+    bots TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    finished INTEGER,
+    error TEXT
+);
+"#,
+    )])
+}
+
+/// The database: one writer (SQLite takes one writer at a time anyway) and readers.
+pub struct Db {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn configure(c: &Connection) -> rusqlite::Result<()> {
+    c.busy_timeout(std::time::Duration::from_secs(30))?;
+    c.pragma_update(None, "foreign_keys", "ON")?;
+    c.pragma_update(None, "synchronous", "FULL")?;
+    Ok(())
+}
+
+impl Db {
+    /// Open (or create) the database and bring its schema up to date.
+    pub fn open(path: &Path) -> Result<Db, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let mut c = Connection::open(path).map_err(|e| fail(&e))?;
+        let mode: String = c
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(|e| fail(&e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(format!(
+                "{}: SQLite would not use WAL mode here (it says {mode:?}): put the data \
+                 directory on a local file system",
+                path.display()
+            ));
+        }
+        configure(&c).map_err(|e| fail(&e))?;
+        migrations().to_latest(&mut c).map_err(|e| {
+            format!(
+                "{}: cannot bring the database up to date: {e}\n  fix: this database may come \
+                 from a newer durak; use that version, or another --data-dir",
+                path.display()
+            )
+        })?;
+        Ok(Db {
+            path: path.to_path_buf(),
+            writer: Mutex::new(c),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Run `f` with the writer connection (one at a time).
+    pub fn write<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut c).map_err(|e| format!("database: {e}"))
+    }
+
+    /// Run `f` with a reader connection (many at once; they see the last commit).
+    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        let pooled = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let c = match pooled {
+            Some(c) => c,
+            None => {
+                let c = Connection::open_with_flags(
+                    &self.path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(|e| format!("database: {e}"))?;
+                configure(&c).map_err(|e| format!("database: {e}"))?;
+                c
+            }
+        };
+        let out = f(&c).map_err(|e| format!("database: {e}"));
+        let mut pool = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 16 {
+            pool.push(c);
+        }
+        out
+    }
+
+    pub fn setting(&self, key: &str) -> Result<Option<String>, String> {
+        self.read(|c| {
+            use rusqlite::OptionalExtension;
+            c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+        })
+    }
+
+    pub fn set_setting(&self, key: &str, value: &str) -> Result<(), String> {
+        self.write(|c| {
+            c.execute(
+                "INSERT INTO settings(key, value) VALUES (?1, ?2) \
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map(|_| ())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn the_database_is_in_wal_mode_and_reopens() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("service.db");
+        let db = Db::open(&p).unwrap();
+        db.set_setting("paused", "1").unwrap();
+        drop(db);
+        let db = Db::open(&p).unwrap();
+        assert_eq!(db.setting("paused").unwrap().as_deref(), Some("1"));
+        let mode: String = db
+            .read(|c| c.query_row("PRAGMA journal_mode", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+}

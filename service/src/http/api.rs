@@ -1,0 +1,616 @@
+//! The JSON API (`/api/...`): one handler per route, each the counterpart of a page.
+
+use super::{blocking, ApiError, AppState, Author, Organiser};
+use crate::auth;
+use crate::ladder::board::Leaderboard;
+use crate::store::{self, GameRow, Version};
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, MethodRouter};
+use axum::Json;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::sync::Arc;
+
+/// (method, path, handler) of every API route; the OpenAPI document lists the same.
+pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
+    vec![
+        ("get", "/api/status", get(status)),
+        ("get", "/api/leaderboard", get(leaderboard)),
+        ("get", "/api/bots/{bot}", get(bot)),
+        ("get", "/api/bots/{bot}/versions/{n}", get(version)),
+        ("get", "/api/games/{job}/{game}", get(game)),
+        ("get", "/api/games/{job}/{game}/replay", get(replay)),
+        ("get", "/api/me", get(me)),
+        ("post", "/api/accounts", post(register)),
+        ("post", "/api/tokens", post(new_token)),
+        ("delete", "/api/tokens/{id}", delete(revoke_token)),
+        ("post", "/api/invites", post(invite)),
+        ("post", "/api/submit", post(submit)),
+        ("post", "/api/ladder/pause", post(pause)),
+        ("post", "/api/ladder/resume", post(resume)),
+        (
+            "post",
+            "/api/bots/{bot}/versions/{n}/disqualify",
+            post(disqualify),
+        ),
+        ("post", "/api/bots/{bot}/versions/{n}/remove", post(remove)),
+        ("post", "/api/tournaments", post(start_tournament)),
+        ("get", "/api/tournaments/{id}", get(tournament)),
+        ("get", "/api/openapi.json", get(openapi)),
+    ]
+}
+
+async fn openapi() -> Json<Value> {
+    Json(super::openapi::document())
+}
+
+#[derive(Serialize)]
+pub struct Status {
+    pub service: &'static str,
+    pub version: &'static str,
+    pub variant: String,
+    pub table_size: usize,
+    pub deals_per_job: u32,
+    pub sandbox: String,
+    pub registration: crate::config::Registration,
+    pub paused: bool,
+    pub games: u64,
+    pub games_this_run: u64,
+    pub active_versions: usize,
+    pub queued_versions: usize,
+    pub open_jobs: usize,
+}
+
+pub fn status_of(s: &AppState) -> Result<Status, String> {
+    let l = &s.ladder;
+    let versions = store::versions(&l.db, &[])?;
+    Ok(Status {
+        service: "durak serve",
+        version: env!("CARGO_PKG_VERSION"),
+        variant: l.cfg.ladder.variant.name().to_string(),
+        table_size: l.cfg.ladder.table_size,
+        deals_per_job: l.cfg.ladder.deals,
+        sandbox: l.cfg.sandbox.name().to_string(),
+        registration: l.cfg.registration,
+        paused: l.is_paused(),
+        games: store::game_count(&l.db)?,
+        games_this_run: l.recorded.load(std::sync::atomic::Ordering::Relaxed),
+        active_versions: versions.iter().filter(|v| v.state == "active").count(),
+        queued_versions: versions
+            .iter()
+            .filter(|v| matches!(v.state.as_str(), "queued" | "building" | "checking"))
+            .count(),
+        open_jobs: crate::ladder::jobs::open_jobs(&l.db)?.len(),
+    })
+}
+
+async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
+    blocking(move || status_of(&s).map_err(ApiError::internal))
+        .await
+        .map(Json)
+}
+
+async fn leaderboard(State(s): State<AppState>) -> Response {
+    let lb: Arc<Leaderboard> = s.ladder.board.current();
+    let mut v = serde_json::to_value(&*lb).expect("json");
+    v["paused"] = json!(s.ladder.is_paused());
+    Json(v).into_response()
+}
+
+/// A bot and its versions.
+#[derive(Serialize)]
+pub struct BotView {
+    pub bot: String,
+    pub author: String,
+    pub house: bool,
+    pub versions: Vec<VersionSummary>,
+}
+
+#[derive(Serialize)]
+pub struct VersionSummary {
+    #[serde(flatten)]
+    pub version: Version,
+    pub games: u64,
+    /// Its row on the leaderboard, when it is in the ladder.
+    pub standing: Option<crate::ladder::board::Row>,
+}
+
+pub fn bot_view(s: &AppState, name: &str) -> Result<Option<BotView>, String> {
+    let vs = store::versions_of_bot(&s.ladder.db, name)?;
+    let Some(first) = vs.first() else {
+        return Ok(None);
+    };
+    let lb = s.ladder.board.current();
+    let mut versions = Vec::new();
+    for v in &vs {
+        let (_, games) = store::games_of_version(&s.ladder.db, v.id, 0)?;
+        versions.push(VersionSummary {
+            standing: lb.rows.iter().find(|r| r.version_id == v.id).cloned(),
+            version: v.clone(),
+            games,
+        });
+    }
+    Ok(Some(BotView {
+        bot: first.bot.clone(),
+        author: first.author.clone(),
+        house: first.house,
+        versions,
+    }))
+}
+
+async fn bot(State(s): State<AppState>, Path(name): Path<String>) -> Result<Json<BotView>, ApiError> {
+    blocking(move || {
+        bot_view(&s, &name)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("no bot named {name:?}")))
+    })
+    .await
+}
+
+/// A version: its reports, its latest games and faults.
+#[derive(Serialize)]
+pub struct VersionView {
+    #[serde(flatten)]
+    pub version: Version,
+    pub standing: Option<crate::ladder::board::Row>,
+    pub build: Option<Value>,
+    pub report: Option<Value>,
+    /// check-bot's report as text.
+    pub report_text: Option<String>,
+    pub games: u64,
+    pub latest_games: Vec<GameSummary>,
+    /// Its latest faulted games.
+    pub faults: Vec<GameSummary>,
+    /// Per kind of decision, from check-bot (median, p95, max ms).
+    pub timing: Value,
+}
+
+#[derive(Serialize)]
+pub struct GameSummary {
+    pub job: i64,
+    pub game: u32,
+    pub seat: usize,
+    /// Labels (`bot vN`) by seat.
+    pub seats: Vec<String>,
+    pub result: String,
+    pub faults: Vec<durak_protocol::Fault>,
+    pub moves: u32,
+    pub recorded: i64,
+    pub url: String,
+}
+
+pub fn labels(s: &AppState, ids: &[i64]) -> Result<Vec<String>, String> {
+    ids.iter()
+        .map(|&id| {
+            Ok(store::version(&s.ladder.db, id)?
+                .map(|v| v.label())
+                .unwrap_or_else(|| format!("version {id}")))
+        })
+        .collect()
+}
+
+pub fn summary(s: &AppState, g: &GameRow, seat: usize) -> Result<GameSummary, String> {
+    let seats = labels(s, &g.seats)?;
+    let result = match g.loser {
+        Some(l) if l == seat => "lost (durak)".to_string(),
+        Some(l) => format!("{} was the durak", seats.get(l).cloned().unwrap_or_default()),
+        None => "draw".to_string(),
+    };
+    Ok(GameSummary {
+        job: g.job,
+        game: g.game,
+        seat,
+        seats,
+        result,
+        faults: g.faults.clone(),
+        moves: g.moves,
+        recorded: g.recorded,
+        url: format!("/games/{}/{}", g.job, g.game),
+    })
+}
+
+pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionView>, String> {
+    let Some(v) = store::versions_of_bot(&s.ladder.db, bot)?
+        .into_iter()
+        .find(|v| v.n == n)
+    else {
+        return Ok(None);
+    };
+    let (build, report) = store::reports(&s.ladder.db, v.id)?;
+    let report: Option<Value> = report.and_then(|r| serde_json::from_str(&r).ok());
+    let report_text = report
+        .as_ref()
+        .and_then(|r| r["text"].as_str().map(str::to_string));
+    let (latest, games) = store::games_of_version(&s.ladder.db, v.id, 30)?;
+    let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v.id).unwrap_or(0);
+    let latest_games = latest
+        .iter()
+        .map(|g| summary(s, g, seat_of(g)))
+        .collect::<Result<_, _>>()?;
+    let faults = store::faults_of_version(&s.ladder.db, v.id, 20)?
+        .iter()
+        .map(|(g, seat)| summary(s, g, *seat))
+        .collect::<Result<_, _>>()?;
+    let timing = report
+        .as_ref()
+        .and_then(|r| r.get("timing").cloned())
+        .unwrap_or(json!([]));
+    Ok(Some(VersionView {
+        standing: s
+            .ladder
+            .board
+            .current()
+            .rows
+            .iter()
+            .find(|r| r.version_id == v.id)
+            .cloned(),
+        version: v,
+        build: build.and_then(|b| serde_json::from_str(&b).ok()),
+        report,
+        report_text,
+        games,
+        latest_games,
+        faults,
+        timing,
+    }))
+}
+
+async fn version(
+    State(s): State<AppState>,
+    Path((bot, n)): Path<(String, i64)>,
+) -> Result<Json<VersionView>, ApiError> {
+    blocking(move || {
+        version_view(&s, &bot, n)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))
+    })
+    .await
+}
+
+#[derive(Serialize)]
+pub struct GameView {
+    #[serde(flatten)]
+    pub game: GameRow,
+    pub labels: Vec<String>,
+    pub replay_url: String,
+}
+
+pub fn game_view(s: &AppState, job: i64, game: u32) -> Result<Option<GameView>, String> {
+    let Some(g) = store::game(&s.ladder.db, job, game)? else {
+        return Ok(None);
+    };
+    Ok(Some(GameView {
+        labels: labels(s, &g.seats)?,
+        replay_url: format!("/api/games/{job}/{game}/replay"),
+        game: g,
+    }))
+}
+
+async fn game(
+    State(s): State<AppState>,
+    Path((job, g)): Path<(i64, u32)>,
+) -> Result<Json<GameView>, ApiError> {
+    blocking(move || {
+        game_view(&s, job, g)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))
+    })
+    .await
+}
+
+async fn replay(State(s): State<AppState>, Path((job, g)): Path<(i64, u32)>) -> Result<Response, ApiError> {
+    let bytes = blocking(move || {
+        let row = store::game(&s.ladder.db, job, g)?
+            .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        std::fs::read(s.ladder.paths.root.join(&row.replay)).map_err(ApiError::internal)
+    })
+    .await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        bytes,
+    )
+        .into_response())
+}
+
+/// The author's own page: account, bots' versions, tokens.
+#[derive(Serialize)]
+pub struct MeView {
+    pub account: auth::Account,
+    pub versions: Vec<Version>,
+    pub tokens: Vec<TokenInfo>,
+}
+
+#[derive(Serialize)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub label: String,
+    pub created: i64,
+    pub revoked: bool,
+}
+
+pub fn me_view(s: &AppState, a: &auth::Account) -> Result<MeView, String> {
+    let tokens = s.ladder.db.read(|c| {
+        let mut st = c.prepare(
+            "SELECT id, label, created, revoked FROM tokens WHERE account = ?1 ORDER BY id",
+        )?;
+        let rows = st.query_map([a.id], |r| {
+            Ok(TokenInfo {
+                id: r.get(0)?,
+                label: r.get(1)?,
+                created: r.get(2)?,
+                revoked: r.get::<_, i64>(3)? != 0,
+            })
+        })?;
+        rows.collect()
+    })?;
+    Ok(MeView {
+        account: a.clone(),
+        versions: store::versions_of_account(&s.ladder.db, a.id)?,
+        tokens,
+    })
+}
+
+async fn me(State(s): State<AppState>, Author(a): Author) -> Result<Json<MeView>, ApiError> {
+    blocking(move || me_view(&s, &a).map(Json).map_err(ApiError::internal)).await
+}
+
+#[derive(Deserialize)]
+pub struct RegisterBody {
+    pub name: String,
+    #[serde(default)]
+    pub invite: Option<String>,
+}
+
+/// Create an account: with an invite, or without when registration is open.
+pub fn register_account(
+    s: &AppState,
+    name: &str,
+    invite: Option<&str>,
+) -> Result<(auth::Account, String), ApiError> {
+    let invite = invite.map(str::trim).filter(|i| !i.is_empty());
+    if invite.is_none() && s.ladder.cfg.registration == crate::config::Registration::Invite {
+        return Err(ApiError::new(
+            403,
+            "this server creates accounts only with an invite token from the organiser: give \
+             it as \"invite\"",
+        ));
+    }
+    auth::create_account(&s.ladder.db, name.trim(), false, invite).map_err(|e| {
+        let status = if e.contains("already") { 409 } else { 400 };
+        ApiError::new(status, e)
+    })
+}
+
+async fn register(
+    State(s): State<AppState>,
+    Json(b): Json<RegisterBody>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (a, token) =
+        blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"account": a, "token": token,
+                    "note": "keep the token: it is shown only once"})),
+    ))
+}
+
+#[derive(Deserialize, Default)]
+pub struct TokenBody {
+    #[serde(default)]
+    pub label: String,
+}
+
+async fn new_token(
+    State(s): State<AppState>,
+    Author(a): Author,
+    body: Option<Json<TokenBody>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let label = body.map(|b| b.0.label).unwrap_or_default();
+    let (id, token) =
+        blocking(move || auth::add_token(&s.ladder.db, a.id, &label).map_err(ApiError::internal))
+            .await?;
+    Ok((StatusCode::CREATED, Json(json!({"id": id, "token": token}))))
+}
+
+async fn revoke_token(
+    State(s): State<AppState>,
+    Author(a): Author,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    let ok = blocking(move || auth::revoke_token(&s.ladder.db, a.id, id).map_err(ApiError::internal))
+        .await?;
+    if !ok {
+        return Err(ApiError::not_found(format!("you have no token {id}")));
+    }
+    Ok(Json(json!({"revoked": id})))
+}
+
+async fn invite(State(s): State<AppState>, Organiser(_): Organiser) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let t = blocking(move || auth::new_invite(&s.ladder.db).map_err(ApiError::internal)).await?;
+    Ok((StatusCode::CREATED, Json(json!({"invite": t}))))
+}
+
+/// Receive an archive into a file of the uploads folder, at most `max` bytes, synced.
+pub async fn receive(
+    s: &AppState,
+    mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin,
+) -> Result<tempfile::NamedTempFile, ApiError> {
+    let max = s.ladder.cfg.upload.max_archive;
+    let dir = s.ladder.paths.uploads();
+    let mut f = tempfile::Builder::new()
+        .prefix(".upload-")
+        .tempfile_in(&dir)
+        .map_err(ApiError::internal)?;
+    let mut n: u64 = 0;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::new(400, format!("the upload broke off: {e}")))?;
+        n += chunk.len() as u64;
+        if n > max {
+            return Err(too_large(max));
+        }
+        f.write_all(&chunk).map_err(ApiError::internal)?;
+    }
+    if n == 0 {
+        return Err(ApiError::new(
+            400,
+            "the upload is empty: send the bot's folder as a tar.gz or zip archive",
+        ));
+    }
+    f.as_file().sync_all().map_err(ApiError::internal)?;
+    Ok(f)
+}
+
+pub fn too_large(max: u64) -> ApiError {
+    ApiError::new(
+        413,
+        format!(
+            "the archive is larger than {} bytes, the limit of this server: leave out build \
+             outputs, dependencies and data the bot does not need",
+            max
+        ),
+    )
+}
+
+/// Accept a received upload (blocking: unpack, check, keep).
+pub fn accept_upload(
+    s: &AppState,
+    a: &auth::Account,
+    file: tempfile::NamedTempFile,
+) -> Result<Version, ApiError> {
+    let l = &s.ladder;
+    let path = file.path().to_path_buf();
+    let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &path);
+    // On success the file was renamed away; otherwise it goes.
+    let _ = file.keep().map(|(_, p)| {
+        if r.is_err() {
+            let _ = std::fs::remove_file(p);
+        }
+    });
+    let v = r.map_err(|e| ApiError::new(e.status, e.message))?;
+    l.notify();
+    Ok(v)
+}
+
+async fn submit(
+    State(s): State<AppState>,
+    Author(a): Author,
+    headers: axum::http::HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let max = s.ladder.cfg.upload.max_archive;
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > max {
+            return Err(too_large(max));
+        }
+    }
+    let stream = body.into_data_stream().map(|r| r.map_err(|e| e.to_string()));
+    let file = receive(&s, stream).await?;
+    let s2 = s.clone();
+    let v = blocking(move || accept_upload(&s2, &a, file)).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "version": v,
+            "url": format!("/bots/{}/versions/{}", v.bot, v.n),
+            "api": format!("/api/bots/{}/versions/{}", v.bot, v.n),
+            "note": "kept; it is built and checked next, and its page shows the report",
+        })),
+    ))
+}
+
+async fn pause(State(s): State<AppState>, Organiser(_): Organiser) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.ladder.set_paused(true).map_err(ApiError::internal)).await?;
+    Ok(Json(json!({"paused": true})))
+}
+
+async fn resume(State(s): State<AppState>, Organiser(_): Organiser) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.ladder.set_paused(false).map_err(ApiError::internal)).await?;
+    Ok(Json(json!({"paused": false})))
+}
+
+#[derive(Deserialize, Default)]
+pub struct ReasonBody {
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Take a version out of the ladder by the organiser's hand.
+pub fn set_out(s: &AppState, bot: &str, n: i64, state: &str, reason: &str) -> Result<Version, ApiError> {
+    let v = store::versions_of_bot(&s.ladder.db, bot)?
+        .into_iter()
+        .find(|v| v.n == n)
+        .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))?;
+    s.ladder.db.write(|c| {
+        c.execute(
+            "UPDATE versions SET state = ?1, reason = ?2 WHERE id = ?3",
+            rusqlite::params![state, reason, v.id],
+        )
+    })?;
+    s.ladder.version_left(v.id)?;
+    Ok(store::version(&s.ladder.db, v.id)?.unwrap_or(v))
+}
+
+async fn disqualify(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path((bot, n)): Path<(String, i64)>,
+    body: Option<Json<ReasonBody>>,
+) -> Result<Json<Version>, ApiError> {
+    let reason = body
+        .and_then(|b| b.0.reason)
+        .unwrap_or_else(|| "disqualified by the organiser".into());
+    blocking(move || set_out(&s, &bot, n, "disqualified", &reason))
+        .await
+        .map(Json)
+}
+
+async fn remove(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path((bot, n)): Path<(String, i64)>,
+) -> Result<Json<Version>, ApiError> {
+    blocking(move || set_out(&s, &bot, n, "removed", "removed by the organiser"))
+        .await
+        .map(Json)
+}
+
+#[derive(Deserialize, Default)]
+pub struct TournamentBody {
+    /// Deals per table (default 10).
+    #[serde(default)]
+    pub games: Option<u32>,
+}
+
+async fn start_tournament(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    body: Option<Json<TournamentBody>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let games = body.and_then(|b| b.0.games).unwrap_or(10);
+    let id = blocking(move || s.tournaments.start(&s.ladder, games).map_err(|e| ApiError::new(409, e)))
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": id, "url": format!("/tournaments/{id}"),
+                    "api": format!("/api/tournaments/{id}")})),
+    ))
+}
+
+async fn tournament(State(s): State<AppState>, Path(id): Path<i64>) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        s.tournaments
+            .view(&s.ladder, id)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))
+    })
+    .await
+}

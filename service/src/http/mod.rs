@@ -1,0 +1,150 @@
+//! The HTTP server (axum): pages for people (`pages.rs`, maud) and their JSON counterparts
+//! under `/api/` (`api.rs`), described by the OpenAPI document at `/api/openapi.json`
+//! (`openapi.rs`, checked against the routes by a test).
+//!
+//! Authentication: `Authorization: Bearer TOKEN`, or the `durak_token` cookie that the
+//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it).
+
+pub mod api;
+pub mod openapi;
+pub mod pages;
+
+use crate::auth::{self, Account};
+use crate::ladder::Ladder;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use std::sync::Arc;
+
+pub const COOKIE: &str = "durak_token";
+
+#[derive(Clone)]
+pub struct AppState {
+    pub ladder: Arc<Ladder>,
+    pub tournaments: Arc<crate::tournament::Tournaments>,
+}
+
+/// An error as JSON (`{"error": "..."}`) with its status.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            message: message.into(),
+        }
+    }
+    pub fn not_found(what: impl Into<String>) -> ApiError {
+        ApiError::new(404, what)
+    }
+    pub fn internal(e: impl std::fmt::Display) -> ApiError {
+        ApiError::new(500, e.to_string())
+    }
+}
+
+impl From<String> for ApiError {
+    fn from(e: String) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            axum::Json(serde_json::json!({"error": self.message})),
+        )
+            .into_response()
+    }
+}
+
+/// The token a request carries, if any.
+pub fn token_of(parts: &Parts) -> Option<String> {
+    if let Some(v) = parts.headers.get(header::AUTHORIZATION) {
+        if let Some(t) = v.to_str().ok().and_then(|s| s.strip_prefix("Bearer ")) {
+            return Some(t.trim().to_string());
+        }
+    }
+    for v in parts.headers.get_all(header::COOKIE) {
+        for kv in v.to_str().unwrap_or("").split(';') {
+            if let Some(t) = kv.trim().strip_prefix("durak_token=") {
+                return Some(t.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// The account of the request, if it carries a valid token.
+pub struct MaybeAuthor(pub Option<Account>);
+/// The account of the request: 401 without one.
+pub struct Author(pub Account);
+/// The organiser: 401 without a token, 403 for another account.
+pub struct Organiser(pub Account);
+
+async fn account_of(parts: &Parts, state: &AppState) -> Result<Option<Account>, ApiError> {
+    let Some(token) = token_of(parts) else {
+        return Ok(None);
+    };
+    let db = state.ladder.db.clone();
+    tokio::task::spawn_blocking(move || auth::account_of(&db, &token))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)
+}
+
+impl FromRequestParts<AppState> for MaybeAuthor {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        Ok(MaybeAuthor(account_of(parts, state).await?))
+    }
+}
+
+impl FromRequestParts<AppState> for Author {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match account_of(parts, state).await? {
+            Some(a) => Ok(Author(a)),
+            None => Err(ApiError::new(
+                401,
+                "this needs an account's token: send `Authorization: Bearer TOKEN` (or log in \
+                 on the web page)",
+            )),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for Organiser {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Author(a) = Author::from_request_parts(parts, state).await?;
+        if !a.organiser {
+            return Err(ApiError::new(403, "only the organiser may do this"));
+        }
+        Ok(Organiser(a))
+    }
+}
+
+/// Run blocking work (the database, files) off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(ApiError::internal)?
+}
+
+/// Every route: the API's and the pages'.
+pub fn router(state: AppState) -> Router {
+    let mut r = Router::new();
+    for (_, path, method_router) in api::routes() {
+        r = r.route(path, method_router);
+    }
+    r.merge(pages::routes()).with_state(state)
+}

@@ -1,0 +1,116 @@
+//! The OpenAPI 3.1 document of `/api/`, served at `/api/openapi.json`. Written by hand, one
+//! entry per operation; a test checks it against the router's routes (every route described,
+//! every described route served).
+
+use serde_json::{json, Value};
+
+/// (method, path, summary, who may call it, request body, the success status and what it
+/// returns).
+struct Op {
+    method: &'static str,
+    path: &'static str,
+    summary: &'static str,
+    auth: Auth,
+    body: Option<Value>,
+    ok: u16,
+    returns: &'static str,
+}
+
+#[derive(PartialEq)]
+enum Auth {
+    Anyone,
+    Author,
+    Organiser,
+}
+
+fn ops() -> Vec<Op> {
+    use Auth::*;
+    let archive = json!({"required": true, "content": {
+        "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+        "application/zip": {"schema": {"type": "string", "format": "binary"}}}});
+    let obj = |props: Value, required: &[&str]| {
+        json!({"required": false, "content": {"application/json": {"schema": {
+            "type": "object", "properties": props, "required": required}}}})
+    };
+    vec![
+        Op { method: "get", path: "/api/status", summary: "The server: variant, sandbox, registration, whether the ladder is paused, games recorded, versions and jobs.", auth: Anyone, body: None, ok: 200, returns: "Status" },
+        Op { method: "get", path: "/api/leaderboard", summary: "The ladder's standings: rank (=N when tied), Elo with its 95 % interval, games, losses, faults, per version in the ladder.", auth: Anyone, body: None, ok: 200, returns: "Leaderboard" },
+        Op { method: "get", path: "/api/bots/{bot}", summary: "A bot and all its versions (state, reason, games, standing).", auth: Anyone, body: None, ok: 200, returns: "Bot" },
+        Op { method: "get", path: "/api/bots/{bot}/versions/{n}", summary: "A version: its build output, check-bot report, time per decision, latest games and faults.", auth: Anyone, body: None, ok: 200, returns: "Version" },
+        Op { method: "get", path: "/api/games/{job}/{game}", summary: "A recorded game: seats, seed, dealer, result, faults, moves.", auth: Anyone, body: None, ok: 200, returns: "Game" },
+        Op { method: "get", path: "/api/games/{job}/{game}/replay", summary: "The game's replay file (JSON lines, schemas/replay.json).", auth: Anyone, body: None, ok: 200, returns: "Replay" },
+        Op { method: "get", path: "/api/me", summary: "The caller's account, versions and tokens.", auth: Author, body: None, ok: 200, returns: "Me" },
+        Op { method: "post", path: "/api/accounts", summary: "Create an account (with an invite, or without when registration is open); returns its token, once.", auth: Anyone, body: Some(obj(json!({"name": {"type": "string"}, "invite": {"type": "string"}}), &["name"])), ok: 201, returns: "NewAccount" },
+        Op { method: "post", path: "/api/tokens", summary: "A new token for the caller's account; returned once.", auth: Author, body: Some(obj(json!({"label": {"type": "string"}}), &[])), ok: 201, returns: "NewToken" },
+        Op { method: "delete", path: "/api/tokens/{id}", summary: "Revoke one of the caller's tokens.", auth: Author, body: None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/invites", summary: "A new invite token (one account each).", auth: Organiser, body: None, ok: 201, returns: "Invite" },
+        Op { method: "post", path: "/api/submit", summary: "Upload a bot folder (tar.gz or zip with its bot.toml) as the request body: a new version of the bot it names, kept on disk before the answer, then built and checked.", auth: Author, body: Some(archive), ok: 201, returns: "Submitted" },
+        Op { method: "post", path: "/api/ladder/pause", summary: "Pause the ladder (tables finish the job they play).", auth: Organiser, body: None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/ladder/resume", summary: "Resume the ladder.", auth: Organiser, body: None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/bots/{bot}/versions/{n}/disqualify", summary: "Disqualify a version: out of the ladder, its open jobs cancelled, kept with the reason.", auth: Organiser, body: Some(obj(json!({"reason": {"type": "string"}}), &[])), ok: 200, returns: "VersionRow" },
+        Op { method: "post", path: "/api/bots/{bot}/versions/{n}/remove", summary: "Remove a version from the ladder and the leaderboard.", auth: Organiser, body: None, ok: 200, returns: "VersionRow" },
+        Op { method: "post", path: "/api/tournaments", summary: "Start a fixed tournament (duplicate deals, the tournament engine) among the versions in the ladder.", auth: Organiser, body: Some(obj(json!({"games": {"type": "integer", "minimum": 1}}), &[])), ok: 201, returns: "Object" },
+        Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over.", auth: Anyone, body: None, ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/openapi.json", summary: "This document.", auth: Anyone, body: None, ok: 200, returns: "Object" },
+    ]
+}
+
+/// The (method, path) pairs the document describes.
+pub fn operations() -> Vec<(&'static str, &'static str)> {
+    ops().iter().map(|o| (o.method, o.path)).collect()
+}
+
+fn params_of(path: &str) -> Vec<Value> {
+    path.split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|name| {
+            let ty = if matches!(name, "n" | "job" | "game" | "id") { "integer" } else { "string" };
+            json!({"name": name, "in": "path", "required": true, "schema": {"type": ty}})
+        })
+        .collect()
+}
+
+pub fn document() -> Value {
+    let mut paths = serde_json::Map::new();
+    for o in ops() {
+        let mut op = json!({
+            "summary": o.summary,
+            "parameters": params_of(o.path),
+            "responses": {
+                o.ok.to_string(): {"description": o.returns, "content": {
+                    (if o.returns == "Replay" { "application/x-ndjson" } else { "application/json" }):
+                    {"schema": if o.returns == "Replay" { json!({"type": "string"}) }
+                               else { json!({"$ref": "#/components/schemas/Object"}) }}}},
+                "4XX": {"description": "Refused: {\"error\": \"what was wrong and the fix\"}",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            }
+        });
+        if let Some(b) = o.body {
+            op["requestBody"] = b;
+        }
+        if o.auth != Auth::Anyone {
+            op["security"] = json!([{"token": []}]);
+            if o.auth == Auth::Organiser {
+                op["description"] = json!("Only the organiser's token.");
+            }
+        }
+        let entry = paths
+            .entry(o.path.to_string())
+            .or_insert_with(|| json!({}));
+        entry[o.method] = op;
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "durak serve", "version": env!("CARGO_PKG_VERSION"),
+                 "description": "The judge service's API: accounts, submissions, the ladder, games. Every page of the site has its JSON counterpart here."},
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"token": {"type": "http", "scheme": "bearer",
+                "description": "An account's token (dk_ and 64 hex digits), from /api/accounts or the author's page."}},
+            "schemas": {
+                "Object": {"type": "object"},
+                "Error": {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+            }
+        }
+    })
+}

@@ -1,0 +1,320 @@
+//! Jobs: the unit of work of the ladder. A job is one table's set of duplicate deals: a set of
+//! bot versions and `deals` deals, every deal played at every seat rotation (game number
+//! `rotation * deals + deal`), so every version holds every hand of every deal.
+//!
+//! Workers *claim* jobs under a lease (`owner`, `lease_until`), renew it while they play, and
+//! finish them; a job whose lease ends unrenewed is handed out again. The server's own
+//! executor claims jobs exactly so (owner `local:...`); on start, the jobs its previous run
+//! held are handed out again at once (that process is gone). Games are recorded by (job, game)
+//! (`recorder.rs`), so a job played twice, or resumed part-way, records each game once.
+
+use crate::db::{now_ms, Db};
+use durak_rules::deck::{derive_seed, uniform_from_seed};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+/// One deal of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deal {
+    /// The deck seed (`Game::new(setup, seed)`), as text in JSON (64 bits do not fit a JSON
+    /// number everywhere).
+    #[serde(with = "u64_text")]
+    pub seed: u64,
+    /// The dealer's seat at rotation 0; the same seat at every rotation, so the deal is the
+    /// same deal for every bot.
+    pub dealer: usize,
+}
+
+/// A job as a worker gets it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: i64,
+    /// Version ids, the seat order of rotation 0.
+    pub seats: Vec<i64>,
+    pub deals: Vec<Deal>,
+    pub priority: i64,
+    pub state: String,
+    pub owner: Option<String>,
+    pub lease_until: Option<i64>,
+    pub attempts: i64,
+}
+
+impl Job {
+    /// Games in the job.
+    pub fn games(&self) -> usize {
+        self.seats.len() * self.deals.len()
+    }
+
+    /// The versions at each seat at `rotation`: rotation `r` seats `seats[(s + r) mod k]` at
+    /// seat `s`.
+    pub fn seating(&self, rotation: usize) -> Vec<i64> {
+        let k = self.seats.len();
+        (0..k).map(|s| self.seats[(s + rotation) % k]).collect()
+    }
+
+    /// (rotation, deal) of game `game`.
+    pub fn split(&self, game: u32) -> (usize, usize) {
+        let d = self.deals.len();
+        (game as usize / d, game as usize % d)
+    }
+}
+
+pub mod u64_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum N {
+            S(String),
+            N(u64),
+        }
+        match N::deserialize(d)? {
+            N::S(s) => s.parse().map_err(serde::de::Error::custom),
+            N::N(n) => Ok(n),
+        }
+    }
+}
+
+/// Tags of the ladder's seeds (with the ladder seed and the job id).
+const TAG_LADDER_DEAL: u64 = 0x71_0001;
+const TAG_LADDER_DEALER: u64 = 0x71_0002;
+
+/// The deals of job `id`: a pure function of the ladder seed and the job id.
+pub fn deals_of(ladder_seed: u64, id: i64, deals: u32, table_size: usize) -> Vec<Deal> {
+    (0..deals as u64)
+        .map(|d| {
+            let i = (id as u64) << 16 | d;
+            Deal {
+                seed: derive_seed(ladder_seed, TAG_LADDER_DEAL, i),
+                dealer: uniform_from_seed(
+                    derive_seed(ladder_seed, TAG_LADDER_DEALER, i),
+                    table_size as u32,
+                ) as usize,
+            }
+        })
+        .collect()
+}
+
+fn row_to_job(r: &rusqlite::Row) -> rusqlite::Result<Job> {
+    let seats: String = r.get(1)?;
+    let deals: String = r.get(2)?;
+    let bad = |e: serde_json::Error| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    };
+    Ok(Job {
+        id: r.get(0)?,
+        seats: serde_json::from_str(&seats).map_err(bad)?,
+        deals: serde_json::from_str(&deals).map_err(bad)?,
+        priority: r.get(3)?,
+        state: r.get(4)?,
+        owner: r.get(5)?,
+        lease_until: r.get(6)?,
+        attempts: r.get(7)?,
+    })
+}
+
+const JOB_COLUMNS: &str = "id, seats, deals, priority, state, owner, lease_until, attempts";
+
+/// Create a job for `seats` (version ids) with fresh deals; returns it.
+pub fn create(
+    db: &Db,
+    ladder_seed: u64,
+    seats: &[i64],
+    deals: u32,
+    priority: i64,
+) -> Result<Job, String> {
+    let seats_json = serde_json::to_string(seats).expect("json");
+    let k = seats.len();
+    db.write(|c| {
+        let tx = c.transaction()?;
+        tx.execute(
+            "INSERT INTO jobs(seats, deals, priority, state, created) VALUES (?1, '[]', ?2, \
+             'queued', ?3)",
+            params![seats_json, priority, now_ms()],
+        )?;
+        let id = tx.last_insert_rowid();
+        let d = deals_of(ladder_seed, id, deals, k);
+        tx.execute(
+            "UPDATE jobs SET deals = ?1 WHERE id = ?2",
+            params![serde_json::to_string(&d).expect("json"), id],
+        )?;
+        let job = tx.query_row(
+            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+            [id],
+            row_to_job,
+        )?;
+        tx.commit()?;
+        Ok(job)
+    })
+}
+
+/// Claim the next job (highest priority, then oldest) for `owner` until `lease_ms` from now:
+/// a queued job, or a claimed one whose lease has ended.
+pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
+    let now = now_ms();
+    db.write(|c| {
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let id: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
+                 lease_until < ?1) ORDER BY priority DESC, id LIMIT 1",
+                [now],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        tx.execute(
+            "UPDATE jobs SET state = 'claimed', owner = ?1, lease_until = ?2, attempts = \
+             attempts + 1 WHERE id = ?3",
+            params![owner, now + lease_ms, id],
+        )?;
+        let job = tx.query_row(
+            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+            [id],
+            row_to_job,
+        )?;
+        tx.commit()?;
+        Ok(Some(job))
+    })
+}
+
+/// Extend `owner`'s lease on a job; `false` when it holds the job no more (handed out again, or
+/// cancelled).
+pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET lease_until = ?1 WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
+            params![now_ms() + lease_ms, id, owner],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// The job is over: `done` (every game recorded) unless it was cancelled meanwhile.
+pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
+             WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
+            params![now_ms(), id, owner],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// Cancel the open jobs (queued or claimed) of a version: it left the ladder.
+pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, String> {
+    let open = open_jobs(db)?;
+    let ids: Vec<i64> = open
+        .into_iter()
+        .filter(|j| j.seats.contains(&version))
+        .map(|j| j.id)
+        .collect();
+    db.write(|c| {
+        let tx = c.transaction()?;
+        for id in &ids {
+            tx.execute(
+                "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, lease_until \
+                 = NULL WHERE id = ?2 AND state IN ('queued', 'claimed')",
+                params![now_ms(), id],
+            )?;
+        }
+        tx.commit()
+    })?;
+    Ok(ids)
+}
+
+/// Queued and claimed jobs.
+pub fn open_jobs(db: &Db) -> Result<Vec<Job>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('queued', 'claimed') ORDER BY id"
+        ))?;
+        let rows = s.query_map([], row_to_job)?;
+        rows.collect()
+    })
+}
+
+pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
+    db.read(|c| {
+        c.query_row(
+            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+            [id],
+            row_to_job,
+        )
+        .optional()
+    })
+}
+
+/// Hand out again at once the jobs a previous run of this server held (owners starting with
+/// `prefix`): that process is gone, its games in flight are played again.
+pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = \
+             'claimed' AND owner LIKE ?1 || '%'",
+            [prefix],
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> (tempfile::TempDir, Db) {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        (d, db)
+    }
+
+    #[test]
+    fn deals_are_a_function_of_the_seed_and_the_job() {
+        assert_eq!(deals_of(7, 3, 4, 2), deals_of(7, 3, 4, 2));
+        assert_ne!(deals_of(7, 3, 4, 2), deals_of(7, 4, 4, 2));
+        assert_ne!(deals_of(7, 3, 4, 2), deals_of(8, 3, 4, 2));
+        assert!(deals_of(7, 3, 50, 3).iter().all(|d| d.dealer < 3));
+    }
+
+    #[test]
+    fn a_job_is_claimed_once_and_again_after_its_lease() {
+        let (_d, db) = db();
+        let j = create(&db, 1, &[5, 6], 2, 0).unwrap();
+        assert_eq!(j.games(), 4);
+        assert_eq!(j.seating(1), vec![6, 5]);
+        assert_eq!(j.split(3), (1, 1));
+        let high = create(&db, 1, &[5, 7], 2, 1).unwrap();
+        let a = claim(&db, "w1", 60_000).unwrap().unwrap();
+        assert_eq!(a.id, high.id, "priority first");
+        let b = claim(&db, "w2", 60_000).unwrap().unwrap();
+        assert_eq!(b.id, j.id);
+        assert_eq!(claim(&db, "w3", 60_000).unwrap(), None, "both held");
+        assert!(renew(&db, b.id, "w2", -1).unwrap(), "its owner renews (here: ends) the lease");
+        assert!(!renew(&db, b.id, "w3", 60_000).unwrap(), "nobody else can");
+        let again = claim(&db, "w3", 60_000).unwrap().unwrap();
+        assert_eq!((again.id, again.attempts), (j.id, 2), "handed out again after its lease");
+        assert!(!finish(&db, j.id, "w2").unwrap(), "the first owner lost it");
+        assert!(finish(&db, j.id, "w3").unwrap());
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+        assert_eq!(cancel_of_version(&db, 7).unwrap(), vec![high.id]);
+        assert_eq!(open_jobs(&db).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_restarted_server_releases_its_own_claims_at_once() {
+        let (_d, db) = db();
+        create(&db, 1, &[1, 2], 1, 0).unwrap();
+        create(&db, 1, &[1, 3], 1, 0).unwrap();
+        claim(&db, "local:old", 600_000).unwrap().unwrap();
+        claim(&db, "remote:x", 600_000).unwrap().unwrap();
+        assert_eq!(release_owner_prefix(&db, "local:").unwrap(), 1);
+        let j = claim(&db, "local:new", 600_000).unwrap().unwrap();
+        assert_eq!(j.seats, vec![1, 2]);
+        assert_eq!(claim(&db, "local:new", 600_000).unwrap(), None, "the remote lease holds");
+    }
+}

@@ -1,0 +1,267 @@
+//! The ladder: it runs for as long as the server runs. The *scheduler* keeps a few jobs open
+//! (matchmaking picks their tables, `matchmaking.rs`); the *executor* slots (as many as
+//! `[ladder] concurrency`) claim jobs like any worker (`jobs.rs`), play them with the referee
+//! and record every game (`recorder.rs`) before it counts on the leaderboard (`board.rs`).
+//! The organiser pauses and resumes it (kept in the database: a restarted server stays
+//! paused); versions leave it when retired, suspended, disqualified or removed, and their open
+//! jobs are cancelled.
+
+pub mod board;
+pub mod executor;
+pub mod jobs;
+pub mod matchmaking;
+pub mod recorder;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::store::{self, Paths};
+use board::Board;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// How long a claimed job is held without a renewal.
+pub const LEASE_MS: i64 = 60_000;
+
+pub struct Ladder {
+    pub db: Arc<Db>,
+    pub cfg: Arc<Config>,
+    pub paths: Paths,
+    pub board: Board,
+    pub seed: u64,
+    /// This run's id: owners of its claims are `local:RUN:SLOT`.
+    pub run_id: String,
+    paused: AtomicBool,
+    stop: AtomicBool,
+    wake: (Mutex<u64>, Condvar),
+    /// Jobs cancelled while being played: their remaining games are not recorded.
+    cancelled: Mutex<HashSet<i64>>,
+    /// Games recorded by this run.
+    pub recorded: AtomicU64,
+    ticks: AtomicU64,
+}
+
+const PAUSED_KEY: &str = "ladder_paused";
+const SEED_KEY: &str = "ladder_seed";
+
+impl Ladder {
+    pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, String> {
+        let seed = match db.setting(SEED_KEY)? {
+            Some(s) => s.parse().map_err(|e| format!("settings: {SEED_KEY}: {e}"))?,
+            None => {
+                let s = cfg.ladder.seed.unwrap_or_else(|| {
+                    let mut b = [0u8; 8];
+                    getrandom::fill(&mut b).expect("random");
+                    u64::from_le_bytes(b) >> 1
+                });
+                db.set_setting(SEED_KEY, &s.to_string())?;
+                s
+            }
+        };
+        let paused = db.setting(PAUSED_KEY)?.as_deref() == Some("1");
+        let l = &cfg.ladder;
+        let run_id = format!("{:x}", crate::db::now_ms());
+        let ladder = Arc::new(Ladder {
+            board: Board::new(l.variant, l.table_size, l.deals),
+            db,
+            cfg: cfg.clone(),
+            paths,
+            seed,
+            run_id,
+            paused: AtomicBool::new(paused),
+            stop: AtomicBool::new(false),
+            wake: (Mutex::new(0), Condvar::new()),
+            cancelled: Mutex::new(HashSet::new()),
+            recorded: AtomicU64::new(0),
+            ticks: AtomicU64::new(0),
+        });
+        // The jobs a previous run held are played again (their games in flight were lost).
+        let released = jobs::release_owner_prefix(&ladder.db, "local:")?;
+        if released > 0 {
+            tracing::info!("{released} job(s) in flight when the server stopped are played again");
+        }
+        ladder.board.rebuild(&ladder.db)?;
+        Ok(ladder)
+    }
+
+    /// Start the scheduler and the executor slots (threads that end with [`Ladder::stop`]).
+    pub fn start(self: &Arc<Self>) -> Vec<std::thread::JoinHandle<()>> {
+        let mut handles = Vec::new();
+        let me = self.clone();
+        handles.push(
+            std::thread::Builder::new()
+                .name("ladder-scheduler".into())
+                .spawn(move || me.schedule_loop())
+                .expect("thread"),
+        );
+        for slot in 0..self.cfg.ladder.concurrency {
+            let me = self.clone();
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("ladder-table-{slot}"))
+                    .spawn(move || executor::slot_loop(me, slot))
+                    .expect("thread"),
+            );
+        }
+        handles
+    }
+
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.notify();
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Pause (no new job is started; the tables playing finish theirs) or resume.
+    pub fn set_paused(&self, paused: bool) -> Result<(), String> {
+        self.db
+            .set_setting(PAUSED_KEY, if paused { "1" } else { "0" })?;
+        self.paused.store(paused, Ordering::SeqCst);
+        self.notify();
+        Ok(())
+    }
+
+    /// Wake the scheduler and idle tables.
+    pub fn notify(&self) {
+        let (m, c) = &self.wake;
+        *m.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        c.notify_all();
+    }
+
+    /// Sleep until notified or `d` passes.
+    pub fn wait(&self, d: Duration) {
+        let (m, c) = &self.wake;
+        let g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = *g;
+        let _ = c.wait_timeout_while(g, d, |n| *n == seen);
+    }
+
+    pub fn is_cancelled(&self, job: i64) -> bool {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&job)
+    }
+
+    /// A version left the ladder (its state changed already): its open jobs are cancelled, and
+    /// the leaderboard built again without it.
+    pub fn version_left(&self, version: i64) -> Result<(), String> {
+        let ids = jobs::cancel_of_version(&self.db, version)?;
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(ids);
+        self.board.rebuild(&self.db)?;
+        self.notify();
+        Ok(())
+    }
+
+    /// A version entered the ladder (and perhaps another retired).
+    pub fn versions_changed(&self) -> Result<(), String> {
+        self.board.rebuild(&self.db)?;
+        self.notify();
+        Ok(())
+    }
+
+    fn schedule_loop(self: Arc<Self>) {
+        while !self.stopping() {
+            if let Err(e) = self.schedule_once() {
+                tracing::warn!("ladder scheduler: {e}");
+            }
+            self.wait(Duration::from_millis(250));
+        }
+    }
+
+    /// Open jobs up to the target: `concurrency + 1` (one waiting for each table to take), and
+    /// at once one for a version that has just entered and has no game nor job yet.
+    pub fn schedule_once(&self) -> Result<usize, String> {
+        if self.is_paused() {
+            return Ok(0);
+        }
+        let k = self.cfg.ladder.table_size;
+        let active = store::versions(&self.db, &["active"])?;
+        if active.len() < k {
+            return Ok(0);
+        }
+        let open = jobs::open_jobs(&self.db)?;
+        let lb = self.board.current();
+        let mut planned: HashMap<i64, u64> = HashMap::new();
+        let mut pairs: HashSet<(i64, i64)> = HashSet::new();
+        for j in &open {
+            for &v in &j.seats {
+                *planned.entry(v).or_default() += j.games() as u64;
+                for &w in &j.seats {
+                    pairs.insert((v, w));
+                }
+            }
+        }
+        let rated: HashMap<i64, &board::Row> = lb.rows.iter().map(|r| (r.version_id, r)).collect();
+        let mut cands: Vec<matchmaking::Candidate> = active
+            .iter()
+            .map(|v| {
+                let r = rated.get(&v.id);
+                let width = match r.map(|r| r.elo_ci95) {
+                    Some([Some(a), Some(b)]) => b - a,
+                    _ => f64::INFINITY,
+                };
+                matchmaking::Candidate {
+                    id: v.id,
+                    elo: r.and_then(|r| r.elo),
+                    width,
+                    games: r.map_or(0, |r| r.games) + planned.get(&v.id).copied().unwrap_or(0),
+                }
+            })
+            .collect();
+        let target = self.cfg.ladder.concurrency + 1;
+        let mut open_count = open.len();
+        let mut made = 0;
+        loop {
+            let fresh = cands.iter().any(|c| c.games == 0);
+            if open_count >= target && !fresh {
+                break;
+            }
+            let t = self.ticks.fetch_add(1, Ordering::SeqCst);
+            let Some(seats) = matchmaking::pick(
+                &cands,
+                k,
+                |a, b| pairs.contains(&(a, b)),
+                self.seed ^ t,
+            ) else {
+                break;
+            };
+            let priority = if fresh { 1 } else { 0 };
+            let job = jobs::create(
+                &self.db,
+                self.seed,
+                &seats,
+                self.cfg.ladder.deals,
+                priority,
+            )?;
+            for c in cands.iter_mut().filter(|c| seats.contains(&c.id)) {
+                c.games += job.games() as u64;
+            }
+            for &a in &seats {
+                for &b in &seats {
+                    pairs.insert((a, b));
+                }
+            }
+            open_count += 1;
+            made += 1;
+            if made > 2 * target {
+                break;
+            }
+        }
+        if made > 0 {
+            self.notify();
+        }
+        Ok(made)
+    }
+}

@@ -1,0 +1,108 @@
+//! # durak-service
+//!
+//! `durak serve`: a judge service that authors submit bots to, with a ladder that never stops.
+//! docs/SERVICE.md describes it for organisers and authors; this is the map of the code.
+//!
+//! - [`config`]: the TOML configuration and the flags over it.
+//! - [`db`]: SQLite (WAL, migrations); [`store`]: the data directory and the shared queries.
+//! - [`auth`]: accounts, tokens (random, stored hashed), invites.
+//! - [`archive`]: uploads unpacked safely (or refused); [`submit`]: accepting an upload
+//!   durably; [`build`]: a bot's build in the sandbox; [`checker`]: build, then check-bot, then
+//!   into the ladder.
+//! - [`ladder`]: jobs (claimed under a lease, as remote workers will), matchmaking, the
+//!   executor, recording games, the leaderboard.
+//! - [`tournament`]: fixed tournaments with the tournament engine.
+//! - [`http`]: the pages, the JSON API and its OpenAPI document.
+//! - [`client`]: `durak submit --server`.
+
+pub mod archive;
+pub mod auth;
+pub mod build;
+pub mod checker;
+pub mod client;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod ladder;
+pub mod store;
+pub mod submit;
+pub mod tournament;
+
+use config::Config;
+use std::sync::Arc;
+
+/// Start the service and serve until SIGINT or SIGTERM. Prints the address (and, on the first
+/// start, the organiser's token) on stderr.
+pub fn serve(cfg: Config) -> Result<(), String> {
+    let paths = store::Paths::new(&cfg.data_dir);
+    paths.create()?;
+    if cfg.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox().map_err(|e| {
+            format!("{e}\n  (or run with --sandbox default, which does not protect against hostile bots)")
+        })?;
+    }
+    durak_referee::isolation::harden_referee();
+    let db = Arc::new(db::Db::open(&paths.db())?);
+    let first_token = auth::ensure_organiser(&db)?;
+    let cfg = Arc::new(cfg);
+    let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;
+    checker::ensure_house_bots(&ladder)?;
+    ladder.versions_changed()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind(cfg.listen))
+        .map_err(|e| {
+            format!(
+                "cannot listen on {}: {e}\n  fix: choose another address with --listen \
+                 127.0.0.1:PORT (or listen = ... in the configuration)",
+                cfg.listen
+            )
+        })?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut threads = ladder.start();
+    threads.push(checker::start(ladder.clone()));
+    let state = http::AppState {
+        ladder: ladder.clone(),
+        tournaments: Arc::new(tournament::Tournaments::default()),
+    };
+    let app = http::router(state);
+    eprintln!(
+        "durak serve: listening on http://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
+         sandbox {}{})",
+        cfg.data_dir.display(),
+        cfg.ladder.variant.name(),
+        cfg.ladder.table_size,
+        cfg.sandbox,
+        if ladder.is_paused() { "; paused" } else { "" }
+    );
+    if let Some(t) = first_token {
+        eprintln!(
+            "organiser token (shown only now, keep it): {t}\n  invite authors: curl -X POST -H \
+             'Authorization: Bearer {t}' http://{addr}/api/invites"
+        );
+    }
+    let result = rt.block_on(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())
+    });
+    eprintln!("durak serve: stopping (the tables finish their current game; nothing is lost)");
+    ladder.stop();
+    for t in threads.drain(..) {
+        let _ = t.join();
+    }
+    result
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

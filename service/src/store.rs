@@ -1,0 +1,283 @@
+//! The data directory and the queries over bots, versions and games that the ladder, the
+//! checker and the pages share.
+//!
+//! ```text
+//! DATA/service.db          the database (WAL: service.db-wal, service.db-shm beside it)
+//! DATA/uploads/vID.archive every accepted upload, as received (fsynced before it is acknowledged)
+//! DATA/bots/vID/           the version's folder, unpacked (and built) from its upload
+//! DATA/replays/jJOB/       every game's replay
+//! DATA/tournaments/N/      fixed tournaments (a `durak tournament` directory each)
+//! ```
+
+use crate::db::Db;
+use durak_protocol::Fault;
+use rusqlite::{params, OptionalExtension, Row};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug)]
+pub struct Paths {
+    pub root: PathBuf,
+}
+
+impl Paths {
+    pub fn new(root: &Path) -> Paths {
+        Paths {
+            root: root.to_path_buf(),
+        }
+    }
+    pub fn db(&self) -> PathBuf {
+        self.root.join("service.db")
+    }
+    pub fn uploads(&self) -> PathBuf {
+        self.root.join("uploads")
+    }
+    pub fn upload(&self, version: i64) -> PathBuf {
+        self.uploads().join(format!("v{version}.archive"))
+    }
+    pub fn bots(&self) -> PathBuf {
+        self.root.join("bots")
+    }
+    /// Where version `id` is unpacked (its folder is this, or a folder inside it).
+    pub fn unpacked(&self, version: i64) -> PathBuf {
+        self.bots().join(format!("v{version}"))
+    }
+    pub fn replays(&self) -> PathBuf {
+        self.root.join("replays")
+    }
+    pub fn tournaments(&self) -> PathBuf {
+        self.root.join("tournaments")
+    }
+    /// Create the directories.
+    pub fn create(&self) -> Result<(), String> {
+        for d in [self.uploads(), self.bots(), self.replays(), self.tournaments()] {
+            std::fs::create_dir_all(&d)
+                .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A version of a bot, with its bot's and author's names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Version {
+    pub id: i64,
+    pub bot: String,
+    pub bot_id: i64,
+    pub n: i64,
+    pub author: String,
+    pub account: i64,
+    pub house: bool,
+    pub state: String,
+    pub reason: Option<String>,
+    pub command: String,
+    pub language: String,
+    pub build_cmd: Option<String>,
+    pub sha256: Option<String>,
+    pub size: Option<i64>,
+    pub submitted: i64,
+    pub checked: Option<i64>,
+    pub entered: Option<i64>,
+    pub first_game: Option<i64>,
+    pub fault_streak: i64,
+}
+
+impl Version {
+    /// `name v3`, as shown.
+    pub fn label(&self) -> String {
+        format!("{} v{}", self.bot, self.n)
+    }
+}
+
+const VERSION_COLUMNS: &str = "v.id, b.name, b.id, v.n, a.name, a.id, b.house, v.state, \
+    v.reason, v.command, v.language, v.build_cmd, v.sha256, v.size, v.submitted, v.checked, \
+    v.entered, v.first_game, v.fault_streak";
+const VERSION_FROM: &str =
+    "FROM versions v JOIN bots b ON b.id = v.bot JOIN accounts a ON a.id = b.account";
+
+fn row_to_version(r: &Row) -> rusqlite::Result<Version> {
+    Ok(Version {
+        id: r.get(0)?,
+        bot: r.get(1)?,
+        bot_id: r.get(2)?,
+        n: r.get(3)?,
+        author: r.get(4)?,
+        account: r.get(5)?,
+        house: r.get::<_, i64>(6)? != 0,
+        state: r.get(7)?,
+        reason: r.get(8)?,
+        command: r.get(9)?,
+        language: r.get(10)?,
+        build_cmd: r.get(11)?,
+        sha256: r.get(12)?,
+        size: r.get(13)?,
+        submitted: r.get(14)?,
+        checked: r.get(15)?,
+        entered: r.get(16)?,
+        first_game: r.get(17)?,
+        fault_streak: r.get(18)?,
+    })
+}
+
+/// Versions in one of `states` (all with an empty list), by id.
+pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!("SELECT {VERSION_COLUMNS} {VERSION_FROM} ORDER BY v.id"))?;
+        let rows = s.query_map([], row_to_version)?;
+        let all: rusqlite::Result<Vec<Version>> = rows.collect();
+        Ok(all?
+            .into_iter()
+            .filter(|v| states.is_empty() || states.contains(&v.state.as_str()))
+            .collect())
+    })
+}
+
+pub fn version(db: &Db, id: i64) -> Result<Option<Version>, String> {
+    db.read(|c| {
+        c.query_row(
+            &format!("SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE v.id = ?1"),
+            [id],
+            row_to_version,
+        )
+        .optional()
+    })
+}
+
+/// The versions of a bot, newest first.
+pub fn versions_of_bot(db: &Db, bot: &str) -> Result<Vec<Version>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE b.name = ?1 ORDER BY v.n DESC"
+        ))?;
+        let rows = s.query_map([bot], row_to_version)?;
+        rows.collect()
+    })
+}
+
+/// The versions of an account's bots, newest first.
+pub fn versions_of_account(db: &Db, account: i64) -> Result<Vec<Version>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE a.id = ?1 ORDER BY v.id DESC"
+        ))?;
+        let rows = s.query_map([account], row_to_version)?;
+        rows.collect()
+    })
+}
+
+/// A version's reports: (build report JSON, check-bot report JSON).
+pub fn reports(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), String> {
+    db.read(|c| {
+        c.query_row(
+            "SELECT build, report FROM versions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map(|o| o.unwrap_or((None, None)))
+    })
+}
+
+/// A recorded game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameRow {
+    pub job: i64,
+    pub game: u32,
+    pub rotation: u32,
+    pub deal: u32,
+    /// Version ids by seat.
+    pub seats: Vec<i64>,
+    #[serde(with = "crate::ladder::jobs::u64_text")]
+    pub seed: u64,
+    pub dealer: usize,
+    pub loser: Option<usize>,
+    pub draw: bool,
+    pub faults: Vec<Fault>,
+    pub moves: u32,
+    pub duration_ms: u64,
+    pub move_limit: Option<u32>,
+    /// The replay, relative to the data directory.
+    pub replay: String,
+    pub recorded: i64,
+}
+
+pub const GAME_COLUMNS: &str = "g.job, g.game, g.rotation, g.deal, g.seats, g.seed, g.dealer, \
+    g.loser, g.draw, g.faults, g.moves, g.duration_ms, g.move_limit, g.replay, g.recorded";
+
+pub fn row_to_game(r: &Row) -> rusqlite::Result<GameRow> {
+    let bad = |e: serde_json::Error| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    };
+    let seats: String = r.get(4)?;
+    let faults: String = r.get(9)?;
+    Ok(GameRow {
+        job: r.get(0)?,
+        game: r.get(1)?,
+        rotation: r.get(2)?,
+        deal: r.get(3)?,
+        seats: serde_json::from_str(&seats).map_err(bad)?,
+        seed: r.get::<_, i64>(5)? as u64,
+        dealer: r.get::<_, i64>(6)? as usize,
+        loser: r.get::<_, Option<i64>>(7)?.map(|l| l as usize),
+        draw: r.get::<_, i64>(8)? != 0,
+        faults: serde_json::from_str(&faults).map_err(bad)?,
+        moves: r.get(10)?,
+        duration_ms: r.get::<_, i64>(11)? as u64,
+        move_limit: r.get(12)?,
+        replay: r.get(13)?,
+        recorded: r.get(14)?,
+    })
+}
+
+pub fn game(db: &Db, job: i64, game: u32) -> Result<Option<GameRow>, String> {
+    db.read(|c| {
+        c.query_row(
+            &format!("SELECT {GAME_COLUMNS} FROM games g WHERE g.job = ?1 AND g.game = ?2"),
+            params![job, game],
+            row_to_game,
+        )
+        .optional()
+    })
+}
+
+/// The latest games of a version (at most `limit`), and how many it has.
+pub fn games_of_version(db: &Db, v: i64, limit: usize) -> Result<(Vec<GameRow>, u64), String> {
+    db.read(|c| {
+        let total: i64 = c.query_row(
+            "SELECT COUNT(*) FROM game_seats WHERE version = ?1",
+            [v],
+            |r| r.get(0),
+        )?;
+        let mut s = c.prepare(&format!(
+            "SELECT {GAME_COLUMNS} FROM game_seats s JOIN games g ON g.job = s.job AND g.game = \
+             s.game WHERE s.version = ?1 ORDER BY g.recorded DESC, g.job DESC, g.game DESC \
+             LIMIT ?2"
+        ))?;
+        let rows = s.query_map(params![v, limit as i64], row_to_game)?;
+        Ok((rows.collect::<rusqlite::Result<Vec<_>>>()?, total as u64))
+    })
+}
+
+/// The latest games of a version in which it faulted (at most `limit`).
+pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, usize)>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {GAME_COLUMNS}, s.seat FROM game_seats s JOIN games g ON g.job = s.job AND \
+             g.game = s.game WHERE s.version = ?1 AND g.faults != '[]' ORDER BY g.recorded \
+             DESC LIMIT 500"
+        ))?;
+        let rows = s.query_map([v], |r| Ok((row_to_game(r)?, r.get::<_, i64>(15)? as usize)))?;
+        let all: Vec<(GameRow, usize)> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(all
+            .into_iter()
+            .filter(|(g, seat)| g.faults.iter().any(|f| f.seat == *seat))
+            .take(limit)
+            .collect())
+    })
+}
+
+/// Games recorded in all.
+pub fn game_count(db: &Db) -> Result<u64, String> {
+    db.read(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0)))
+        .map(|n| n as u64)
+}

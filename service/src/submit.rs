@@ -1,0 +1,173 @@
+//! Accepting an upload: the archive is unpacked (safely, `archive.rs`) and its `bot.toml` read
+//! before anything is kept, so a bad upload is refused at once with the reason; a good one is
+//! made durable — the archive and the unpacked folder renamed into place and fsynced, then the
+//! version's row committed — before the upload is acknowledged. The checker takes it from
+//! there (`checker.rs`).
+
+use crate::archive;
+use crate::auth::Account;
+use crate::config::Config;
+use crate::db::{now_ms, Db};
+use crate::store::{self, Paths, Version};
+use durak_checkbot::manifest::{self, Manifest};
+use rusqlite::{params, OptionalExtension};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// Why an upload was refused: an HTTP status and the message.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub status: u16,
+    pub message: String,
+}
+
+fn refused(status: u16, message: impl Into<String>) -> Refused {
+    Refused {
+        status,
+        message: message.into(),
+    }
+}
+
+/// `bot.toml` read with its optional `build` key. (`durak_checkbot::manifest::Manifest` gets a
+/// `build` field of its own on another branch; until then the key is taken out here, so both
+/// read the same files.)
+pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String> {
+    let path = folder.join(manifest::FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: cannot read it: {e}", manifest::FILE))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| {
+        format!(
+            "{}: {}\n  fix: correct the TOML (strings in double quotes: name = \"my-bot\")",
+            manifest::FILE,
+            e.to_string().trim_end()
+        )
+    })?;
+    let build = match table.remove("build") {
+        None => None,
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Some(s),
+        Some(v) => {
+            return Err(format!(
+                "{}: build = {v}: give the command that builds the bot in its folder as a \
+                 string (\"make\", \"javac -d out src/*.java\"), or leave the key out",
+                manifest::FILE
+            ))
+        }
+    };
+    let m = Manifest::parse(&toml::to_string(&table).unwrap_or_default(), Path::new(manifest::FILE))?;
+    Ok((m, build))
+}
+
+/// Take the upload at `upload` (a file in the uploads folder, all of it received) for
+/// `account`. On success the version is queued for its check and on disk.
+pub fn accept(
+    db: &Db,
+    paths: &Paths,
+    cfg: &Config,
+    account: &Account,
+    upload: &Path,
+) -> Result<Version, Refused> {
+    let limits = archive::Limits {
+        max_unpacked: cfg.upload.max_unpacked,
+        max_files: cfg.upload.max_files,
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".unpack-")
+        .tempdir_in(paths.bots())
+        .map_err(|e| refused(500, format!("cannot unpack: {e}")))?;
+    let unpacked = archive::unpack(upload, tmp.path(), limits).map_err(|e| refused(400, e))?;
+    let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e))?;
+    durak_referee::BotCommand::parse(&m.command)
+        .map_err(|e| refused(400, format!("{}: command = {:?}: {e}", manifest::FILE, m.command)))?;
+    let bytes = std::fs::read(upload).map_err(|e| refused(500, e.to_string()))?;
+    let sha: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let size = bytes.len() as i64;
+    let rel_folder = unpacked
+        .folder
+        .strip_prefix(tmp.path())
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    // Durable: the archive's bytes first.
+    std::fs::File::open(upload)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| refused(500, format!("cannot make the upload durable: {e}")))?;
+    let now = now_ms();
+    let result: Result<i64, Refused> = db
+        .write(|c| {
+            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let bot: Option<(i64, i64, i64)> = tx
+                .query_row(
+                    "SELECT id, account, house FROM bots WHERE name = ?1",
+                    [&m.name],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()?;
+            let bot_id = match bot {
+                Some((_, owner, _)) if owner != account.id => {
+                    return Ok(Err(refused(
+                        403,
+                        format!(
+                            "{}: name = {:?}: this bot belongs to another author; fix: choose \
+                             another name in {}",
+                            manifest::FILE,
+                            m.name,
+                            manifest::FILE
+                        ),
+                    )))
+                }
+                Some((id, _, _)) => id,
+                None => {
+                    tx.execute(
+                        "INSERT INTO bots(name, account, created) VALUES (?1, ?2, ?3)",
+                        params![m.name, account.id, now],
+                    )?;
+                    tx.last_insert_rowid()
+                }
+            };
+            let n: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(n), 0) + 1 FROM versions WHERE bot = ?1",
+                [bot_id],
+                |r| r.get(0),
+            )?;
+            tx.execute(
+                "INSERT INTO versions(bot, n, state, command, language, build_cmd, sha256, \
+                 size, submitted) VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![bot_id, n, m.command, m.language, build, sha, size, now],
+            )?;
+            let id = tx.last_insert_rowid();
+            // The files into place (a kill before the commit leaves files under an id that
+            // the next upload may get: they are replaced).
+            let archive_to = paths.upload(id);
+            let folder_to = paths.unpacked(id);
+            let _ = std::fs::remove_file(&archive_to);
+            let _ = std::fs::remove_dir_all(&folder_to);
+            let moved = std::fs::rename(upload, &archive_to)
+                .and_then(|_| std::fs::rename(tmp.path(), &folder_to))
+                .and_then(|_| sync_dir(&paths.uploads()))
+                .and_then(|_| sync_dir(&paths.bots()));
+            if let Err(e) = moved {
+                return Ok(Err(refused(500, format!("cannot keep the upload: {e}"))));
+            }
+            let folder = folder_to.join(&rel_folder);
+            tx.execute(
+                "UPDATE versions SET archive = ?1, folder = ?2 WHERE id = ?3",
+                params![
+                    archive_to.display().to_string(),
+                    folder.display().to_string(),
+                    id
+                ],
+            )?;
+            tx.commit()?;
+            Ok(Ok(id))
+        })
+        .map_err(|e| refused(500, e))?;
+    let id = result?;
+    // The temporary folder was renamed away: dropping it removes nothing.
+    drop(tmp);
+    store::version(db, id)
+        .map_err(|e| refused(500, e))?
+        .ok_or_else(|| refused(500, "the version vanished"))
+}
+
+pub fn sync_dir(d: &Path) -> std::io::Result<()> {
+    std::fs::File::open(d)?.sync_all()
+}

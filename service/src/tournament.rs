@@ -1,0 +1,184 @@
+//! Fixed tournaments among the versions in the ladder, started by the organiser: a
+//! configuration made from the ladder's settings and its active versions, played by the
+//! tournament engine (`durak_tournaments::run_tournament`, duplicate deals) into a
+//! `durak tournament` directory under `DATA/tournaments/ID/`, with its standings (text, JSON
+//! and HTML, the engine's own report) written there when it ends. One at a time; the ladder
+//! goes on meanwhile.
+
+use crate::db::now_ms;
+use crate::ladder::Ladder;
+use crate::store;
+use durak_tournaments::config::{Bot, Format, Tournament};
+use durak_tournaments::runner::{RunOptions, Silent};
+use durak_tournaments::{run_tournament, Standings, TournamentDir};
+use rusqlite::{params, OptionalExtension};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+#[derive(Default)]
+pub struct Tournaments {
+    running: Mutex<Option<i64>>,
+}
+
+/// A tournament bot's name for a version: `bot-vN` (house bots keep theirs).
+fn name_of(v: &store::Version) -> String {
+    if v.house {
+        v.bot.clone()
+    } else {
+        format!("{}-v{}", v.bot, v.n)
+    }
+}
+
+impl Tournaments {
+    /// Start one among the active versions, `games` deals per table; returns its id.
+    pub fn start(self: &Arc<Self>, ladder: &Arc<Ladder>, games: u32) -> Result<i64, String> {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = *running {
+            return Err(format!(
+                "tournament {id} is still running: one at a time (see /tournaments/{id})"
+            ));
+        }
+        if games == 0 || games > 10_000 {
+            return Err("games: give 1 to 10000 deals per table".into());
+        }
+        let cfg = &ladder.cfg;
+        let active = store::versions(&ladder.db, &["active"])?;
+        if active.len() < cfg.ladder.table_size {
+            return Err(format!(
+                "a tournament needs at least {} versions in the ladder, and it has {}",
+                cfg.ladder.table_size,
+                active.len()
+            ));
+        }
+        let mut bots = Vec::new();
+        for v in &active {
+            let cwd = if v.house {
+                ladder.paths.root.clone()
+            } else {
+                crate::ladder::executor::version_folder(ladder, v.id)?
+                    .ok_or_else(|| format!("version {} has no folder", v.id))?
+            };
+            bots.push(Bot {
+                name: name_of(v),
+                command: v.command.clone(),
+                cwd,
+                limits: cfg.ladder.limits,
+            });
+        }
+        let mut seed_bytes = [0u8; 8];
+        getrandom::fill(&mut seed_bytes).map_err(|e| e.to_string())?;
+        let t = Tournament {
+            variant: cfg.ladder.variant,
+            format: Format::Duplicate,
+            table_size: cfg.ladder.table_size,
+            games,
+            seed: u64::from_le_bytes(seed_bytes) >> 1,
+            challenger: None,
+            concurrency: Some(1),
+            max_consecutive_faults: cfg.ladder.max_consecutive_faults,
+            bots,
+        };
+        let names: Vec<String> = active.iter().map(name_of).collect();
+        let id = ladder.db.write(|c| {
+            c.execute(
+                "INSERT INTO tournaments(state, dir, bots, created) VALUES ('running', '', ?1, \
+                 ?2)",
+                params![serde_json::to_string(&names).expect("json"), now_ms()],
+            )?;
+            Ok(c.last_insert_rowid())
+        })?;
+        let dir = ladder.paths.tournaments().join(id.to_string());
+        ladder.db.write(|c| {
+            c.execute(
+                "UPDATE tournaments SET dir = ?1 WHERE id = ?2",
+                params![dir.display().to_string(), id],
+            )
+        })?;
+        *running = Some(id);
+        let ladder = ladder.clone();
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name(format!("tournament-{id}"))
+            .spawn(move || {
+                let r = run(&ladder, &t, &dir);
+                let (state, error) = match &r {
+                    Ok(()) => ("done", None),
+                    Err(e) => ("failed", Some(e.clone())),
+                };
+                let _ = ladder.db.write(|c| {
+                    c.execute(
+                        "UPDATE tournaments SET state = ?1, error = ?2, finished = ?3 WHERE id = ?4",
+                        params![state, error, now_ms(), id],
+                    )
+                });
+                *me.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(id)
+    }
+
+    /// Its state, and its standings once it is over.
+    pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<Value>, String> {
+        let row: Option<(String, String, String, i64, Option<i64>, Option<String>)> =
+            ladder.db.read(|c| {
+                c.query_row(
+                    "SELECT state, dir, bots, created, finished, error FROM tournaments WHERE id \
+                     = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                )
+                .optional()
+            })?;
+        let Some((state, dir, bots, created, finished, error)) = row else {
+            return Ok(None);
+        };
+        let dir = PathBuf::from(dir);
+        let standings: Option<Value> = std::fs::read_to_string(dir.join("standings.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok());
+        let played = durak_tournaments::results::read_results_file(&dir.join("results.jsonl"))
+            .map(|r| r.lines.len())
+            .unwrap_or(0);
+        Ok(Some(json!({
+            "id": id,
+            "state": state,
+            "dir": dir,
+            "bots": serde_json::from_str::<Value>(&bots).unwrap_or(Value::Null),
+            "created": created,
+            "finished": finished,
+            "error": error,
+            "games_played": played,
+            "standings": standings,
+            "report_url": format!("/tournaments/{id}/report"),
+        })))
+    }
+}
+
+fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), String> {
+    let cfg = &ladder.cfg;
+    let td = TournamentDir::create(dir, t)?;
+    let lock = td.lock()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        concurrency: 1,
+        observer: Arc::new(Silent),
+        sandbox: cfg.sandbox,
+        resources: cfg.resources,
+        cpu_groups: None,
+    };
+    rt.block_on(run_tournament(t, &td, &lock, opts))?;
+    let read = td.read_results()?;
+    let s = Standings::compute(t, &read.lines);
+    let write = |name: &str, text: String| {
+        std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
+    write("standings.json", s.to_json())?;
+    write("standings.txt", s.to_text())?;
+    write("standings.html", s.to_html())?;
+    Ok(())
+}
