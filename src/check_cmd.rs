@@ -276,7 +276,12 @@ fn relative_to(path: &Path, base: &Path) -> String {
 
 pub fn submit(args: SubmitArgs) -> CmdResult {
     if let Some(server) = &args.server {
-        return crate::serve_cmd::submit_remote(server, args.token.as_deref(), &args.path, args.wait_s);
+        return crate::serve_cmd::submit_remote(
+            server,
+            args.token.as_deref(),
+            &args.path,
+            args.wait_s,
+        );
     }
     // The bot folder and its manifest.
     // The folder, or its bot.toml ("bot.toml" alone: the current folder).

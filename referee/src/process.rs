@@ -610,6 +610,12 @@ impl BotProcess {
         self.cgroup.as_ref().and_then(|c| c.peak_memory())
     }
 
+    /// How many times a fork of the bot was refused for its process limit (its cgroup's
+    /// `pids.events`), when known.
+    pub fn process_limit_hits(&self) -> u64 {
+        self.cgroup.as_ref().map_or(0, |c| c.process_limit_hits())
+    }
+
     /// Someone (the bot, as the same user in default mode) killed the supervisor: it ended
     /// without its mark (see `isolation::done`), and not by the referee's hand. Nothing cleans
     /// up after the bot any more. Checked after every answer and at every game's end, so a bot

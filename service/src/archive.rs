@@ -84,7 +84,9 @@ fn clean(name: &str) -> Result<PathBuf, String> {
         }
     }
     if out.components().count() > MAX_DEPTH {
-        return Err(format!("the path {name:?} is more than {MAX_DEPTH} folders deep"));
+        return Err(format!(
+            "the path {name:?} is more than {MAX_DEPTH} folders deep"
+        ));
     }
     Ok(out)
 }
@@ -146,9 +148,8 @@ impl Writer<'_> {
         let mut f = std::fs::File::create(&to)
             .map_err(|e| format!("cannot create {}: {e}", rel.display()))?;
         let room = self.limits.max_unpacked - self.bytes;
-        let n = std::io::copy(&mut data.take(room + 1), &mut f).map_err(|e| {
-            format!("the archive is damaged: cannot read {}: {e}", rel.display())
-        })?;
+        let n = std::io::copy(&mut data.take(room + 1), &mut f)
+            .map_err(|e| format!("the archive is damaged: cannot read {}: {e}", rel.display()))?;
         self.bytes += n;
         if self.bytes > self.limits.max_unpacked {
             return Err(self.too_big());
@@ -260,7 +261,10 @@ fn unpack_tar(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
             .into_owned();
         use tar::EntryType as T;
         let ty = e.header().entry_type();
-        if matches!(ty, T::XGlobalHeader | T::XHeader | T::GNULongName | T::GNULongLink) {
+        if matches!(
+            ty,
+            T::XGlobalHeader | T::XHeader | T::GNULongName | T::GNULongLink
+        ) {
             continue;
         }
         let rel = clean(&path)?;
@@ -447,7 +451,10 @@ mod tests {
         ]));
         let u = r.unwrap();
         assert_eq!(u.folder, d.path().join("out/bot"));
-        assert_eq!(std::fs::read(u.folder.join("same.py")).unwrap(), b"print(1)");
+        assert_eq!(
+            std::fs::read(u.folder.join("same.py")).unwrap(),
+            b"print(1)"
+        );
         assert_eq!(u.files, 5);
     }
 
@@ -462,7 +469,9 @@ mod tests {
         assert!(!d.path().join("escape.txt").exists());
         let (_d, r) = try_unpack(&tar_gz(&[("/tmp/abs.txt", T::Regular, b"x")]));
         assert!(r.unwrap_err().contains("absolute"));
-        assert!(!Path::new("/tmp/abs.txt").exists() || std::fs::read("/tmp/abs.txt").unwrap() != b"x");
+        assert!(
+            !Path::new("/tmp/abs.txt").exists() || std::fs::read("/tmp/abs.txt").unwrap() != b"x"
+        );
     }
 
     #[test]
@@ -491,7 +500,10 @@ mod tests {
     fn a_decompression_bomb_stops_at_the_limit() {
         // 64 MiB of zeros compresses to about 64 KiB.
         let big = vec![0u8; 64 << 20];
-        let bytes = tar_gz(&[("bot.toml", T::Regular, MANIFEST), ("zeros", T::Regular, &big)]);
+        let bytes = tar_gz(&[
+            ("bot.toml", T::Regular, MANIFEST),
+            ("zeros", T::Regular, &big),
+        ]);
         assert!(bytes.len() < 1 << 20, "{}", bytes.len());
         let (d, r) = try_unpack(&bytes);
         let e = r.unwrap_err();
@@ -502,9 +514,11 @@ mod tests {
 
     #[test]
     fn too_many_entries_and_junk_are_refused() {
-        let many: Vec<(String, T, &[u8])> =
-            (0..150).map(|i| (format!("f{i}"), T::Regular, &b""[..])).collect();
-        let refs: Vec<(&str, T, &[u8])> = many.iter().map(|(p, t, d)| (p.as_str(), *t, *d)).collect();
+        let many: Vec<(String, T, &[u8])> = (0..150)
+            .map(|i| (format!("f{i}"), T::Regular, &b""[..]))
+            .collect();
+        let refs: Vec<(&str, T, &[u8])> =
+            many.iter().map(|(p, t, d)| (p.as_str(), *t, *d)).collect();
         let (_d, r) = try_unpack(&tar_gz(&refs));
         assert!(r.unwrap_err().contains("more than 100 entries"));
         let (_d, r) = try_unpack(b"just some text, not an archive");
@@ -544,7 +558,10 @@ mod tests {
         let (_d, r) = try_unpack(&zip_of(&[("l", Some("/etc/passwd"), b"")]));
         assert!(r.unwrap_err().contains("points out"));
         let big = vec![7u8; 8 << 20];
-        let (_d, r) = try_unpack(&zip_of(&[("bot.toml", None, MANIFEST), ("big", None, &big)]));
+        let (_d, r) = try_unpack(&zip_of(&[
+            ("bot.toml", None, MANIFEST),
+            ("big", None, &big),
+        ]));
         assert!(r.unwrap_err().contains("decompression bomb"));
     }
 
@@ -558,6 +575,9 @@ mod tests {
         let bytes = pack(&bot).unwrap();
         let (_t, r) = try_unpack(&bytes);
         let u = r.unwrap();
-        assert_eq!(std::fs::read_to_string(u.folder.join("src/a.py")).unwrap(), "x = 1");
+        assert_eq!(
+            std::fs::read_to_string(u.folder.join("src/a.py")).unwrap(),
+            "x = 1"
+        );
     }
 }

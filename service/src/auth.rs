@@ -31,7 +31,11 @@ pub fn hash(token: &str) -> String {
 /// An account name: 1 to 32 letters, digits, `-`, `_`, `.`.
 pub fn check_name(name: &str) -> Result<(), String> {
     let n = name.chars().count();
-    if n == 0 || n > 32 || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    if n == 0
+        || n > 32
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     {
         return Err(format!(
             "name {name:?}: an account name has 1 to 32 letters, digits, '-', '_' or '.'; \
@@ -77,12 +81,16 @@ pub fn create_account(
         let tx = c.transaction()?;
         if let Some(ih) = &ih {
             let used: Option<Option<i64>> = tx
-                .query_row("SELECT used_by FROM invites WHERE hash = ?1", [ih], |r| r.get(0))
+                .query_row("SELECT used_by FROM invites WHERE hash = ?1", [ih], |r| {
+                    r.get(0)
+                })
                 .optional()?;
             match used {
-                None => return Ok(Err("the invite token is not one this server issued; fix: \
+                None => {
+                    return Ok(Err("the invite token is not one this server issued; fix: \
                                        ask the organiser for an invite"
-                    .to_string())),
+                        .to_string()))
+                }
                 Some(Some(_)) => {
                     return Ok(Err("the invite token was used already; fix: ask the \
                                    organiser for a new invite"
@@ -92,7 +100,9 @@ pub fn create_account(
             }
         }
         let taken: bool = tx
-            .query_row("SELECT 1 FROM accounts WHERE name = ?1", [name], |_| Ok(true))
+            .query_row("SELECT 1 FROM accounts WHERE name = ?1", [name], |_| {
+                Ok(true)
+            })
             .optional()?
             .unwrap_or(false);
         if taken {
@@ -110,7 +120,10 @@ pub fn create_account(
             params![id, th, now],
         )?;
         if let Some(ih) = &ih {
-            tx.execute("UPDATE invites SET used_by = ?1 WHERE hash = ?2", params![id, ih])?;
+            tx.execute(
+                "UPDATE invites SET used_by = ?1 WHERE hash = ?2",
+                params![id, ih],
+            )?;
         }
         tx.commit()?;
         Ok(Ok(Account {
@@ -165,9 +178,11 @@ pub fn new_invite(db: &Db) -> Result<String, String> {
 /// one exists.
 pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
     let exists: bool = db.read(|c| {
-        c.query_row("SELECT 1 FROM accounts WHERE organiser = 1", [], |_| Ok(true))
-            .optional()
-            .map(|o| o.unwrap_or(false))
+        c.query_row("SELECT 1 FROM accounts WHERE organiser = 1", [], |_| {
+            Ok(true)
+        })
+        .optional()
+        .map(|o| o.unwrap_or(false))
     })?;
     if exists {
         return Ok(None);
@@ -197,7 +212,10 @@ mod tests {
             })
             .unwrap();
         assert_eq!(stored, vec![hash(&t)]);
-        assert!(!stored[0].contains(&t[3..]), "the token itself is not stored");
+        assert!(
+            !stored[0].contains(&t[3..]),
+            "the token itself is not stored"
+        );
         assert_eq!(account_of(&db, "dk_00").unwrap(), None);
     }
 
@@ -219,7 +237,11 @@ mod tests {
         let (id, t2) = add_token(&db, a.id, "laptop").unwrap();
         assert!(account_of(&db, &t2).unwrap().is_some());
         assert!(revoke_token(&db, a.id, id).unwrap());
-        assert_eq!(account_of(&db, &t2).unwrap(), None, "a revoked token opens nothing");
+        assert_eq!(
+            account_of(&db, &t2).unwrap(),
+            None,
+            "a revoked token opens nothing"
+        );
         assert!(!revoke_token(&db, a.id + 100, id).unwrap());
     }
 }

@@ -252,9 +252,27 @@ pub async fn run(
         }
     }
     let status = proc.try_exit();
+    // Read before the kill: its cgroup goes with it.
+    let forks_refused = proc.process_limit_hits();
     proc.kill().await;
     let (bytes, _) = folder_size(folder);
     report.folder_bytes = bytes;
+    if forks_refused > 0 {
+        // Whatever else happened, and even when its first process exited 0 (`:(){ :|:& };:`
+        // returns at once): a build that meets its process limit is refused for it.
+        let reason = format!(
+            "the build tried to run more than {} processes at once ({forks_refused} forks \
+             refused: a fork bomb?) and was stopped (the process limit of a build on this \
+             server)",
+            cfg.limits
+                .processes
+                .map_or("its".to_string(), |n| n.to_string())
+        );
+        failure = Some(match failure {
+            Some(f) => format!("{reason}; {f}"),
+            None => reason,
+        });
+    }
     if failure.is_none() {
         failure = match status {
             Some(s) if s.success() => {

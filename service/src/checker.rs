@@ -38,7 +38,8 @@ pub fn start(ladder: Arc<Ladder>) -> std::thread::JoinHandle<()> {
                     Ok(Some(id)) => {
                         if let Err(e) = rt.block_on(check_version(&ladder, id)) {
                             tracing::warn!("checking version {id}: {e}");
-                            let _ = set_failed(&ladder, id, &format!("the check could not run: {e}"));
+                            let _ =
+                                set_failed(&ladder, id, &format!("the check could not run: {e}"));
                         }
                     }
                     Ok(None) => ladder.wait(Duration::from_millis(300)),
@@ -119,10 +120,17 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     archive::unpack(std::path::Path::new(&archive_path), &dest, limits)?;
     let folder = PathBuf::from(folder);
     if let Some(b) = &build_cmd {
-        ladder.db.write(|c| {
-            c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id])
-        })?;
-        let report = build::run(b, &folder, &cfg.build, cfg.sandbox, vec![paths.root.clone()]).await;
+        ladder
+            .db
+            .write(|c| c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id]))?;
+        let report = build::run(
+            b,
+            &folder,
+            &cfg.build,
+            cfg.sandbox,
+            vec![paths.root.clone()],
+        )
+        .await;
         let json = serde_json::to_string(&report).expect("json");
         ladder.db.write(|c| {
             c.execute(
@@ -135,10 +143,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
             return set_failed(
                 ladder,
                 id,
-                &format!(
-                    "the build failed: {}",
-                    report.failure.as_deref().unwrap_or("it failed")
-                ),
+                report.failure.as_deref().unwrap_or("the build failed"),
             );
         }
     }
@@ -162,14 +167,18 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     let now = now_ms();
     if !report.passed {
         ladder.db.write(|c| {
-            c.execute("UPDATE versions SET report = ?1 WHERE id = ?2", params![json, id])
+            c.execute(
+                "UPDATE versions SET report = ?1 WHERE id = ?2",
+                params![json, id],
+            )
         })?;
         return set_failed(ladder, id, &why_failed(&report));
     }
     // In the ladder; the bot's previous version retires.
     let retired: Vec<i64> = ladder.db.write(|c| {
         let tx = c.transaction()?;
-        let bot: i64 = tx.query_row("SELECT bot FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+        let bot: i64 =
+            tx.query_row("SELECT bot FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
         let n: i64 = tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
         let mut s = tx.prepare(
             "SELECT id FROM versions WHERE bot = ?1 AND id != ?2 AND state IN ('active', \

@@ -41,7 +41,10 @@ impl Client {
         }
     }
 
-    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>, what: &str) -> Result<Answer, String> {
+    fn answer(
+        r: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        what: &str,
+    ) -> Result<Answer, String> {
         let mut r = r.map_err(|e| format!("{what}: {e}"))?;
         let status = r.status().as_u16();
         let text = r
@@ -50,7 +53,8 @@ impl Client {
             .limit(64 << 20)
             .read_to_string()
             .map_err(|e| format!("{what}: reading the answer: {e}"))?;
-        let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({"text": text}));
+        let json =
+            serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({"text": text}));
         Ok(Answer { status, json })
     }
 
@@ -63,7 +67,12 @@ impl Client {
         Client::answer(req.call(), &url)
     }
 
-    pub fn post_bytes(&self, path: &str, content_type: &str, body: &[u8]) -> Result<Answer, String> {
+    pub fn post_bytes(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: &[u8],
+    ) -> Result<Answer, String> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.post(&url).header("Content-Type", content_type);
         if let Some(t) = &self.token {
@@ -89,7 +98,12 @@ pub enum Outcome {
 
 /// Upload `folder` and (with `wait`) follow its check. Prints what happens on stderr and the
 /// report on stdout.
-pub fn submit(server: &str, token: &str, folder: &Path, wait: Option<Duration>) -> Result<Outcome, String> {
+pub fn submit(
+    server: &str,
+    token: &str,
+    folder: &Path,
+    wait: Option<Duration>,
+) -> Result<Outcome, String> {
     let folder = if folder.file_name() == Some(durak_checkbot::manifest::FILE.as_ref()) {
         folder.parent().unwrap_or(Path::new(".")).to_path_buf()
     } else {
@@ -116,7 +130,10 @@ pub fn submit(server: &str, token: &str, folder: &Path, wait: Option<Duration>) 
         return Ok(Outcome::Failed);
     }
     let v = &a.json["version"];
-    let (bot, n) = (v["bot"].as_str().unwrap_or(""), v["n"].as_i64().unwrap_or(0));
+    let (bot, n) = (
+        v["bot"].as_str().unwrap_or(""),
+        v["n"].as_i64().unwrap_or(0),
+    );
     eprintln!(
         "kept: {bot} version {n} ({}{})",
         server.trim_end_matches('/'),
@@ -135,7 +152,11 @@ pub fn submit(server: &str, token: &str, folder: &Path, wait: Option<Duration>) 
                 println!(
                     "build: {} — {}\n{}",
                     b["command"].as_str().unwrap_or(""),
-                    if b["ok"].as_bool() == Some(true) { "done" } else { "FAILED" },
+                    if b["ok"].as_bool() == Some(true) {
+                        "done"
+                    } else {
+                        "FAILED"
+                    },
                     b["output"].as_str().unwrap_or("")
                 );
             }

@@ -183,7 +183,10 @@ impl Db {
     }
 
     /// Run `f` with the writer connection (one at a time).
-    pub fn write<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, String> {
         let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut c).map_err(|e| format!("database: {e}"))
     }
@@ -214,8 +217,10 @@ impl Db {
     pub fn setting(&self, key: &str) -> Result<Option<String>, String> {
         self.read(|c| {
             use rusqlite::OptionalExtension;
-            c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))
-                .optional()
+            c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
         })
     }
 

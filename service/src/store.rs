@@ -50,7 +50,12 @@ impl Paths {
     }
     /// Create the directories.
     pub fn create(&self) -> Result<(), String> {
-        for d in [self.uploads(), self.bots(), self.replays(), self.tournaments()] {
+        for d in [
+            self.uploads(),
+            self.bots(),
+            self.replays(),
+            self.tournaments(),
+        ] {
             std::fs::create_dir_all(&d)
                 .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
         }
@@ -122,7 +127,9 @@ fn row_to_version(r: &Row) -> rusqlite::Result<Version> {
 /// Versions in one of `states` (all with an empty list), by id.
 pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
     db.read(|c| {
-        let mut s = c.prepare(&format!("SELECT {VERSION_COLUMNS} {VERSION_FROM} ORDER BY v.id"))?;
+        let mut s = c.prepare(&format!(
+            "SELECT {VERSION_COLUMNS} {VERSION_FROM} ORDER BY v.id"
+        ))?;
         let rows = s.query_map([], row_to_version)?;
         let all: rusqlite::Result<Vec<Version>> = rows.collect();
         Ok(all?
@@ -266,7 +273,9 @@ pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, 
              g.game = s.game WHERE s.version = ?1 AND g.faults != '[]' ORDER BY g.recorded \
              DESC LIMIT 500"
         ))?;
-        let rows = s.query_map([v], |r| Ok((row_to_game(r)?, r.get::<_, i64>(15)? as usize)))?;
+        let rows = s.query_map([v], |r| {
+            Ok((row_to_game(r)?, r.get::<_, i64>(15)? as usize))
+        })?;
         let all: Vec<(GameRow, usize)> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(all
             .into_iter()

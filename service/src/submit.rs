@@ -53,7 +53,10 @@ pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String
             ))
         }
     };
-    let m = Manifest::parse(&toml::to_string(&table).unwrap_or_default(), Path::new(manifest::FILE))?;
+    let m = Manifest::parse(
+        &toml::to_string(&table).unwrap_or_default(),
+        Path::new(manifest::FILE),
+    )?;
     Ok((m, build))
 }
 
@@ -76,10 +79,17 @@ pub fn accept(
         .map_err(|e| refused(500, format!("cannot unpack: {e}")))?;
     let unpacked = archive::unpack(upload, tmp.path(), limits).map_err(|e| refused(400, e))?;
     let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e))?;
-    durak_referee::BotCommand::parse(&m.command)
-        .map_err(|e| refused(400, format!("{}: command = {:?}: {e}", manifest::FILE, m.command)))?;
+    durak_referee::BotCommand::parse(&m.command).map_err(|e| {
+        refused(
+            400,
+            format!("{}: command = {:?}: {e}", manifest::FILE, m.command),
+        )
+    })?;
     let bytes = std::fs::read(upload).map_err(|e| refused(500, e.to_string()))?;
-    let sha: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let sha: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let size = bytes.len() as i64;
     let rel_folder = unpacked
         .folder

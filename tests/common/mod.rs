@@ -17,6 +17,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub mod server;
 pub mod system;
 #[allow(unused_imports)] // each test file uses some of them
 pub use system::{require, require_interpreter, require_with};

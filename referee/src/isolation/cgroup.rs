@@ -443,6 +443,21 @@ impl BotCgroup {
             .unwrap_or(0)
     }
 
+    /// How many times a fork of the bot was refused for its process limit (`pids.events`,
+    /// `max N`): a fork bomb meets it. 0 when the kernel does not say.
+    pub fn process_limit_hits(&self) -> u64 {
+        let dir = self.pids_dir.as_ref().unwrap_or(&self.memory_dir);
+        std::fs::read_to_string(dir.join("pids.events"))
+            .ok()
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    let (k, v) = l.split_once(' ')?;
+                    (k == "max").then(|| v.trim().parse().ok()).flatten()
+                })
+            })
+            .unwrap_or(0)
+    }
+
     /// The most memory the bot used at once, in bytes (v2 `memory.peak`, v1
     /// `memory.max_usage_in_bytes`), when the kernel says.
     pub fn peak_memory(&self) -> Option<u64> {

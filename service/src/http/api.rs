@@ -143,7 +143,10 @@ pub fn bot_view(s: &AppState, name: &str) -> Result<Option<BotView>, String> {
     }))
 }
 
-async fn bot(State(s): State<AppState>, Path(name): Path<String>) -> Result<Json<BotView>, ApiError> {
+async fn bot(
+    State(s): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<BotView>, ApiError> {
     blocking(move || {
         bot_view(&s, &name)?
             .map(Json)
@@ -198,7 +201,10 @@ pub fn summary(s: &AppState, g: &GameRow, seat: usize) -> Result<GameSummary, St
     let seats = labels(s, &g.seats)?;
     let result = match g.loser {
         Some(l) if l == seat => "lost (durak)".to_string(),
-        Some(l) => format!("{} was the durak", seats.get(l).cloned().unwrap_or_default()),
+        Some(l) => format!(
+            "{} was the durak",
+            seats.get(l).cloned().unwrap_or_default()
+        ),
         None => "draw".to_string(),
     };
     Ok(GameSummary {
@@ -303,18 +309,17 @@ async fn game(
     .await
 }
 
-async fn replay(State(s): State<AppState>, Path((job, g)): Path<(i64, u32)>) -> Result<Response, ApiError> {
+async fn replay(
+    State(s): State<AppState>,
+    Path((job, g)): Path<(i64, u32)>,
+) -> Result<Response, ApiError> {
     let bytes = blocking(move || {
         let row = store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
         std::fs::read(s.ladder.paths.root.join(&row.replay)).map_err(ApiError::internal)
     })
     .await?;
-    Ok((
-        [(header::CONTENT_TYPE, "application/x-ndjson")],
-        bytes,
-    )
-        .into_response())
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response())
 }
 
 /// The author's own page: account, bots' versions, tokens.
@@ -390,8 +395,7 @@ async fn register(
     State(s): State<AppState>,
     Json(b): Json<RegisterBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (a, token) =
-        blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
+    let (a, token) = blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"account": a, "token": token,
@@ -422,15 +426,19 @@ async fn revoke_token(
     Author(a): Author,
     Path(id): Path<i64>,
 ) -> Result<Json<Value>, ApiError> {
-    let ok = blocking(move || auth::revoke_token(&s.ladder.db, a.id, id).map_err(ApiError::internal))
-        .await?;
+    let ok =
+        blocking(move || auth::revoke_token(&s.ladder.db, a.id, id).map_err(ApiError::internal))
+            .await?;
     if !ok {
         return Err(ApiError::not_found(format!("you have no token {id}")));
     }
     Ok(Json(json!({"revoked": id})))
 }
 
-async fn invite(State(s): State<AppState>, Organiser(_): Organiser) -> Result<(StatusCode, Json<Value>), ApiError> {
+async fn invite(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
     let t = blocking(move || auth::new_invite(&s.ladder.db).map_err(ApiError::internal)).await?;
     Ok((StatusCode::CREATED, Json(json!({"invite": t}))))
 }
@@ -512,7 +520,9 @@ async fn submit(
             return Err(too_large(max));
         }
     }
-    let stream = body.into_data_stream().map(|r| r.map_err(|e| e.to_string()));
+    let stream = body
+        .into_data_stream()
+        .map(|r| r.map_err(|e| e.to_string()));
     let file = receive(&s, stream).await?;
     let s2 = s.clone();
     let v = blocking(move || accept_upload(&s2, &a, file)).await?;
@@ -527,12 +537,18 @@ async fn submit(
     ))
 }
 
-async fn pause(State(s): State<AppState>, Organiser(_): Organiser) -> Result<Json<Value>, ApiError> {
+async fn pause(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Json<Value>, ApiError> {
     blocking(move || s.ladder.set_paused(true).map_err(ApiError::internal)).await?;
     Ok(Json(json!({"paused": true})))
 }
 
-async fn resume(State(s): State<AppState>, Organiser(_): Organiser) -> Result<Json<Value>, ApiError> {
+async fn resume(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Json<Value>, ApiError> {
     blocking(move || s.ladder.set_paused(false).map_err(ApiError::internal)).await?;
     Ok(Json(json!({"paused": false})))
 }
@@ -544,7 +560,13 @@ pub struct ReasonBody {
 }
 
 /// Take a version out of the ladder by the organiser's hand.
-pub fn set_out(s: &AppState, bot: &str, n: i64, state: &str, reason: &str) -> Result<Version, ApiError> {
+pub fn set_out(
+    s: &AppState,
+    bot: &str,
+    n: i64,
+    state: &str,
+    reason: &str,
+) -> Result<Version, ApiError> {
     let v = store::versions_of_bot(&s.ladder.db, bot)?
         .into_iter()
         .find(|v| v.n == n)
@@ -596,8 +618,12 @@ async fn start_tournament(
     body: Option<Json<TournamentBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let games = body.and_then(|b| b.0.games).unwrap_or(10);
-    let id = blocking(move || s.tournaments.start(&s.ladder, games).map_err(|e| ApiError::new(409, e)))
-        .await?;
+    let id = blocking(move || {
+        s.tournaments
+            .start(&s.ladder, games)
+            .map_err(|e| ApiError::new(409, e))
+    })
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": id, "url": format!("/tournaments/{id}"),
@@ -605,7 +631,10 @@ async fn start_tournament(
     ))
 }
 
-async fn tournament(State(s): State<AppState>, Path(id): Path<i64>) -> Result<Json<Value>, ApiError> {
+async fn tournament(
+    State(s): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
     blocking(move || {
         s.tournaments
             .view(&s.ladder, id)?

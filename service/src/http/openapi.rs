@@ -64,7 +64,11 @@ fn params_of(path: &str) -> Vec<Value> {
     path.split('/')
         .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         .map(|name| {
-            let ty = if matches!(name, "n" | "job" | "game" | "id") { "integer" } else { "string" };
+            let ty = if matches!(name, "n" | "job" | "game" | "id") {
+                "integer"
+            } else {
+                "string"
+            };
             json!({"name": name, "in": "path", "required": true, "schema": {"type": ty}})
         })
         .collect()
@@ -94,9 +98,7 @@ pub fn document() -> Value {
                 op["description"] = json!("Only the organiser's token.");
             }
         }
-        let entry = paths
-            .entry(o.path.to_string())
-            .or_insert_with(|| json!({}));
+        let entry = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));
         entry[o.method] = op;
     }
     json!({
@@ -113,4 +115,49 @@ pub fn document() -> Value {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn the_document_describes_exactly_the_routes_served() {
+        let served: BTreeSet<(String, String)> = crate::http::api::routes()
+            .into_iter()
+            .map(|(m, p, _)| (m.to_string(), p.to_string()))
+            .collect();
+        let described: BTreeSet<(String, String)> = operations()
+            .into_iter()
+            .map(|(m, p)| (m.to_string(), p.to_string()))
+            .collect();
+        assert_eq!(
+            served.difference(&described).collect::<Vec<_>>(),
+            Vec::<&(String, String)>::new(),
+            "served but not described"
+        );
+        assert_eq!(
+            described.difference(&served).collect::<Vec<_>>(),
+            Vec::<&(String, String)>::new(),
+            "described but not served"
+        );
+        let doc = document();
+        for (m, p) in &described {
+            let op = &doc["paths"][p][m];
+            assert!(op["summary"].is_string(), "{m} {p}");
+            // Every path parameter is declared.
+            let declared: BTreeSet<&str> = op["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["name"].as_str().unwrap())
+                .collect();
+            let in_path: BTreeSet<&str> = p
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            assert_eq!(declared, in_path, "{m} {p}");
+        }
+    }
 }

@@ -87,7 +87,11 @@ fn layout(title: &str, who: Option<&Account>, body: Markup) -> Html<String> {
 fn error_page(status: u16, who: Option<&Account>, message: &str) -> Response {
     let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = html! { p.error { (message) } p { a href="/" { "Back to the leaderboard" } } };
-    (code, layout(code.canonical_reason().unwrap_or("Error"), who, body)).into_response()
+    (
+        code,
+        layout(code.canonical_reason().unwrap_or("Error"), who, body),
+    )
+        .into_response()
 }
 
 fn page_error(who: Option<&Account>, e: ApiError) -> Response {
@@ -262,7 +266,11 @@ async fn version(
     let v = match blocking(move || Ok(api::version_view(&s, &b2, n)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => {
-            return error_page(404, who.as_ref(), &format!("bot {bot:?} has no version {n}"))
+            return error_page(
+                404,
+                who.as_ref(),
+                &format!("bot {bot:?} has no version {n}"),
+            )
         }
         Err(e) => return page_error(who.as_ref(), e),
     };
@@ -501,7 +509,11 @@ async fn submit(
     mut form: Multipart,
 ) -> Response {
     let Some(a) = who else {
-        return error_page(401, None, "log in first (register, or log in with your token)");
+        return error_page(
+            401,
+            None,
+            "log in first (register, or log in with your token)",
+        );
     };
     let field = loop {
         match form.next_field().await {

@@ -61,7 +61,9 @@ pub(super) fn slot_loop(ladder: Arc<Ladder>, slot: usize) {
 /// The folder a version plays from.
 pub fn version_folder(ladder: &Ladder, v: i64) -> Result<Option<PathBuf>, String> {
     let f: Option<String> = ladder.db.read(|c| {
-        c.query_row("SELECT folder FROM versions WHERE id = ?1", [v], |r| r.get(0))
+        c.query_row("SELECT folder FROM versions WHERE id = ?1", [v], |r| {
+            r.get(0)
+        })
     })?;
     Ok(f.map(PathBuf::from))
 }
@@ -144,7 +146,12 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
             let ver = versions.iter().find(|x| x.id == *v).expect("loaded");
             seats.push(seat_spec(ladder, ver)?);
         }
-        let mut m = MatchConfig::new(cfg.ladder.variant, seats, d as u32, job.deals[0].seed ^ r as u64);
+        let mut m = MatchConfig::new(
+            cfg.ladder.variant,
+            seats,
+            d as u32,
+            job.deals[0].seed ^ r as u64,
+        );
         m.plan = Some(plan);
         m.replay_dir = Some(ladder.paths.replays().join(format!("j{}", job.id)));
         m.replay_prefix = format!("r{r}-g");

@@ -294,10 +294,17 @@ mod tests {
         let b = claim(&db, "w2", 60_000).unwrap().unwrap();
         assert_eq!(b.id, j.id);
         assert_eq!(claim(&db, "w3", 60_000).unwrap(), None, "both held");
-        assert!(renew(&db, b.id, "w2", -1).unwrap(), "its owner renews (here: ends) the lease");
+        assert!(
+            renew(&db, b.id, "w2", -1).unwrap(),
+            "its owner renews (here: ends) the lease"
+        );
         assert!(!renew(&db, b.id, "w3", 60_000).unwrap(), "nobody else can");
         let again = claim(&db, "w3", 60_000).unwrap().unwrap();
-        assert_eq!((again.id, again.attempts), (j.id, 2), "handed out again after its lease");
+        assert_eq!(
+            (again.id, again.attempts),
+            (j.id, 2),
+            "handed out again after its lease"
+        );
         assert!(!finish(&db, j.id, "w2").unwrap(), "the first owner lost it");
         assert!(finish(&db, j.id, "w3").unwrap());
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
@@ -315,6 +322,10 @@ mod tests {
         assert_eq!(release_owner_prefix(&db, "local:").unwrap(), 1);
         let j = claim(&db, "local:new", 600_000).unwrap().unwrap();
         assert_eq!(j.seats, vec![1, 2]);
-        assert_eq!(claim(&db, "local:new", 600_000).unwrap(), None, "the remote lease holds");
+        assert_eq!(
+            claim(&db, "local:new", 600_000).unwrap(),
+            None,
+            "the remote lease holds"
+        );
     }
 }

@@ -123,7 +123,11 @@ mod tests {
             assert!(t.contains(&2), "{t:?}");
             seen.insert(t);
         }
-        assert_eq!(seen.len(), 3, "every opponent of equal rating gets its turn");
+        assert_eq!(
+            seen.len(),
+            3,
+            "every opponent of equal rating gets its turn"
+        );
         assert_eq!(pick(&cands[..1], 2, |_, _| false, 0), None);
         assert_eq!(pick(&cands, 4, |_, _| false, 0).unwrap(), vec![1, 2, 3, 4]);
     }

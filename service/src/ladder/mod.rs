@@ -48,7 +48,9 @@ const SEED_KEY: &str = "ladder_seed";
 impl Ladder {
     pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, String> {
         let seed = match db.setting(SEED_KEY)? {
-            Some(s) => s.parse().map_err(|e| format!("settings: {SEED_KEY}: {e}"))?,
+            Some(s) => s
+                .parse()
+                .map_err(|e| format!("settings: {SEED_KEY}: {e}"))?,
             None => {
                 let s = cfg.ladder.seed.unwrap_or_else(|| {
                     let mut b = [0u8; 8];
@@ -229,22 +231,13 @@ impl Ladder {
                 break;
             }
             let t = self.ticks.fetch_add(1, Ordering::SeqCst);
-            let Some(seats) = matchmaking::pick(
-                &cands,
-                k,
-                |a, b| pairs.contains(&(a, b)),
-                self.seed ^ t,
-            ) else {
+            let Some(seats) =
+                matchmaking::pick(&cands, k, |a, b| pairs.contains(&(a, b)), self.seed ^ t)
+            else {
                 break;
             };
             let priority = if fresh { 1 } else { 0 };
-            let job = jobs::create(
-                &self.db,
-                self.seed,
-                &seats,
-                self.cfg.ladder.deals,
-                priority,
-            )?;
+            let job = jobs::create(&self.db, self.seed, &seats, self.cfg.ladder.deals, priority)?;
             for c in cands.iter_mut().filter(|c| seats.contains(&c.id)) {
                 c.games += job.games() as u64;
             }

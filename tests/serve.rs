@@ -1,0 +1,396 @@
+//! Issue 14: `durak serve` against a real server on loopback (`common/server.rs`): accounts and
+//! tokens, a submission by `durak submit --server` with its build and check, the ladder
+//! playing it, its pages and their JSON, the organiser's controls, suspension of a bot that
+//! keeps faulting, and the OpenAPI document. The bots are `sh` scripts (no interpreter needed).
+//! The ladder runs in the strict sandbox where bubblewrap works, else in the default one (these
+//! tests are about the service; `serve_hostile.rs` tests the sandboxed builds).
+
+mod common;
+
+use common::server::{sh_bot, wait_for, Server};
+use common::{text, DURAK};
+use serde_json::{json, Value};
+use std::process::Command;
+
+/// `durak submit --server URL --token T PATH`.
+fn submit_cli(s: &Server, token: &str, path: &std::path::Path) -> std::process::Output {
+    Command::new(DURAK)
+        .args([
+            "submit", "--server", &s.url, "--token", token, "--wait-s", "180",
+        ])
+        .arg(path)
+        .output()
+        .expect("durak submit runs")
+}
+
+fn rows(s: &Server) -> Vec<Value> {
+    s.get("/api/leaderboard").json["rows"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &[]);
+    let org = s
+        .organiser
+        .clone()
+        .expect("the first start prints the organiser's token");
+    assert!(
+        s.log().contains("listening on http://127.0.0.1:"),
+        "{}",
+        s.log()
+    );
+    let st = s.get("/api/status").json;
+    assert_eq!(st["registration"], "invite");
+    assert_eq!(st["active_versions"], 2, "the two house bots: {st}");
+
+    // Accounts: only with an invite here; an invite makes one account.
+    let open = s
+        .client(None)
+        .post_json("/api/accounts", &json!({"name": "eve"}))
+        .unwrap();
+    assert_eq!(open.status, 403, "{}", open.json);
+    assert!(open.error().contains("invite"), "{}", open.error());
+    let token = s.author("ada");
+    let other = s.author("bob");
+    let me = s.client(Some(&token)).get("/api/me").unwrap();
+    assert_eq!(me.json["account"]["name"], "ada");
+    let not_org = s
+        .client(Some(&token))
+        .post_json("/api/invites", &json!({}))
+        .unwrap();
+    assert_eq!(not_org.status, 403, "an author issues no invites");
+    let anon = s
+        .client(None)
+        .post_bytes("/api/submit", "application/gzip", b"x")
+        .unwrap();
+    assert_eq!(anon.status, 401, "{}", anon.json);
+
+    // A bot with a build, submitted from the command line.
+    let bot = sh_bot(
+        tmp.path(),
+        "alpha",
+        "",
+        Some("echo compiling; cp bot.sh built.sh"),
+    );
+    let out = submit_cli(&s, &token, &bot);
+    let (o, e) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{o}\n{e}\n{}", s.log());
+    assert!(
+        e.contains("PASSED: alpha version 1 is in the ladder"),
+        "{e}"
+    );
+    assert!(
+        o.contains("compiling"),
+        "the build's output is printed: {o}"
+    );
+    let v = s.checked("alpha", 1);
+    assert_eq!(v["state"], "active", "{v}");
+    assert_eq!(v["build"]["ok"], true);
+    assert_eq!(v["build"]["output"], "compiling\n");
+    assert!(v["report_text"].as_str().unwrap().contains("PASSED"), "{v}");
+    assert!(v["timing"].as_array().is_some_and(|t| !t.is_empty()), "{v}");
+    let folder = s.data.join("bots").join(format!("v{}", v["id"]));
+    assert!(
+        folder.join("built.sh").is_file(),
+        "the build ran in the version's folder"
+    );
+
+    // It plays: games recorded, a row on the leaderboard.
+    let played = wait_for("alpha's first games", 120, || {
+        let v = s.get("/api/bots/alpha/versions/1").json;
+        (v["games"].as_u64()? >= 4).then_some(v)
+    });
+    let (entered, first) = (
+        played["entered"].as_i64().unwrap(),
+        played["first_game"].as_i64().unwrap(),
+    );
+    assert!(first >= entered, "{played}");
+    eprintln!(
+        "alpha v1: first game recorded {} ms after it passed its check",
+        first - entered
+    );
+    let row = wait_for("alpha on the leaderboard with games", 60, || {
+        rows(&s)
+            .into_iter()
+            .find(|r| r["bot"] == "alpha" && r["games"].as_u64() > Some(0))
+    });
+    assert_eq!(row["author"], "ada");
+    assert!(
+        row["rank_label"].is_string() && row["elo_ci95"].is_array(),
+        "{row}"
+    );
+
+    // A game: JSON, replay, page.
+    let g = &played["latest_games"][0];
+    let (job, game) = (g["job"].as_i64().unwrap(), g["game"].as_u64().unwrap());
+    let gv = s.get(&format!("/api/games/{job}/{game}")).json;
+    assert!(
+        gv["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "alpha v1"),
+        "{gv}"
+    );
+    let replay = s.get(&format!("/api/games/{job}/{game}/replay"));
+    assert_eq!(replay.status, 200);
+    let first_line = replay.json["text"]
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("");
+    assert!(first_line.contains("\"type\":\"header\""), "{first_line}");
+    let page = s.get(&format!("/games/{job}/{game}"));
+    assert_eq!(page.status, 200);
+    assert!(
+        page.json["text"].as_str().unwrap().contains("<html"),
+        "the replay viewer"
+    );
+    for p in [
+        "/",
+        "/bots/alpha",
+        "/bots/alpha/versions/1",
+        "/login",
+        "/register",
+    ] {
+        let a = s.get(p);
+        assert_eq!(a.status, 200, "{p}: {}", a.json);
+    }
+    let vp = s.get("/bots/alpha/versions/1").json["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        vp.contains("compiling") && vp.contains("check-bot report"),
+        "{vp}"
+    );
+    assert!(s.get("/bots/nobody").status == 404);
+
+    // Only its author changes a bot.
+    let theirs = sh_bot(&tmp.path().join("b"), "alpha", "", None);
+    let out = submit_cli(&s, &other, &theirs);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("belongs to another author"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        s.get("/api/bots/alpha").json["versions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // A new version retires the old one once it passes.
+    let out = submit_cli(&s, &token, &bot);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let old = s.get("/api/bots/alpha/versions/1").json;
+    assert_eq!(old["state"], "retired", "{old}");
+    assert!(old["reason"]
+        .as_str()
+        .unwrap()
+        .contains("replaced by version 2"));
+    wait_for("the leaderboard without v1", 30, || {
+        let r = rows(&s);
+        (r.iter().any(|r| r["bot"] == "alpha" && r["version"] == 2)
+            && !r.iter().any(|r| r["bot"] == "alpha" && r["version"] == 1))
+        .then_some(())
+    });
+
+    // A failing bot: its page says why, it does not enter the ladder.
+    let bad = sh_bot(tmp.path(), "broken", "echo not json; exit 3", None);
+    let out = submit_cli(&s, &token, &bad);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v = s.checked("broken", 1);
+    assert_eq!(v["state"], "failed");
+    assert!(
+        v["reason"].as_str().unwrap().starts_with("check-bot:"),
+        "{v}"
+    );
+    assert!(!rows(&s).iter().any(|r| r["bot"] == "broken"));
+    let mine = s.client(Some(&token)).get("/api/me").unwrap().json;
+    assert_eq!(mine["versions"].as_array().unwrap().len(), 3, "{mine}");
+    let _ = org;
+}
+
+#[test]
+fn a_bot_whose_build_fails_is_refused_with_its_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
+    let token = s.author("ada");
+    let bot = sh_bot(
+        tmp.path(),
+        "nobuild",
+        "",
+        Some("echo 'error: no compiler'; exit 7"),
+    );
+    let out = submit_cli(&s, &token, &bot);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("error: no compiler"),
+        "{}",
+        text(&out.stdout)
+    );
+    let v = s.checked("nobuild", 1);
+    assert_eq!(v["state"], "failed");
+    assert_eq!(v["reason"], "the build failed: exited with code 7", "{v}");
+    assert!(v["report"].is_null(), "no check after a failed build");
+}
+
+#[test]
+fn the_organiser_pauses_resumes_disqualifies_and_runs_a_tournament() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--registration", "open"]);
+    let org = s.org();
+    // Open registration: no invite needed.
+    let a = s
+        .client(None)
+        .post_json("/api/accounts", &json!({"name": "cy"}))
+        .unwrap();
+    assert_eq!(a.status, 201, "{}", a.json);
+    let token = a.json["token"].as_str().unwrap().to_string();
+    let author = s.client(Some(&token));
+    assert_eq!(
+        author
+            .post_json("/api/ladder/pause", &json!({}))
+            .unwrap()
+            .status,
+        403
+    );
+
+    wait_for("the house bots' first games", 60, || {
+        (s.games() >= 4).then_some(())
+    });
+    let p = org.post_json("/api/ladder/pause", &json!({})).unwrap();
+    assert_eq!(p.status, 200, "{}", p.json);
+    // The table finishes its job, then nothing more is played.
+    let settled = wait_for("the ladder to settle after the pause", 60, || {
+        let st = s.get("/api/status").json;
+        let n = st["games"].as_u64()?;
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        (s.games() == n).then_some(n)
+    });
+    assert_eq!(s.get("/api/status").json["paused"], true);
+    assert!(s.get("/api/leaderboard").json["paused"] == true);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(s.games(), settled, "no game while paused");
+    org.post_json("/api/ladder/resume", &json!({})).unwrap();
+    wait_for("games after the resume", 60, || {
+        (s.games() > settled).then_some(())
+    });
+
+    // Disqualify a house bot: out of the leaderboard, its jobs cancelled.
+    let d = org
+        .post_json(
+            "/api/bots/house-random/versions/1/disqualify",
+            &json!({"reason": "testing"}),
+        )
+        .unwrap();
+    assert_eq!(d.status, 200, "{}", d.json);
+    assert_eq!(d.json["state"], "disqualified");
+    assert_eq!(d.json["reason"], "testing");
+    assert!(!rows(&s).iter().any(|r| r["bot"] == "house-random"));
+    let v = s.get("/api/bots/house-random/versions/1").json;
+    assert_eq!(v["state"], "disqualified");
+    let nf = org
+        .post_json("/api/bots/nobody/versions/1/remove", &json!({}))
+        .unwrap();
+    assert_eq!(nf.status, 404);
+
+    // A tournament needs two bots: one of the author's joins.
+    let bot = sh_bot(tmp.path(), "tbot", "", None);
+    assert_eq!(submit_cli(&s, &token, &bot).status.code(), Some(0));
+    let t = org
+        .post_json("/api/tournaments", &json!({"games": 2}))
+        .unwrap();
+    assert_eq!(t.status, 201, "{}", t.json);
+    let id = t.json["id"].as_i64().unwrap();
+    let again = org
+        .post_json("/api/tournaments", &json!({"games": 2}))
+        .unwrap();
+    assert!(again.status == 409 || again.status == 201, "{}", again.json);
+    let done = wait_for("the tournament to end", 120, || {
+        let v = s.get(&format!("/api/tournaments/{id}")).json;
+        (v["state"] != "running").then_some(v)
+    });
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["games_played"], 4, "2 deals at both seatings: {done}");
+    let names: Vec<String> = done["standings"]["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["bot"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        names.contains(&"tbot-v1".to_string()) && names.contains(&"house-greedy".into()),
+        "{names:?}"
+    );
+    assert_eq!(s.get(&format!("/tournaments/{id}")).status, 200);
+
+    // Remove the author's bot.
+    let r = org
+        .post_json("/api/bots/tbot/versions/1/remove", &json!({}))
+        .unwrap();
+    assert_eq!(r.json["state"], "removed");
+    assert!(!rows(&s).iter().any(|r| r["bot"] == "tbot"));
+}
+
+#[test]
+fn a_bot_that_keeps_faulting_is_suspended() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flag = tmp.path().join("misbehave");
+    let s = Server::start(
+        &tmp.path().join("data"),
+        // The default sandbox: the bot sees the flag file the test creates.
+        &["--sandbox", "default", "--house-bots", "builtin:greedy"],
+    );
+    let token = s.author("ada");
+    // Plays well until the flag exists, then answers nonsense to every request.
+    let prelude = format!(
+        "if [ -e '{}' ]; then read -r l; echo '{{\"type\":\"hello\",\"protocol\":1,\"name\":\"x\",\"version\":\"1\"}}'; while read -r l; do echo nonsense; done; fi",
+        flag.display()
+    );
+    let bot = sh_bot(tmp.path(), "flaky", &prelude, None);
+    assert_eq!(submit_cli(&s, &token, &bot).status.code(), Some(0));
+    wait_for("flaky's first games", 60, || {
+        (s.get("/api/bots/flaky/versions/1").json["games"].as_u64()? > 0).then_some(())
+    });
+    std::fs::write(&flag, "").unwrap();
+    let v = wait_for("flaky to be suspended", 120, || {
+        let v = s.get("/api/bots/flaky/versions/1").json;
+        (v["state"] == "suspended").then_some(v)
+    });
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("faulted in 3 games in a row"), "{reason}");
+    assert!(
+        !v["faults"].as_array().unwrap().is_empty(),
+        "its faulted games are listed: {v}"
+    );
+    wait_for("flaky off the leaderboard", 30, || {
+        (!rows(&s).iter().any(|r| r["bot"] == "flaky")).then_some(())
+    });
+}
+
+#[test]
+fn the_openapi_document_describes_every_route() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
+    let doc = s.get("/api/openapi.json").json;
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    assert!(paths.len() >= 15);
+    // Every described GET without a parameter answers (not 404/405).
+    for (p, ops) in paths {
+        if ops.get("get").is_some() && !p.contains('{') {
+            let a = s.get(p);
+            assert!(a.status == 200 || a.status == 401, "{p}: {}", a.status);
+        }
+    }
+}
