@@ -36,6 +36,7 @@ use std::sync::Arc;
 pub fn serve(cfg: Config) -> Result<(), String> {
     let paths = store::Paths::new(&cfg.data_dir);
     paths.create()?;
+    let _lock = paths.lock()?;
     if cfg.sandbox == durak_referee::Sandbox::Strict {
         durak_referee::isolation::check_strict_sandbox().map_err(|e| {
             format!("{e}\n  (or run with --sandbox default, which does not protect against hostile bots)")
@@ -90,11 +91,14 @@ pub fn serve(cfg: Config) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())
     });
-    eprintln!("durak serve: stopping (the tables finish their current game; nothing is lost)");
+    eprintln!("durak serve: stopping (the games being played are given up and played again on the next start; nothing recorded is lost)");
     ladder.stop();
     for t in threads.drain(..) {
         let _ = t.join();
     }
+    // The jobs this run held go back to the queue now (their games in flight were not
+    // recorded), for whoever takes them first.
+    ladder::jobs::release_owner_prefix(&db, &format!("local:{}:", ladder.run_id))?;
     result
 }
 

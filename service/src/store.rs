@@ -2,6 +2,7 @@
 //! checker and the pages share.
 //!
 //! ```text
+//! DATA/lock               held (flock) by the running server
 //! DATA/service.db          the database (WAL: service.db-wal, service.db-shm beside it)
 //! DATA/uploads/vID.archive every accepted upload, as received (fsynced before it is acknowledged)
 //! DATA/bots/vID/           the version's folder, unpacked (and built) from its upload
@@ -48,6 +49,29 @@ impl Paths {
     pub fn tournaments(&self) -> PathBuf {
         self.root.join("tournaments")
     }
+    /// Hold the data directory: an exclusive `flock` on `DATA/lock`, released when the file
+    /// drops or the process dies (even by SIGKILL). A second server on the same directory is
+    /// refused (both would hand out the same jobs).
+    pub fn lock(&self) -> Result<std::fs::File, String> {
+        let path = self.root.join("lock");
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(file),
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(format!(
+                "{}: another `durak serve` is running on this data directory (it holds {} \
+                 locked)\n  fix: stop it, or give this one another --data-dir",
+                self.root.display(),
+                path.display()
+            )),
+            Err(e) => Err(format!("{}: cannot lock: {e}", path.display())),
+        }
+    }
+
     /// Create the directories.
     pub fn create(&self) -> Result<(), String> {
         for d in [

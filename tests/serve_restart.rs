@@ -1,0 +1,171 @@
+//! Issue 14, durability: `durak serve` killed with SIGKILL while its ladder plays (and just
+//! after it acknowledged an upload), then started again on the same data directory, loses no
+//! recorded game, records none twice, plays again every game that was in flight, and keeps the
+//! upload (which it then checks). The database is read directly after each kill.
+
+mod common;
+
+use common::server::{sh_bot, wait_for, Server};
+use durak_service::db::Db;
+use durak_service::ladder::jobs;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every recorded game: (job, game) -> (recorded, replay path).
+fn games(db: &Db) -> BTreeMap<(i64, u32), (i64, String)> {
+    db.read(|c| {
+        let mut s = c.prepare("SELECT job, game, recorded, replay FROM games")?;
+        let rows = s.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))?;
+        rows.collect()
+    })
+    .unwrap()
+}
+
+/// The database after a kill: every game's replay complete on disk, no job with more games
+/// than it has, and the jobs held at the kill.
+fn inspect(data: &Path) -> (BTreeMap<(i64, u32), (i64, String)>, Vec<jobs::Job>) {
+    let db = Db::open(&data.join("service.db")).unwrap();
+    let g = games(&db);
+    for ((job, game), (_, replay)) in &g {
+        let r = durak_replay::read_replay(&data.join(replay))
+            .unwrap_or_else(|e| panic!("job {job} game {game}: its replay: {e}"));
+        let last = std::fs::read_to_string(data.join(replay)).unwrap();
+        assert!(
+            last.lines()
+                .last()
+                .is_some_and(|l| l.contains("\"type\":\"result\"")),
+            "job {job} game {game}: the replay is complete ({} lines)",
+            r.lines.len()
+        );
+    }
+    let mut per_job: BTreeMap<i64, usize> = BTreeMap::new();
+    for (job, _) in g.keys() {
+        *per_job.entry(*job).or_default() += 1;
+    }
+    for (job, n) in &per_job {
+        let j = jobs::get(&db, *job).unwrap().unwrap();
+        assert!(
+            *n <= j.games(),
+            "job {job}: {n} games recorded of {}",
+            j.games()
+        );
+        for (_, game) in g.keys().filter(|(j2, _)| j2 == job) {
+            assert!((*game as usize) < j.games(), "job {job} game {game}");
+        }
+    }
+    let held = jobs::open_jobs(&db)
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.state == "claimed")
+        .collect();
+    (g, held)
+}
+
+#[test]
+fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let flags = ["--concurrency", "2", "--deals", "4"];
+    let mut s = Server::start(&data, &flags);
+    let token = s.author("ada");
+    // A second server on the same data directory is refused.
+    let second = std::process::Command::new(common::DURAK)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--sandbox",
+            "default",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let e = common::text(&second.stderr);
+    assert!(
+        e.contains("another `durak serve` is running on this data directory"),
+        "{e}"
+    );
+    let mut before = BTreeMap::new();
+    let mut in_flight = Vec::new();
+    for round in 0..3 {
+        let want = before.len() as u64 + 24;
+        wait_for(&format!("{want} games (round {round})"), 120, || {
+            (s.games() >= want).then_some(())
+        });
+        if round == 1 {
+            // An upload acknowledged just before the kill is kept.
+            let bot = sh_bot(tmp.path(), "late", "", Some("echo ok"));
+            let bytes = durak_service::archive::pack(&bot).unwrap();
+            let a = s.upload(&token, &bytes);
+            assert_eq!(a.status, 201, "{}", a.json);
+        }
+        s.kill();
+        let (after_kill, held) = inspect(&data);
+        for (k, v) in &before {
+            assert_eq!(
+                after_kill.get(k),
+                Some(v),
+                "game {k:?} kept as it was recorded"
+            );
+        }
+        eprintln!(
+            "round {round}: {} games recorded at the kill, {} job(s) in flight",
+            after_kill.len(),
+            held.len()
+        );
+        in_flight.extend(held);
+        before = after_kill;
+        s = Server::start(&data, &flags);
+        assert_eq!(
+            s.organiser, None,
+            "the organiser's token is printed on the first start only"
+        );
+    }
+    // The upload was checked after the restart and plays.
+    let late = s.checked("late", 1);
+    assert_eq!(late["state"], "active", "{late}");
+    assert_eq!(late["build"]["output"], "ok\n");
+    // Every job in flight at a kill is played to its end.
+    wait_for("the jobs in flight at the kills to finish", 180, || {
+        let db = Db::open(&data.join("service.db")).ok()?;
+        in_flight
+            .iter()
+            .all(|j| {
+                jobs::get(&db, j.id)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|j| matches!(j.state.as_str(), "done" | "cancelled"))
+            })
+            .then_some(())
+    });
+    s.stop();
+    let (end, held) = inspect(&data);
+    assert!(
+        held.is_empty(),
+        "a clean stop releases nothing mid-game: {held:?}"
+    );
+    for (k, v) in &before {
+        assert_eq!(end.get(k), Some(v), "game {k:?} kept as it was recorded");
+    }
+    let db = Db::open(&data.join("service.db")).unwrap();
+    for j in &in_flight {
+        let j = jobs::get(&db, j.id).unwrap().unwrap();
+        if j.state == "done" {
+            let n = end.keys().filter(|(job, _)| *job == j.id).count();
+            assert_eq!(n, j.games(), "job {}: every game, once", j.id);
+        }
+    }
+    // The leaderboard counts each game once.
+    let s = Server::start(&data, &flags);
+    let lb = s.get("/api/leaderboard").json;
+    let seats: u64 = lb["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["games"].as_u64().unwrap())
+        .sum();
+    assert_eq!(seats, 2 * lb["games"].as_u64().unwrap(), "{lb}");
+    assert!(lb["games"].as_u64().unwrap() as usize <= end.len());
+}
