@@ -1,7 +1,8 @@
 //! A submitted bot's build (`build` in its `bot.toml`): a shell command run once in the bot's
 //! folder, in the strict sandbox like the bot itself, but with its folder writable
 //! (`Isolation::writable_cwd`), under the build's limits: time (killed at `timeout_s`), memory
-//! and processes (its cgroup: a fork bomb meets `processes`), CPU and file size (rlimits), and
+//! and processes (its cgroup and `RLIMIT_NPROC`: a fork bomb meets `processes`, and a build
+//! that met it is refused even when it exits 0), CPU and file size (rlimits), and
 //! what it leaves in its folder (`disk`: the folder's size is watched every 50 ms and the build
 //! killed over the limit; between two looks it can overshoot by what it writes in 50 ms, and
 //! by at most `file_size` per file). Its output (stdout and stderr together) is kept, its last
@@ -120,11 +121,25 @@ fn share_folder(dir: &Path, open: bool) {
 struct Tail {
     lines: std::collections::VecDeque<String>,
     dropped: usize,
+    /// Lines saying a fork was refused (`sh: Cannot fork`, `fork: Resource temporarily
+    /// unavailable`): where `RLIMIT_NPROC` meets a fork bomb before the cgroup's `pids.max`
+    /// does, the cgroup counts nothing, and this is how it is seen.
+    fork_failures: u64,
+}
+
+/// Whether an output line says a fork was refused.
+fn says_fork_refused(line: &str) -> bool {
+    line.contains("Cannot fork")
+        || line.contains("fork failed")
+        || (line.contains("fork") && line.contains("Resource temporarily unavailable"))
 }
 
 impl Tail {
     fn push(&mut self, line: &[u8]) {
         let mut s = String::from_utf8_lossy(line).into_owned();
+        if says_fork_refused(&s) {
+            self.fork_failures += 1;
+        }
         if s.chars().count() > LINE_CHARS {
             s = s.chars().take(LINE_CHARS).collect::<String>() + " ...";
         }
@@ -189,6 +204,7 @@ pub async fn run(
     let mut tail = Tail {
         lines: Default::default(),
         dropped: 0,
+        fork_failures: 0,
     };
     let mut proc = match BotProcess::spawn_with(&cmd, &opts) {
         Ok(p) => p,
@@ -253,7 +269,7 @@ pub async fn run(
     }
     let status = proc.try_exit();
     // Read before the kill: its cgroup goes with it.
-    let forks_refused = proc.process_limit_hits();
+    let forks_refused = proc.process_limit_hits().max(tail.fork_failures);
     proc.kill().await;
     let (bytes, _) = folder_size(folder);
     report.folder_bytes = bytes;

@@ -124,6 +124,27 @@ pub fn submit(
         bytes.len()
     );
     let c = Client::new(server, Some(token));
+    // The server refuses an archive over its limit as soon as it sees the length, before the
+    // body is sent: say so here, with the limit.
+    let status = c.get("/api/status")?;
+    if status.status != 200 {
+        return Err(format!(
+            "{server}: this does not look like a durak serve server (GET /api/status: {} {})",
+            status.status,
+            status.error()
+        ));
+    }
+    if let Some(max) = status.json["max_archive"].as_u64() {
+        if bytes.len() as u64 > max {
+            eprintln!(
+                "REFUSED: {} packs to {} bytes, more than the {max} bytes this server accepts: \
+                 leave out build outputs, dependencies and data the bot does not need",
+                folder.display(),
+                bytes.len()
+            );
+            return Ok(Outcome::Failed);
+        }
+    }
     let a = c.post_bytes("/api/submit", "application/gzip", &bytes)?;
     if a.status != 201 {
         eprintln!("REFUSED ({}): {}", a.status, a.error());

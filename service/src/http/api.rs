@@ -64,6 +64,8 @@ pub struct Status {
     pub active_versions: usize,
     pub queued_versions: usize,
     pub open_jobs: usize,
+    /// The largest archive an upload may be, in bytes.
+    pub max_archive: u64,
 }
 
 pub fn status_of(s: &AppState) -> Result<Status, String> {
@@ -86,6 +88,7 @@ pub fn status_of(s: &AppState) -> Result<Status, String> {
             .filter(|v| matches!(v.state.as_str(), "queued" | "building" | "checking"))
             .count(),
         open_jobs: crate::ladder::jobs::open_jobs(&l.db)?.len(),
+        max_archive: l.cfg.upload.max_archive,
     })
 }
 
