@@ -166,7 +166,19 @@ impl Tournaments {
 
 fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), String> {
     let cfg = &ladder.cfg;
-    let td = TournamentDir::create(dir, t)?;
+    let settings = durak_tournaments::settings::Settings {
+        name: Some(format!(
+            "ladder-{}",
+            dir.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        )),
+        sandbox: cfg.sandbox,
+        limits: cfg.resources,
+        affinity: durak_tournaments::settings::Affinity::Off,
+        html: false,
+    };
+    let td = TournamentDir::create(dir, t, &settings)?;
     let lock = td.lock()?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
