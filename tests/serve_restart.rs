@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Every recorded game: (job, game) -> (recorded, replay path).
-fn games(db: &Db) -> BTreeMap<(i64, u32), (i64, String)> {
+type Games = BTreeMap<(i64, u32), (i64, String)>;
+
+fn games(db: &Db) -> Games {
     db.read(|c| {
         let mut s = c.prepare("SELECT job, game, recorded, replay FROM games")?;
         let rows = s.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))?;
@@ -23,7 +25,7 @@ fn games(db: &Db) -> BTreeMap<(i64, u32), (i64, String)> {
 
 /// The database after a kill: every game's replay complete on disk, no job with more games
 /// than it has, and the jobs held at the kill.
-fn inspect(data: &Path) -> (BTreeMap<(i64, u32), (i64, String)>, Vec<jobs::Job>) {
+fn inspect(data: &Path) -> (Games, Vec<jobs::Job>) {
     let db = Db::open(&data.join("service.db")).unwrap();
     let g = games(&db);
     for ((job, game), (_, replay)) in &g {

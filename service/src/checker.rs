@@ -157,7 +157,6 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         limits: cfg.ladder.limits,
         seed: 1,
         replay_dir: None,
-        ..Options::default()
     };
     let report = durak_checkbot::check_bot(&cmd, &opts).await;
     // The report as JSON, with its text for people beside it.

@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// A tournament's row: state, dir, bots (JSON), created, finished, error.
+type TournamentRow = (String, String, String, i64, Option<i64>, Option<String>);
+
 #[derive(Default)]
 pub struct Tournaments {
     running: Mutex<Option<i64>>,
@@ -120,25 +123,24 @@ impl Tournaments {
 
     /// Its state, and its standings once it is over.
     pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<Value>, String> {
-        let row: Option<(String, String, String, i64, Option<i64>, Option<String>)> =
-            ladder.db.read(|c| {
-                c.query_row(
-                    "SELECT state, dir, bots, created, finished, error FROM tournaments WHERE id \
+        let row: Option<TournamentRow> = ladder.db.read(|c| {
+            c.query_row(
+                "SELECT state, dir, bots, created, finished, error FROM tournaments WHERE id \
                      = ?1",
-                    [id],
-                    |r| {
-                        Ok((
-                            r.get(0)?,
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get(4)?,
-                            r.get(5)?,
-                        ))
-                    },
-                )
-                .optional()
-            })?;
+                [id],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
+            )
+            .optional()
+        })?;
         let Some((state, dir, bots, created, finished, error)) = row else {
             return Ok(None);
         };
