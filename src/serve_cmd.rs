@@ -53,6 +53,9 @@ pub struct ServeArgs {
     /// check-bot's full games per table [default: 2]
     #[arg(long)]
     check_games: Option<u32>,
+    /// check-bot's long match: games in one process, 0 for none [default: 100]
+    #[arg(long)]
+    check_long_games: Option<u32>,
     /// Time limit of a bot's build, in seconds [default: 120]
     #[arg(long)]
     build_timeout_s: Option<u64>,
@@ -94,6 +97,7 @@ pub fn serve(args: ServeArgs) -> CmdResult {
         house_bots,
         seed: args.seed,
         check_games: args.check_games,
+        check_long: args.check_long_games,
         build_timeout_s: args.build_timeout_s,
     };
     let cfg = config::resolve(file.as_ref().map(|(p, f)| (p.as_path(), f)), &o)?;

@@ -147,10 +147,21 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert!(first_line.contains("\"type\":\"header\""), "{first_line}");
     let page = s.get(&format!("/games/{job}/{game}"));
     assert_eq!(page.status, 200);
+    let html = page.json["text"].as_str().unwrap();
     assert!(
-        page.json["text"].as_str().unwrap().contains("<html"),
-        "the replay viewer"
+        html.contains("id=\"replay-data\""),
+        "the replay viewer: {html}"
     );
+    // Its files (the viewer's script and styles) are served.
+    let assets: Vec<&str> = html
+        .split("\"/assets/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(assets.len() >= 3, "{assets:?}");
+    for a in assets {
+        assert_eq!(s.get(&format!("/assets/{a}")).status, 200, "{a}");
+    }
     for p in [
         "/",
         "/bots/alpha",

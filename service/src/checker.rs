@@ -157,6 +157,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         limits: cfg.ladder.limits,
         seed: 1,
         replay_dir: None,
+        long: cfg.check_long,
     };
     let report = durak_checkbot::check_bot(&cmd, &opts).await;
     // The report as JSON, with its text for people beside it.

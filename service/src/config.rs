@@ -33,6 +33,7 @@
 //!
 //! [check]
 //! games = 2                    # check-bot's full games per table
+//! long = 100                   # check-bot's long match: games in one process (0: none)
 //! ```
 
 use durak_protocol::Limits;
@@ -117,6 +118,7 @@ pub struct UploadSection {
 #[serde(deny_unknown_fields)]
 pub struct CheckSection {
     pub games: Option<u32>,
+    pub long: Option<u32>,
 }
 
 /// Command-line values: they win over the file.
@@ -136,6 +138,7 @@ pub struct Overrides {
     pub house_bots: Option<Vec<String>>,
     pub seed: Option<u64>,
     pub check_games: Option<u32>,
+    pub check_long: Option<u32>,
     pub build_timeout_s: Option<u64>,
 }
 
@@ -153,6 +156,8 @@ pub struct Config {
     pub upload: UploadConfig,
     /// check-bot's full games per table.
     pub check_games: u32,
+    /// check-bot's long match: games in one process (0: none).
+    pub check_long: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -385,6 +390,10 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         build,
         upload,
         check_games: o.check_games.or(f.check.games).unwrap_or(2),
+        check_long: o
+            .check_long
+            .or(f.check.long)
+            .unwrap_or(durak_checkbot::DEFAULT_LONG),
     })
 }
 

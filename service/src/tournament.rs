@@ -161,7 +161,7 @@ impl Tournaments {
             "error": error,
             "games_played": played,
             "standings": standings,
-            "report_url": format!("/tournaments/{id}/report"),
+            "report_dir": dir.join("html"),
         })))
     }
 }
@@ -202,6 +202,15 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
     };
     write("standings.json", s.to_json())?;
     write("standings.txt", s.to_text())?;
-    write("standings.html", s.to_html())?;
+    // The tournament report (the report crate's pages) in DIR/html/, as `durak tournament
+    // --html` writes it.
+    let input = durak_report::ReportInput {
+        t,
+        dir,
+        lines: &read.lines,
+        name: None,
+        sandbox: Some(cfg.sandbox.name().to_string()),
+    };
+    durak_report::write_report(&input, &dir.join("html"))?;
     Ok(())
 }

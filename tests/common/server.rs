@@ -52,6 +52,7 @@ impl Server {
         for (flag, value) in [
             ("--concurrency", "1"),
             ("--check-games", "1"),
+            ("--check-long-games", "0"),
             ("--sandbox", sandbox()),
         ] {
             if !extra.contains(&flag) {

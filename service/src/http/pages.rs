@@ -28,6 +28,7 @@ pub fn routes() -> Router<AppState> {
         .route("/logout", post(logout))
         .route("/submit", post(submit))
         .route("/tournaments/{id}", get(tournament))
+        .route("/assets/{file}", get(asset))
         .layer(axum::extract::DefaultBodyLimit::disable())
 }
 
@@ -330,7 +331,18 @@ async fn game(
         let path = s.ladder.paths.root.join(&row.replay);
         let replay = durak_replay::read_replay(&path).map_err(ApiError::internal)?;
         let sim = durak_replay::simulate(&replay);
-        Ok(durak_replay::html::html_page_linked(&sim, Some("/")))
+        let mut crumbs = vec![("/".to_string(), "← leaderboard".to_string())];
+        for v in &row.seats {
+            if let Some(v) = crate::store::version(&s.ladder.db, *v)? {
+                crumbs.push((version_link(&v.bot, v.n), v.label()));
+            }
+        }
+        let ctx = durak_replay::html::GameContext {
+            crumbs,
+            place: Some(format!("ladder job {job}, game {g}")),
+            root: "/assets/".to_string(),
+        };
+        Ok(durak_replay::html::game_page(&sim, &ctx))
     })
     .await;
     match page {
@@ -552,7 +564,7 @@ async fn tournament(
         Err(e) => return page_error(who.as_ref(), e),
     };
     let dir = view["dir"].as_str().unwrap_or("").to_string();
-    let report = std::fs::read_to_string(std::path::Path::new(&dir).join("standings.html")).ok();
+    let report = std::fs::read_to_string(std::path::Path::new(&dir).join("standings.txt")).ok();
     let running = view["state"] == "running";
     let body = html! {
         @if running { meta http-equiv="refresh" content="3"; }
@@ -560,7 +572,35 @@ async fn tournament(
         @if let Some(e) = view["error"].as_str() { p.error { (e) } }
         p { "Directory: " code { (dir) } " (a " code { "durak tournament" } " directory: "
             code { "durak standings DIR" } " prints it again)" }
-        @if let Some(r) = report { (PreEscaped(r)) }
+        @if let Some(r) = report {
+            pre #standings { (r) }
+            p { "The full report (charts, a page per bot and per game) is in "
+                code { (dir) "/html/index.html" } "." }
+        }
     };
     layout(&format!("Tournament {id}"), who.as_ref(), body).into_response()
+}
+
+/// The replay viewer's files (`durak_replay::html::layout::ASSETS`), by their hashed names: a
+/// name changes with the content, so they are cached for good.
+async fn asset(Path(file): Path<String>) -> Response {
+    let Some(a) = durak_replay::html::layout::ASSETS
+        .iter()
+        .find(|a| a.file_name() == file)
+    else {
+        return (StatusCode::NOT_FOUND, "no such file").into_response();
+    };
+    let ty = if a.ext == "css" {
+        "text/css; charset=utf-8"
+    } else {
+        "text/javascript; charset=utf-8"
+    };
+    (
+        [
+            (header::CONTENT_TYPE, ty),
+            (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+        ],
+        a.text,
+    )
+        .into_response()
 }
