@@ -80,6 +80,7 @@ impl Tournaments {
             challenger: None,
             concurrency: Some(1),
             max_consecutive_faults: cfg.ladder.max_consecutive_faults,
+            sprt: None,
             bots,
         };
         let names: Vec<String> = active.iter().map(name_of).collect();
@@ -193,6 +194,7 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         sandbox: cfg.sandbox,
         resources: cfg.resources,
         cpu_groups: None,
+        stop_after: None,
     };
     rt.block_on(run_tournament(t, &td, &lock, opts))?;
     let read = td.read_results()?;

@@ -126,6 +126,7 @@ impl Board {
             challenger: None,
             concurrency: None,
             max_consecutive_faults: 0,
+            sprt: None,
             bots: ranked
                 .iter()
                 .map(|v| Bot {
