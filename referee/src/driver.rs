@@ -31,8 +31,10 @@ pub struct MatchConfig {
     /// The series seed (C-10): first dealer and every deck derive from it.
     pub seed: u64,
     pub replay_dir: Option<PathBuf>,
-    /// Replay file names: `{prefix}{game:04}.jsonl`.
+    /// Replay file names: `{prefix}{game:04}.jsonl` (`.jsonl.zst` with `compress_replays`).
     pub replay_prefix: String,
+    /// Write replays compressed with zstd (`.jsonl.zst`; see [`crate::replay`]).
+    pub compress_replays: bool,
     /// Bytes of stderr kept per bot per game (the rest is counted as dropped in the replay).
     pub stderr_cap: usize,
     /// Seats that forfeit every game without being started (a disqualified bot).
@@ -77,6 +79,7 @@ impl MatchConfig {
             seed,
             replay_dir: None,
             replay_prefix: "game-".into(),
+            compress_replays: false,
             stderr_cap: 64 * 1024,
             forfeit: vec![false; n],
             plan: None,
@@ -888,7 +891,7 @@ async fn play_game(
     let replay = cfg
         .replay_dir
         .as_ref()
-        .map(|dir| replay_path(dir, &cfg.replay_prefix, index));
+        .map(|dir| replay_path(dir, &cfg.replay_prefix, index, cfg.compress_replays));
     let log = replay.is_some().then(|| std::mem::take(&mut run.log));
     series.record(outcome);
     let record = GameRecord {

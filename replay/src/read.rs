@@ -263,6 +263,7 @@ pub fn read_replay(path: &Path) -> Result<Replay, ReplayError> {
         };
         ReplayError::new(ErrorKind::Io, &source, None, message)
     })?;
+    let bytes = decompress(bytes, &source)?;
     if path.is_dir() {
         return Err(ReplayError::new(
             ErrorKind::Io,
@@ -272,6 +273,25 @@ pub fn read_replay(path: &Path) -> Result<Replay, ReplayError> {
         ));
     }
     parse_replay(&bytes, &source)
+}
+
+/// The first four bytes of a zstd frame: a replay written compressed (`.jsonl.zst`, what
+/// tournaments write by default) is told apart from a plain one by them, whatever its name.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The replay's lines: `bytes` decompressed when they are a zstd frame, else as they are.
+fn decompress(bytes: Vec<u8>, source: &str) -> Result<Vec<u8>, ReplayError> {
+    if !bytes.starts_with(&ZSTD_MAGIC) {
+        return Ok(bytes);
+    }
+    zstd::stream::decode_all(&bytes[..]).map_err(|e| {
+        ReplayError::new(
+            ErrorKind::NotReplay,
+            source,
+            None,
+            format!("a zstd-compressed file that cannot be decompressed ({e}): cut off or damaged"),
+        )
+    })
 }
 
 fn shorten(s: &str, n: usize) -> String {
