@@ -30,6 +30,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Run a tournament (with no arguments: a demo over the built-in and sample bots).
     Tournament(Box<tournament_cmd::TournamentArgs>),
+    /// Put the shards of a tournament (`tournament --shard I/N`) together into one directory.
+    Merge(tournament_cmd::merge::MergeArgs),
     /// Print the standings of a tournament directory again.
     Standings(tournament_cmd::StandingsArgs),
     /// Step through, verify or export a replay file.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament_cmd::run(*args),
         Command::Standings(args) => tournament_cmd::standings(args),
+        Command::Merge(args) => tournament_cmd::merge::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),

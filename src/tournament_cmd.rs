@@ -1,6 +1,7 @@
 //! `durak tournament` and `durak standings` (issue 4): the command line around
 //! `durak_tournaments` (configuration, demo, progress bar, output formats).
 
+pub mod merge;
 mod progress;
 mod target;
 
@@ -101,6 +102,15 @@ pub struct TournamentArgs {
     /// progress line is printed every few seconds anyway).
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     standings_every: Option<usize>,
+    /// Play only the games of shard I of N (I from 1), e.g. one Slurm array task each; then
+    /// `durak merge` puts the shard directories together (docs/SCALING.md). Recorded in
+    /// DIR/tournament.toml: --resume plays the same shard.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// How replays are written: `zstd` (compressed, .jsonl.zst) or `plain` (.jsonl); every
+    /// reader takes both [default: zstd]
+    #[arg(long, value_parser = ["zstd", "plain"])]
+    replays: Option<String>,
     /// Also write a web page per game and an index with the standings, into DIR/html/.
     #[arg(long, conflicts_with = "no_html")]
     html: bool,
@@ -176,6 +186,8 @@ impl TournamentArgs {
                 .as_deref()
                 .map(durak_tournaments::config::SprtSection::parse)
                 .transpose()?,
+            shard: self.shard.clone(),
+            replays: self.replays.clone(),
         })
     }
 }
@@ -207,7 +219,7 @@ fn current_dir() -> Result<PathBuf, String> {
 }
 
 /// A note for people on stderr (not with --quiet).
-fn note(quiet: bool, msg: &str) {
+pub(crate) fn note(quiet: bool, msg: &str) {
     if !quiet {
         eprintln!("{msg}");
     }
@@ -245,6 +257,12 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 .unwrap_or(1)
         })
         .max(1);
+    if let (Some(sh), Some(_)) = (settings.shard, t.sprt) {
+        return Err(Fail::Bad(format!(
+            "--shard {sh} with an SPRT: the test decides from every game in order, which no \
+             shard sees\n  fix: run an SPRT on one machine, or shard a tournament without --sprt"
+        )));
+    }
     // Held from before anything of the directory is read until the run is over.
     let lock = dir.lock()?;
     if let Some(file) = &rewrite {
@@ -262,15 +280,16 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
         .as_ref()
         .map(|s| s.status())
         .filter(|s| s.decision.is_some());
-    let finished =
-        recorded == durak_tournaments::Schedule::build(&t).total_games() || decided.is_some();
+    let schedule = durak_tournaments::Schedule::build(&t);
+    let finished = recorded == durak_tournaments::shard::games_of(&schedule, settings.shard)
+        || decided.is_some();
     let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     let name = settings.name.as_deref().unwrap_or("tournament");
     note(
         args.quiet,
         &format!(
             "{name}: {} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
-             settings: sandbox {}, affinity {}, limits {}{}\n{}{}",
+             settings: sandbox {}, affinity {}, limits {}{}, {} replays{}\n{}{}",
             t.variant.name(),
             t.format.describe(),
             t.table_size,
@@ -288,6 +307,15 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 .collect::<Vec<_>>()
                 .join(" "),
             if settings.html { ", web pages" } else { "" },
+            settings.replays.name(),
+            match settings.shard {
+                Some(sh) => format!(
+                    "\nshard {sh}: {} of the {} games (merge the shards with `durak merge`)",
+                    sh.games(&schedule),
+                    schedule.total_games()
+                ),
+                None => String::new(),
+            },
             if let Some(p) = t.sprt {
                 let (lo, hi) = p.bounds();
                 format!(
@@ -346,6 +374,8 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 Affinity::Auto => durak_referee::affinity::groups(concurrency),
             },
             stop_after: None,
+            shard: settings.shard,
+            replays: settings.replays,
         },
     );
     let outcome = crate::runtime()?.block_on(async {
@@ -472,7 +502,7 @@ fn vm_hwm_kib() -> Option<u64> {
 }
 
 /// The standings; `name` (the tournament's) heads the table and is the first key of the JSON.
-fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) {
+pub(crate) fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) {
     let text = if json {
         let mut v: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&s.to_json()).expect("standings are a JSON object");

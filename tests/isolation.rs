@@ -419,7 +419,7 @@ exec "$1" bot random
         names.sort();
         let err: String = names
             .iter()
-            .map(|p| std::fs::read_to_string(p).unwrap())
+            .map(|p| common::replay_text(p).unwrap())
             .filter(|r| r.contains("\"name\":\"alice\",\"command\"") && r.contains("FOUND:"))
             .map(|r| {
                 r.lines()

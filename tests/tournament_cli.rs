@@ -224,8 +224,8 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
     // A game is recorded only once its replay is written whole (it ends with its result).
     for l in results(&cut) {
         let replay = cut.join(l["replay"].as_str().unwrap());
-        let text = std::fs::read_to_string(&replay)
-            .unwrap_or_else(|e| panic!("{}: {e}", replay.display()));
+        let text =
+            common::replay_text(&replay).unwrap_or_else(|e| panic!("{}: {e}", replay.display()));
         let last = text.lines().last().unwrap_or_default();
         assert!(
             last.starts_with(r#"{"type":"result""#),
@@ -260,7 +260,7 @@ fn sigkill_then_resume_gives_exactly_the_uninterrupted_results() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(replays.len(), total, "{replays:?}");
-    assert!(replays.iter().all(|r| r.ends_with(".jsonl")));
+    assert!(replays.iter().all(|r| r.ends_with(".jsonl.zst")));
 
     // Resuming a finished tournament plays nothing.
     let out = durak(&["tournament", "--resume", "cut", "-q"], tmp.path());
@@ -740,8 +740,8 @@ fn cpu_set(list: &str) -> std::collections::BTreeSet<u32> {
 fn reported_cpus(dir: &Path) -> Vec<Vec<String>> {
     (0..2)
         .map(|table| {
-            let replay = dir.join(format!("replays/t{table:04}-g0000.jsonl"));
-            std::fs::read_to_string(&replay)
+            let replay = dir.join(format!("replays/t{table:04}-g0000.jsonl.zst"));
+            common::replay_text(&replay)
                 .unwrap()
                 .lines()
                 .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -865,8 +865,8 @@ fn a_bot_that_dies_before_its_hello_is_disqualified_at_once() {
         "{first}"
     );
     // What it said on stderr is kept in the replay, for its author.
-    let replay = std::fs::read_to_string(
-        tmp.path()
+    let replay = common::replay_text(
+        &tmp.path()
             .join("out")
             .join(first["replay"].as_str().unwrap()),
     )
@@ -939,7 +939,7 @@ fn disqualification_does_not_depend_on_concurrency_or_resume() {
             continue;
         }
         let replay =
-            std::fs::read_to_string(tmp.path().join("j1").join(l["replay"].as_str().unwrap()))
+            common::replay_text(&tmp.path().join("j1").join(l["replay"].as_str().unwrap()))
                 .unwrap();
         let header: Value = serde_json::from_str(replay.lines().next().unwrap()).unwrap();
         for seat in header["seats"].as_array().unwrap() {

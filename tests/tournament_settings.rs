@@ -48,7 +48,7 @@ exec ./durak bot random
 fn reports(dir: &Path) -> Vec<(u64, String)> {
     let mut out = Vec::new();
     for l in results(dir) {
-        let replay = std::fs::read_to_string(dir.join(l["replay"].as_str().unwrap())).unwrap();
+        let replay = common::replay_text(&dir.join(l["replay"].as_str().unwrap())).unwrap();
         for v in replay
             .lines()
             .map(|l| serde_json::from_str::<Value>(l).unwrap())

@@ -21,6 +21,8 @@ fn identity(s: &TournamentSection) -> TournamentSection {
         affinity: None,
         html: None,
         limits: None,
+        shard: None,
+        replays: None,
         ..s.clone()
     }
 }

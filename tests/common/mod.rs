@@ -346,6 +346,13 @@ pub fn durak(args: &[&str], cwd: &Path) -> Output {
         .expect("durak runs")
 }
 
+/// A replay's lines as text, whether it is compressed (`.jsonl.zst`, what tournaments write by
+/// default) or plain.
+pub fn replay_text(path: &Path) -> std::io::Result<String> {
+    let bytes = durak_referee::replay::read_replay_bytes(path)?;
+    String::from_utf8(bytes).map_err(std::io::Error::other)
+}
+
 /// Output bytes as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

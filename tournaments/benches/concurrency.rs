@@ -97,6 +97,8 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
                     durak_referee::affinity::groups(concurrency)
                 },
                 stop_after: None,
+                shard: None,
+                replays: Default::default(),
             },
         ))
         .expect("the tournament runs");

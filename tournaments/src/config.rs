@@ -167,6 +167,13 @@ pub struct TournamentSection {
     /// Also write a web page per game and an index, into `DIR/html/`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub html: Option<bool>,
+    /// Play only the games of shard `"I/N"` ([`crate::shard`]); `durak merge` puts the shards
+    /// together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// How replays are written: `"zstd"` (compressed, `.jsonl.zst`; the default) or `"plain"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replays: Option<String>,
     /// `[tournament.limits]`: resource limits of every bot process, keyed as
     /// [`durak_referee::ResourceLimits::KEYS`], values as `--limit KEY=VALUE` takes them (`"1G"`, `64`,
     /// `"unlimited"`). Checked in [`Input::resolve_settings`], so that a bad key gets the file,

@@ -13,6 +13,9 @@
 //! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill;
 //!   [`sequencer`] puts finished games in id order, [`writer`] makes them durable in group
 //!   commits, [`recorded`] checks and keeps (a bit per game) what is recorded.
+//! - [`shard`]: the games of shard `I/N` (`--shard`), a split of the schedule that keeps
+//!   duplicate deal sets and series together; [`merge`] puts finished shards together
+//!   (`durak merge`), as one machine would have recorded them.
 //! - [`settings`]: how a run plays (sandbox, limits, affinity, concurrency, web pages), recorded
 //!   with the tournament so a resume goes on the same way.
 //! - [`standings`]: Elo from one fit of all games with 95 % intervals (paired by deal in the
@@ -23,12 +26,14 @@
 
 pub mod config;
 pub mod lines;
+pub mod merge;
 pub mod recorded;
 pub mod results;
 pub mod runner;
 pub mod schedule;
 pub mod sequencer;
 pub mod settings;
+pub mod shard;
 pub mod sprt;
 pub mod standings;
 pub mod stats;

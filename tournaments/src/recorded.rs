@@ -160,13 +160,25 @@ fn replay_is_whole(path: &std::path::Path) -> bool {
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
     };
+    let mut magic = [0u8; 4];
+    if f.read_exact(&mut magic).is_ok() && magic == durak_referee::replay::ZSTD_MAGIC {
+        // Compressed: whole when the frame decompresses and its last line is the result.
+        return durak_referee::replay::read_replay_bytes(path).is_ok_and(|bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            ends_with_result(&text)
+        });
+    }
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let from = len.saturating_sub(4096);
     let mut tail = Vec::new();
     if f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut tail).is_err() {
         return false;
     }
-    let text = String::from_utf8_lossy(&tail);
+    ends_with_result(&String::from_utf8_lossy(&tail))
+}
+
+/// Whether the last line of `text` is a replay's result line.
+fn ends_with_result(text: &str) -> bool {
     text.trim_end_matches('\n')
         .rsplit('\n')
         .next()
@@ -352,6 +364,65 @@ mod tests {
         w.append_all(&[&again]).unwrap();
         let taken = pending_games(&schedule, &td, &record);
         assert_eq!(taken[0].moves, 99);
+    }
+
+    /// Compressed replays (`.jsonl.zst`, the default) are read for the check too: a whole one
+    /// is taken in, one whose frame is cut short is not (nor what follows it at its table).
+    #[test]
+    fn pending_games_with_compressed_replays_are_checked_decompressed() {
+        let t = two_bots();
+        let schedule = Schedule::build(&t);
+        let dir = tempfile::tempdir().unwrap();
+        let td = TournamentDir {
+            path: dir.path().to_path_buf(),
+        };
+        let line = |id: u64, cut: bool| {
+            let (table, g) = schedule.game(id).unwrap();
+            let replay = format!("replays/t{:04}-g{:04}.jsonl.zst", table.id, g.index);
+            let path = td.path.join(&replay);
+            let mut log = durak_referee::ReplayLog::default();
+            for i in 0..200 {
+                log.push(serde_json::json!({"type": "event", "i": i}));
+            }
+            log.push(serde_json::json!({"type": "result"}));
+            log.write_atomic(&path).unwrap();
+            if cut {
+                let bytes = std::fs::read(&path).unwrap();
+                std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
+            }
+            ResultLine {
+                id,
+                table: table.id,
+                game: g.index,
+                deal: g.deal,
+                seats: table.bots.iter().map(|&b| t.bots[b].name.clone()).collect(),
+                seed: g.seed,
+                dealer: 0,
+                loser: None,
+                durak: None,
+                draw: true,
+                faults: vec![],
+                moves: 0,
+                replay: Some(replay),
+                duration_ms: 0,
+                disqualified: vec![],
+                move_limit: None,
+            }
+        };
+        let record = Record::new(&schedule);
+        let mut w = td.restart_pending(&[]).unwrap();
+        let pending = [
+            line(0, false),
+            line(1, false),
+            line(2, true),
+            line(3, false),
+        ];
+        w.append_all(&pending.iter().collect::<Vec<_>>()).unwrap();
+        let taken: Vec<u64> = pending_games(&schedule, &td, &record)
+            .iter()
+            .map(|l| l.id)
+            .collect();
+        assert_eq!(taken, vec![0, 1]);
     }
 
     #[test]

@@ -69,11 +69,32 @@ pub struct RunOptions {
     /// Accept at most this many games in this run, then stop as a kill would (the directory is
     /// resumable; games finished meanwhile wait in `pending.jsonl`). For tests of resume.
     pub stop_after: Option<usize>,
+    /// Play only this shard's games ([`crate::shard`]); `None`: every game.
+    pub shard: Option<crate::shard::Shard>,
+    /// How replays are written (zstd or plain).
+    pub replays: crate::settings::ReplayFormat,
+}
+
+impl RunOptions {
+    /// Every game, `concurrency` at once, as a default run plays them: default sandbox and
+    /// limits, unpinned, compressed replays.
+    pub fn new(concurrency: usize, observer: Arc<dyn Observer>) -> RunOptions {
+        RunOptions {
+            concurrency,
+            observer,
+            sandbox: Default::default(),
+            resources: Default::default(),
+            cpu_groups: None,
+            stop_after: None,
+            shard: None,
+            replays: Default::default(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct RunSummary {
-    /// Games in the schedule.
+    /// Games in the schedule (of the shard, for a shard).
     pub total: usize,
     /// Games that were already in the results when this run started.
     pub already: usize,
@@ -191,11 +212,17 @@ pub async fn run_tournament(
             closed: Some(Closed::Decided),
         });
     }
+    let mut scan = scan;
+    // A shard's run: the other shards' games count as done here (they are not this run's).
+    let outside = match opts.shard {
+        Some(shard) => mark_other_shards(&schedule, shard, &mut scan.record, dir)?,
+        None => 0,
+    };
     // Games a killed run finished but had not recorded (their turn had not come, or their
     // group was not committed): taken in, not played again.
     let prefill = pending_games(&schedule, dir, &scan.record);
     let pending = dir.restart_pending(&prefill)?;
-    opts.observer.start(total, already, scan.faults);
+    opts.observer.start(total - outside, already, scan.faults);
 
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
@@ -341,9 +368,9 @@ pub async fn run_tournament(
         ));
     }
     Ok(RunSummary {
-        total,
+        total: total - outside,
         already,
-        played: recorded - already,
+        played: recorded - outside - already,
         writer: stats,
         sprt,
         closed,
@@ -426,6 +453,39 @@ impl Gate {
         s.playing = s.playing.saturating_sub(1);
         self.turn.notify_all();
     }
+}
+
+/// Mark the games of the other shards as done in `record` (a shard's run plays its own only);
+/// returns how many. A game of another shard in this directory's results is refused: the
+/// directory would no longer merge with the others.
+fn mark_other_shards(
+    schedule: &Schedule,
+    shard: crate::shard::Shard,
+    record: &mut Record,
+    dir: &TournamentDir,
+) -> Result<usize, String> {
+    let mut outside = 0;
+    for table in &schedule.tables {
+        for i in (0..table.games).filter(|&i| !shard.holds(table, i)) {
+            let id = table.id_of(i);
+            if !record.recorded.insert(id) {
+                return Err(format!(
+                    "{}: game {id} (table {}, game {i}) is recorded, but it is a game of shard {} \
+                     and this directory plays shard {shard}\n  fix: resume each shard in its own \
+                     directory",
+                    dir.results_path().display(),
+                    table.id,
+                    crate::shard::Shard::of(table, i, shard.count)
+                ));
+            }
+            if let Some(p) = record.series[table.id as usize].as_mut() {
+                // A series table is in one shard whole: another shard's series is finished here.
+                let _ = p.record(i, None);
+            }
+            outside += 1;
+        }
+    }
+    Ok(outside)
 }
 
 /// `DURAK_FINISH_LOG=FILE`, for the benchmark's kill test (tournaments/benches/memory.rs): one
@@ -514,6 +574,7 @@ async fn run_pass(
         let mut cfg = MatchConfig::new(t.variant, seats, table.games, table.series_seed);
         cfg.replay_dir = Some(dir.replays_path());
         cfg.replay_prefix = format!("t{:04}-g", table.id);
+        cfg.compress_replays = opts.replays == crate::settings::ReplayFormat::Zstd;
         cfg.hidden = hidden.clone();
         let shared = shared.clone();
         let to_writer = to_writer.clone();

@@ -23,6 +23,7 @@
 //! [`Tournament`]: crate::config::Tournament
 
 use crate::config::{closest, ConfigFile, Input, Tournament};
+use crate::shard::Shard;
 use durak_referee::isolation::format_limit;
 use durak_referee::{ResourceLimits, Sandbox};
 use std::path::Path;
@@ -55,6 +56,34 @@ impl Affinity {
     }
 }
 
+/// How replays are written: compressed with zstd (`.jsonl.zst`, the default: a tenth of the
+/// disk) or plain JSON lines (`.jsonl`). Every reader takes both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReplayFormat {
+    #[default]
+    Zstd,
+    Plain,
+}
+
+impl ReplayFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplayFormat::Zstd => "zstd",
+            ReplayFormat::Plain => "plain",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<ReplayFormat, String> {
+        match s {
+            "zstd" => Ok(ReplayFormat::Zstd),
+            "plain" => Ok(ReplayFormat::Plain),
+            _ => Err(format!(
+                "unknown replay format {s:?}: choose \"zstd\" or \"plain\""
+            )),
+        }
+    }
+}
+
 /// The run settings, resolved (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settings {
@@ -67,6 +96,10 @@ pub struct Settings {
     pub affinity: Affinity,
     /// Write a web page per game and an index (`DIR/html/`) at the end.
     pub html: bool,
+    /// Play only this shard's games (`None`: every game).
+    pub shard: Option<Shard>,
+    /// How replays are written.
+    pub replays: ReplayFormat,
 }
 
 /// How to write a limit, for fixes.
@@ -162,6 +195,23 @@ impl Input {
             })?,
         };
         let html = pick!(html).0.unwrap_or(false);
+        let (shard, osh) = pick!(shard);
+        let shard = match shard {
+            None => None,
+            Some(text) => Some(text.parse::<Shard>().map_err(|e| {
+                format!("{}: {e}", self.setting("shard", osh, format!("{text:?}")))
+            })?),
+        };
+        let (replays, or) = pick!(replays);
+        let replays = match replays {
+            None => ReplayFormat::default(),
+            Some(r) => ReplayFormat::parse(&r).map_err(|e| {
+                format!(
+                    "{}: {e}\n  fix: use \"zstd\" (compressed) or \"plain\"",
+                    self.setting("replays", or, format!("{r:?}"))
+                )
+            })?,
+        };
         let mut limits = ResourceLimits::default();
         if let (Some((path, _)), Some(map)) = (&self.file, &t.limits) {
             for (key, v) in map {
@@ -181,6 +231,8 @@ impl Input {
             limits,
             affinity,
             html,
+            shard,
+            replays,
         })
     }
 }
@@ -208,6 +260,8 @@ impl Tournament {
         t.sandbox = Some(settings.sandbox.name().to_string());
         t.affinity = Some(settings.affinity.name().to_string());
         t.html = Some(settings.html);
+        t.shard = settings.shard.map(|s| s.to_string());
+        t.replays = Some(settings.replays.name().to_string());
         t.limits = Some(
             settings
                 .limits
@@ -321,6 +375,25 @@ pub fn resume_settings(
             changed = true;
         }
     }
+    // The shard: fixed (its games are the directory's; another split is another directory).
+    let shard_given = given_at(
+        "shard",
+        o.shard.as_ref().map(|sh| format!("--shard {sh}")),
+        g.shard.is_some(),
+        format!("{:?}", now.shard.map(|sh| sh.to_string())),
+    );
+    if let Some(from) = shard_given.filter(|_| now.shard != rec.shard) {
+        conflicts.push(format!(
+            "{}, but {from}: the shard cannot change on resume",
+            match rec.shard {
+                Some(sh) => rec_at("shard", format!("\"{sh}\"")),
+                None => format!(
+                    "{} has no shard (every game is played here)",
+                    config_path.display()
+                ),
+            }
+        ));
+    }
     let rec_limits = r.limits.clone().unwrap_or_default();
     for key in ResourceLimits::KEYS {
         let (was, is) = (rec.limits.get(key).flatten(), now.limits.get(key).flatten());
@@ -385,7 +458,7 @@ pub fn resume_settings(
     }
 
     // Settings that may change: accepted, noted, recorded.
-    if r.html.is_none() {
+    if r.html.is_none() || r.replays.is_none() {
         changed = true;
     }
     let mut accept = |key: &str, was: String, is: String, from: Option<String>| {
@@ -431,6 +504,19 @@ pub fn resume_settings(
         ),
     ) {
         out.html = now.html;
+    }
+    if accept(
+        "replays",
+        rec.replays.name().into(),
+        now.replays.name().into(),
+        given_at(
+            "replays",
+            o.replays.as_ref().map(|f| format!("--replays {f}")),
+            g.replays.is_some(),
+            format!("{:?}", now.replays.name()),
+        ),
+    ) {
+        out.replays = now.replays;
     }
     let show_name = |n: &Option<String>| n.as_deref().map_or("none".into(), |n| format!("{n:?}"));
     if accept(

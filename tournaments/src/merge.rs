@@ -1,0 +1,385 @@
+//! `durak merge DIR... --out DIR`: the directories of a tournament's shards ([`crate::shard`])
+//! put together into one tournament directory, as one machine would have recorded it:
+//! `results.jsonl` in id order (the order a single run records them in), every replay (hard
+//! links where the file system allows, else copies), and `tournament.toml` without the shard.
+//!
+//! Refused, naming the directory and the field, before anything is written:
+//!
+//! - a directory of another tournament (any field of its identity differs: variant, format,
+//!   table size, games, seed, challenger, bots and their commands, directories and limits; or a
+//!   setting the games ran under: sandbox, affinity, resource limits);
+//! - shards of another split (`shard = "I/N"` with another N), a shard given twice (its games
+//!   would be recorded twice), a missing shard;
+//! - a shard not finished (fewer games recorded than its share of the schedule, or a torn last
+//!   line), or holding a game of another shard;
+//! - shards whose disqualifications differ from what one machine would have decided: each shard
+//!   counts a bot's faults in a row within its own games, so a bot that faults on several
+//!   machines may be disqualified in one run and not in the other. The merge replays the
+//!   disqualifications in id order over every game and refuses a difference (a forfeit that one
+//!   machine would not have recorded, or a game that it would have recorded as a forfeit).
+//!
+//! What passes is byte for byte the `results.jsonl` of a single run, apart from the timings
+//! (`duration_ms`), with deterministic bots (the built-in and sample bots are) — and so are its
+//! standings. Nothing in memory grows with the games but a bit per game (reading each shard's
+//! results in id order, a line at a time).
+
+use crate::config::Tournament;
+use crate::recorded::{verify_results, GameSet};
+use crate::results::{lines_in_id_order, ResultLine, TournamentDir, CONFIG_FILE, RESULTS_FILE};
+use crate::schedule::Schedule;
+use crate::sequencer::Discipline;
+use crate::settings::Settings;
+use crate::shard::Shard;
+use durak_protocol::FaultKind;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What a merge did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merged {
+    /// Shards merged.
+    pub shards: usize,
+    /// Games in the merged results.
+    pub games: usize,
+    /// Replays hard-linked, and copied (another file system).
+    pub linked: usize,
+    pub copied: usize,
+    /// Replays named by a result line but missing from their shard (not in the merged
+    /// directory either): how many, and the first.
+    pub missing_replays: usize,
+    pub first_missing: Option<PathBuf>,
+}
+
+/// One shard directory, opened and checked.
+struct Part {
+    dir: TournamentDir,
+    shard: Shard,
+}
+
+/// Merge the shard directories `dirs` into the new directory `out` (see the module
+/// documentation). Returns the merged directory, its tournament and settings, and what was
+/// done.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+) -> Result<(TournamentDir, Tournament, Settings, Merged), String> {
+    let Some(first_path) = dirs.first() else {
+        return Err("no shard directory given\n  fix: durak merge DIR... --out DIR".into());
+    };
+    let (first_dir, t) = TournamentDir::open(first_path, false)?;
+    let (_, first_settings) = first_dir.recorded()?;
+    let first_config = first_dir.config_path();
+    let schedule = Schedule::build(&t);
+    let mut parts: Vec<Part> = Vec::new();
+    for path in dirs {
+        let (dir, here) = TournamentDir::open(path, false)?;
+        let (_, settings) = dir.recorded()?;
+        let config = dir.config_path();
+        let mut diff = here.differences(&t);
+        if settings.sandbox != first_settings.sandbox {
+            diff.push(format!(
+                "sandbox is {} there and {} here",
+                first_settings.sandbox, settings.sandbox
+            ));
+        }
+        if settings.affinity != first_settings.affinity {
+            diff.push(format!(
+                "affinity is {} there and {} here",
+                first_settings.affinity.name(),
+                settings.affinity.name()
+            ));
+        }
+        if settings.limits != first_settings.limits {
+            diff.push(format!(
+                "[tournament.limits] are {} there and {} here",
+                limits_text(&first_settings),
+                limits_text(&settings)
+            ));
+        }
+        if !diff.is_empty() {
+            return Err(format!(
+                "{}: another tournament than {} (there): {}\n  fix: merge only the shards of \
+                 one tournament (one configuration and seed, played under the same settings)",
+                config.display(),
+                first_config.display(),
+                diff.join("; ")
+            ));
+        }
+        let shard = settings.shard.unwrap_or(Shard { index: 1, count: 1 });
+        if let Some(p) = parts.first() {
+            if p.shard.count != shard.count {
+                return Err(format!(
+                    "{}: [tournament] shard = \"{shard}\", but {}: shard = \"{}\": shards of \
+                     another split (into {} and into {} shards)\n  fix: merge the shards of one \
+                     split, every one of them",
+                    config.display(),
+                    p.dir.config_path().display(),
+                    p.shard,
+                    shard.count,
+                    p.shard.count
+                ));
+            }
+        }
+        if let Some(p) = parts.iter().find(|p| p.shard.index == shard.index) {
+            return Err(format!(
+                "{}: [tournament] shard = \"{shard}\", as {}: every game of shard {shard} would \
+                 be recorded twice\n  fix: give each shard's directory once",
+                config.display(),
+                p.dir.config_path().display()
+            ));
+        }
+        parts.push(Part { dir, shard });
+    }
+    let count = parts[0].shard.count;
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !parts.iter().any(|p| p.shard.index == *i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "shard{} {} of {} {} missing (given: {})\n  fix: give the directory of every shard, \
+             1/{count} to {count}/{count}",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            first_config.display(),
+            if missing.len() == 1 { "is" } else { "are" },
+            parts
+                .iter()
+                .map(|p| format!("{} ({})", p.shard, p.dir.path.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    parts.sort_by_key(|p| p.shard.index);
+
+    // Each shard finished, holding its own games only (verify_results refuses lines that are
+    // not games of the tournament, and a game twice in one file).
+    let mut missing_replays = 0;
+    let mut first_missing = None;
+    for p in &parts {
+        let scan = verify_results(&t, &p.dir)?;
+        let expected = p.shard.games(&schedule);
+        if scan.count() != expected || scan.torn_tail {
+            return Err(format!(
+                "{}: shard {} is not finished: {} of its {expected} games recorded{}\n  fix: \
+                 finish it with `{}`, then merge again",
+                p.dir.path.display(),
+                p.shard,
+                scan.count(),
+                if scan.torn_tail {
+                    " (and a last line cut short)"
+                } else {
+                    ""
+                },
+                crate::results::resume_command(&p.dir.path)
+            ));
+        }
+        missing_replays += scan.missing_replays;
+        if first_missing.is_none() {
+            first_missing = scan.first_missing;
+        }
+    }
+    for p in &parts {
+        for l in lines_in_id_order(&p.dir.results_path())? {
+            let l = l?;
+            let (table, g) = schedule.game(l.id).expect("verified against the schedule");
+            if !p.shard.holds(table, g.index) {
+                return Err(format!(
+                    "{}: game {} (table {}, game {}) is a game of shard {}, not of this \
+                     directory's shard {}\n  fix: each shard's directory must hold its own games \
+                     only (was a results file copied between shards?)",
+                    p.dir.results_path().display(),
+                    l.id,
+                    table.id,
+                    g.index,
+                    Shard::of(table, g.index, count),
+                    p.shard
+                ));
+            }
+        }
+    }
+    // The disqualifications, as one machine would have decided them.
+    let mut discipline = Discipline::new(&t);
+    let mut seen = GameSet::new(schedule.total_games());
+    for l in merged_lines(&parts)? {
+        let l = l?;
+        if !seen.insert(l.id) {
+            return Err(format!("game {} is recorded twice across the shards", l.id));
+        }
+        check_discipline(&mut discipline, &l, &parts, count, &schedule)?;
+    }
+
+    // Write the merged directory.
+    let out_dir = TournamentDir {
+        path: out.to_path_buf(),
+    };
+    if out.join(CONFIG_FILE).exists()
+        || std::fs::read_dir(out).is_ok_and(|mut e| e.next().is_some())
+    {
+        return Err(format!(
+            "{}: the directory is not empty\n  fix: give --out a new or empty directory",
+            out.display()
+        ));
+    }
+    std::fs::create_dir_all(out_dir.replays_path())
+        .map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    let settings = Settings {
+        shard: None,
+        ..first_settings
+    };
+    write_file(
+        &out_dir.config_path(),
+        t.to_record(&settings).to_toml().as_bytes(),
+    )?;
+    let tmp = out.join(format!(".{RESULTS_FILE}.tmp"));
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&tmp)
+            .map_err(|e| format!("{}: cannot create: {e}", tmp.display()))?,
+    );
+    let (mut linked, mut copied, mut games) = (0, 0, 0);
+    for l in merged_lines(&parts)? {
+        let l = l?;
+        if let Some(r) = &l.replay {
+            let part = &parts[shard_of(&schedule, &l, count) as usize - 1];
+            let (from, to) = (part.dir.path.join(r), out.join(r));
+            if from.is_file() {
+                if std::fs::hard_link(&from, &to).is_ok() {
+                    linked += 1;
+                } else {
+                    std::fs::copy(&from, &to).map_err(|e| {
+                        format!("{}: cannot copy to {}: {e}", from.display(), to.display())
+                    })?;
+                    copied += 1;
+                }
+            }
+        }
+        let text = serde_json::to_string(&l).map_err(|e| e.to_string())?;
+        writeln!(w, "{text}").map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
+        games += 1;
+    }
+    w.into_inner()
+        .map_err(|e| e.to_string())
+        .and_then(|f| f.sync_all().map_err(|e| e.to_string()))
+        .map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, out_dir.results_path())
+        .map_err(|e| format!("{}: cannot write: {e}", out_dir.results_path().display()))?;
+    // The merged directory is a finished tournament, as `durak standings` reads it.
+    let scan = verify_results(&t, &out_dir)?;
+    debug_assert_eq!(scan.count(), schedule.total_games());
+    Ok((
+        out_dir,
+        t,
+        settings,
+        Merged {
+            shards: parts.len(),
+            games,
+            linked,
+            copied,
+            missing_replays,
+            first_missing,
+        },
+    ))
+}
+
+fn limits_text(s: &Settings) -> String {
+    s.limits
+        .entries()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::File::create(path)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+fn shard_of(schedule: &Schedule, l: &ResultLine, count: u32) -> u32 {
+    let (table, g) = schedule.game(l.id).expect("verified against the schedule");
+    Shard::of(table, g.index, count).index
+}
+
+/// Every shard's lines in id order, merged (a k-way merge: k is the number of shards).
+fn merged_lines(
+    parts: &[Part],
+) -> Result<impl Iterator<Item = Result<ResultLine, String>>, String> {
+    let mut heads = Vec::new();
+    for p in parts {
+        heads.push(lines_in_id_order(&p.dir.results_path())?.peekable());
+    }
+    Ok(std::iter::from_fn(move || {
+        let mut best: Option<(usize, u64)> = None;
+        for (i, h) in heads.iter_mut().enumerate() {
+            match h.peek() {
+                Some(Err(_)) => return h.next(),
+                Some(Ok(l)) if best.is_none_or(|(_, id)| l.id < id) => best = Some((i, l.id)),
+                _ => {}
+            }
+        }
+        heads[best?.0].next()
+    }))
+}
+
+/// Game `l` (in id order) against the disqualifications one machine would have decided: a seat
+/// forfeits exactly when its bot is disqualified before the game, and the game disqualifies the
+/// bots its line says.
+fn check_discipline(
+    d: &mut Discipline,
+    l: &ResultLine,
+    parts: &[Part],
+    count: u32,
+    schedule: &Schedule,
+) -> Result<(), String> {
+    let here = || {
+        parts[shard_of(schedule, l, count) as usize - 1]
+            .dir
+            .path
+            .display()
+    };
+    let why = "each shard decides disqualifications from its own games (a bot's faults in a row \
+               are counted within its shard), and here that differs from what one machine would \
+               have decided\n  fix: run this tournament on one machine, or with \
+               max_consecutive_faults = 0 (no disqualification for faults in a row)";
+    for (seat, name) in l.seats.iter().enumerate() {
+        let forfeit = l
+            .faults
+            .iter()
+            .any(|f| f.seat == seat && f.kind == FaultKind::Forfeit);
+        let out = d.index(name).is_some_and(|b| d.is_disqualified(b));
+        if forfeit != out {
+            return Err(format!(
+                "{}/{RESULTS_FILE}: game {}: {name} {}\n  {why}",
+                here(),
+                l.id,
+                if forfeit {
+                    "forfeits, but one machine would have had it play (it was not disqualified \
+                     before this game)"
+                } else {
+                    "played, but one machine would have recorded a forfeit (it was disqualified \
+                     by an earlier game)"
+                }
+            ));
+        }
+    }
+    let newly: Vec<String> = d
+        .record(l)
+        .into_iter()
+        .map(|(b, _)| d.names[b].clone())
+        .collect();
+    if newly != l.disqualified {
+        return Err(format!(
+            "{}/{RESULTS_FILE}: game {}: disqualifies {:?}, but one machine would have \
+             disqualified {:?} after it\n  {why}",
+            here(),
+            l.id,
+            l.disqualified,
+            newly
+        ));
+    }
+    Ok(())
+}
