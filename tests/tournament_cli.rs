@@ -703,6 +703,7 @@ fn tournament_html_pages_link_every_game_under_the_standings() {
     assert!(index.contains("Head to head"));
     for l in results(&out) {
         let id = l["id"].as_u64().unwrap();
+        assert!(l["replay"].as_str().unwrap().ends_with(".jsonl.zst"), "{l}");
         assert!(
             out.join(format!("html/g/000/{id}.html")).is_file(),
             "game {id}"

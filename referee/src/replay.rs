@@ -64,14 +64,19 @@ impl ReplayLog {
             .suffix(".tmp")
             .tempfile_in(dir)?;
         if is_compressed_name(path) {
-            let w = std::io::BufWriter::new(tmp.as_file_mut());
-            let mut z = zstd::Encoder::new(w, ZSTD_LEVEL)?;
-            // The size in the frame header lets a reader allocate once.
-            let size: usize = self.lines.iter().map(|l| l.len() + 1).sum();
-            z.set_pledged_src_size(Some(size as u64))?;
-            z.include_contentsize(true)?;
-            self.write_lines(&mut z)?;
-            z.finish()?.flush()?;
+            let mut text = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
+            self.write_lines(&mut text)?;
+            // One compressor per thread, reused game after game (a level-9 context is a few
+            // MB: allocated once, not per game).
+            let packed = COMPRESSOR.with(|c| -> std::io::Result<Vec<u8>> {
+                let mut c = c.borrow_mut();
+                if c.is_none() {
+                    *c = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL)?);
+                }
+                // The frame header holds the size: a reader allocates once.
+                c.as_mut().expect("just made").compress(&text)
+            })?;
+            tmp.as_file_mut().write_all(&packed)?;
         } else {
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
             self.write_lines(&mut w)?;
@@ -88,6 +93,11 @@ impl ReplayLog {
         }
         Ok(())
     }
+}
+
+thread_local! {
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// The zstd level replays are compressed at: level 9 takes a 30 KB game to about 3 KB at a
