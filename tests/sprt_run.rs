@@ -66,6 +66,8 @@ fn run(t: &Tournament, path: &Path, concurrency: usize, stop_after: Option<usize
             resources: Default::default(),
             cpu_groups: None,
             stop_after,
+            shard: None,
+            replays: Default::default(),
         },
     ))
     .unwrap()

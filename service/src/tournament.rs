@@ -180,6 +180,9 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         limits: cfg.resources,
         affinity: durak_tournaments::settings::Affinity::Off,
         html: false,
+        shard: None,
+        // Plain, as the service's pages and downloads were written for (its readers take both).
+        replays: durak_tournaments::settings::ReplayFormat::Plain,
     };
     let td = TournamentDir::create(dir, t, &settings)?;
     let lock = td.lock()?;
@@ -195,6 +198,8 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         resources: cfg.resources,
         cpu_groups: None,
         stop_after: None,
+        shard: None,
+        replays: durak_tournaments::settings::ReplayFormat::Plain,
     };
     rt.block_on(run_tournament(t, &td, &lock, opts))?;
     let read = td.read_results()?;

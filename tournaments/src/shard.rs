@@ -116,6 +116,7 @@ mod tests {
             challenger: (format == Format::Gauntlet).then(|| "b0".to_string()),
             concurrency: None,
             max_consecutive_faults: 3,
+            sprt: None,
             bots: (0..n)
                 .map(|i| Bot {
                     name: format!("b{i}"),
