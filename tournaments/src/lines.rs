@@ -187,28 +187,8 @@ impl Iterator for Merge {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::tests::line;
     use crate::results::TournamentDir;
-
-    fn line(id: u64) -> ResultLine {
-        ResultLine {
-            id,
-            table: 0,
-            game: id as u32,
-            deal: Some(id as u32),
-            seats: vec!["a".into(), "b".into()],
-            seed: 7,
-            dealer: 0,
-            loser: Some(1),
-            durak: Some("b".into()),
-            draw: false,
-            faults: vec![],
-            moves: 40,
-            replay: Some(format!("replays/t0000-g{id:04}.jsonl")),
-            duration_ms: 12,
-            disqualified: vec![],
-            move_limit: None,
-        }
-    }
 
     /// Lines come back in id order from a file of ascending runs (passes, resumes), read one at
     /// a time; a torn last line is left out; a file of many runs (edited by hand) still works.

@@ -469,10 +469,11 @@ fn sync_dir(path: &Path) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn line(id: u64) -> ResultLine {
+    /// A finished game's line with id `id` (shared by the unit tests that read lines back).
+    pub(crate) fn line(id: u64) -> ResultLine {
         ResultLine {
             id,
             table: 0,
