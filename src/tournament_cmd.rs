@@ -257,12 +257,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
                 .unwrap_or(1)
         })
         .max(1);
-    if let (Some(sh), Some(_)) = (settings.shard, t.sprt) {
-        return Err(Fail::Bad(format!(
-            "--shard {sh} with an SPRT: the test decides from every game in order, which no \
-             shard sees\n  fix: run an SPRT on one machine, or shard a tournament without --sprt"
-        )));
-    }
+    target::refuse_sharded_sprt(&t, &settings)?;
     // Held from before anything of the directory is read until the run is over.
     let lock = dir.lock()?;
     if let Some(file) = &rewrite {

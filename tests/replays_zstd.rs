@@ -186,3 +186,54 @@ fn the_replay_format_may_change_on_resume() {
     );
     run_ok(&["standings", "d"], t);
 }
+
+/// `durak replay --seat S --raw` and `durak rerun` read a compressed replay as they read the same
+/// game written plain: the same output, the file's name aside.
+#[test]
+fn raw_lines_and_rerun_read_compressed_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let packed = tournament(t, "packed", &["--games", "1"]);
+    let z = replays(&packed)[0].clone();
+    assert!(z.to_string_lossy().ends_with(".jsonl.zst"), "{z:?}");
+    let plain = t.join("same-game.jsonl");
+    std::fs::write(&plain, common::replay_text(&z).unwrap()).unwrap();
+    let (zs, ps) = (z.to_str().unwrap(), plain.to_str().unwrap());
+    let same = |args: &[&str]| {
+        let run = |file: &str| {
+            let mut a: Vec<&str> = args.to_vec();
+            a.insert(1, file);
+            let out = durak(&a, t);
+            let (o, e) = (text(&out.stdout), text(&out.stderr));
+            // The new answer's time is the one thing that differs between two runs.
+            let o: Vec<String> = o
+                .replace(file, "FILE")
+                .lines()
+                .map(|l| match l.strip_prefix("new answer (") {
+                    Some(rest) => rest.split_once(')').map_or(l, |(_, r)| r).to_string(),
+                    None => l.to_string(),
+                })
+                .collect();
+            (out.status.code(), o.join("\n"), e.replace(file, "FILE"))
+        };
+        let (a, b) = (run(zs), run(ps));
+        assert_eq!(a, b, "durak {args:?} on {zs} and on {ps}");
+        a
+    };
+    for seat in ["0", "1"] {
+        let (code, out, _) = same(&["replay", "--seat", seat, "--raw"]);
+        assert_eq!(code, Some(0));
+        assert!(out.contains("stdin   {\"type\":\"request\""), "{out}");
+    }
+    let replay = durak_replay::read_replay(&z).unwrap();
+    let sim = durak_replay::simulate(&replay);
+    let steps = durak_checkbot::rerun::request_steps(&sim);
+    let step = steps[0].0.to_string();
+    let (code, out, _) = same(&["rerun", "--step", &step, "builtin:greedy"]);
+    assert!(matches!(code, Some(0) | Some(1)), "{out}");
+    assert!(
+        out.contains("recorded answer: {\"type\":\"answer\""),
+        "{out}"
+    );
+    assert!(out.contains("verdict: "), "{out}");
+}

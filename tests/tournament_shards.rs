@@ -380,3 +380,37 @@ fn merge_refuses_disqualifications_one_machine_would_not_have_decided() {
     let read = |d: &str| std::fs::read_to_string(t.join(d).join("results.jsonl")).unwrap();
     assert_eq!(without_timings(&read("em")), without_timings(&read("one")));
 }
+
+#[test]
+fn a_sharded_sprt_is_refused_and_leaves_no_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sprt-shard");
+    let o = out.to_str().unwrap();
+    refused(
+        &[
+            "tournament",
+            "--format",
+            "gauntlet",
+            "--challenger",
+            "builtin:greedy",
+            "--sprt",
+            "0,20",
+            "--shard",
+            "1/2",
+            "--out",
+            o,
+            "builtin:random",
+            "r2=builtin:random",
+        ],
+        tmp.path(),
+        &[
+            "--shard 1/2 with an SPRT",
+            "fix: run an SPRT on one machine",
+        ],
+    );
+    assert!(
+        !out.exists(),
+        "a refused command left {} behind",
+        out.display()
+    );
+}

@@ -79,6 +79,8 @@ pub(super) fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<Target, Fa
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("tournaments-out/{name}-{}", t.seed)));
+    // Refused before the directory exists, so a refused command leaves nothing behind.
+    refuse_sharded_sprt(&t, &settings)?;
     let dir = TournamentDir::create(&out, &t, &settings)?;
     Ok(Target {
         t,
@@ -87,6 +89,17 @@ pub(super) fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<Target, Fa
         notes: Vec::new(),
         rewrite: None,
     })
+}
+
+/// An SPRT decides from every game in order, which no shard sees: refused, with the fix.
+pub(super) fn refuse_sharded_sprt(t: &Tournament, settings: &Settings) -> Result<(), Fail> {
+    match (settings.shard, t.sprt) {
+        (Some(sh), Some(_)) => Err(Fail::Bad(format!(
+            "--shard {sh} with an SPRT: the test decides from every game in order, which no \
+             shard sees\n  fix: run an SPRT on one machine, or shard a tournament without --sprt"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `--resume DIR`: the tournament DIR holds, with the settings it records; anything else given
