@@ -132,6 +132,16 @@ struct Held {
     finished: Instant,
 }
 
+/// A table's queue, once empty, gives its room back: a `VecDeque` keeps the capacity of the
+/// most it ever held, and every table holds many games at some point of a long table-major run
+/// (the next table's games wait for the whole current table), so without this the queues of
+/// all tables together grow with the games per table, up to `HOLD_MAX` each, not in all.
+fn release_if_empty(held: &mut VecDeque<Held>) {
+    if held.is_empty() && held.capacity() > 16 {
+        *held = VecDeque::new();
+    }
+}
+
 /// The first index from `from` on that `record` does not hold, at a table.
 fn next_unrecorded(
     record: &Record,
@@ -202,6 +212,11 @@ impl Sequencer {
     /// Games held now.
     pub fn held(&self) -> usize {
         self.held
+    }
+
+    /// Room the tables' queues keep, in games (what memory they hold beyond their games).
+    pub fn held_capacity(&self) -> usize {
+        self.tables.values().map(|t| t.held.capacity()).sum()
     }
 
     pub fn is_stopped(&self, table: u32) -> bool {
@@ -322,6 +337,7 @@ impl Books {
                 Some(h) if h.line.game == next => {
                     let h = t.held.pop_front().expect("a front");
                     self.seq.held -= 1;
+                    release_if_empty(&mut t.held);
                     let from = next + 1;
                     let (ids, games) = ((t.first_id, t.stride), t.games);
                     self.accept(h, out);
@@ -397,6 +413,7 @@ impl Books {
         if let Some(t) = self.seq.tables.get_mut(&table) {
             self.seq.held -= t.held.len();
             t.held.clear();
+            release_if_empty(&mut t.held);
             t.stopped = true;
             t.next = None;
         }
@@ -520,6 +537,35 @@ mod tests {
         feed(&mut b, line(6), &mut out);
         assert_eq!(ids(&out).len(), 5);
         assert_eq!(b.record.recorded.len(), 5);
+    }
+
+    /// Table-major, the next tables' games wait for the whole current table; once they count,
+    /// their queues give their room back, so what the queues keep does not grow with the games
+    /// per table (it did: a queue kept the capacity of the most it ever held, and a long run's
+    /// 306 queues together grew to tens of MiB).
+    #[test]
+    fn drained_queues_give_their_room_back() {
+        let games = 200;
+        let mut b = books(games, 6);
+        let mut out = Decided::default();
+        // Tables 1 to 5 finish everything first: all held behind table 0.
+        for id in games as u64..6 * games as u64 {
+            let table = (id / games as u64) as u32;
+            feed(&mut b, game(id, table, games, ["good", "bad"], &[]), &mut out);
+        }
+        assert!(ids(&out).is_empty());
+        assert_eq!(b.seq.held(), 5 * games as usize);
+        assert!(b.seq.held_capacity() >= 5 * games as usize);
+        for id in 0..games as u64 {
+            feed(&mut b, game(id, 0, games, ["good", "bad"], &[]), &mut out);
+        }
+        assert_eq!(ids(&out), (0..6 * games as u64).collect::<Vec<_>>());
+        assert_eq!(b.seq.held(), 0);
+        assert!(
+            b.seq.held_capacity() <= 6 * 16,
+            "the drained queues keep room for {} games",
+            b.seq.held_capacity()
+        );
     }
 
     fn feed(b: &mut Books, line: ResultLine, out: &mut Decided) {
