@@ -128,7 +128,7 @@ pub fn create(
 ) -> Result<Job, String> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
-    db.write(|c| {
+    db.write_relaxed(|c| {
         let tx = c.transaction()?;
         tx.execute(
             "INSERT INTO jobs(seats, deals, priority, state, created) VALUES (?1, '[]', ?2, \
@@ -155,7 +155,7 @@ pub fn create(
 /// a queued job, or a claimed one whose lease has ended.
 pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
     let now = now_ms();
-    db.write(|c| {
+    db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let id: Option<i64> = tx
             .query_row(
@@ -186,7 +186,7 @@ pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String>
 /// Extend `owner`'s lease on a job; `false` when it holds the job no more (handed out again, or
 /// cancelled).
 pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET lease_until = ?1 WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
             params![now_ms() + lease_ms, id, owner],
@@ -197,11 +197,37 @@ pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, Strin
 
 /// The job is over: `done` (every game recorded) unless it was cancelled meanwhile.
 pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
              WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
             params![now_ms(), id, owner],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// The job is over whoever held it, when every one of its games is recorded (a worker's last
+/// results came in, perhaps after its lease ended): `true` when this call made it `done`.
+pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
+    db.write_relaxed(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
+             WHERE id = ?2 AND state IN ('queued', 'claimed') AND (SELECT COUNT(*) FROM games \
+             WHERE job = ?2) >= json_array_length(seats) * json_array_length(deals)",
+            params![now_ms(), id],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// `owner` gives the job up (it stops before its end): queued again at once, for anyone.
+pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+    db.write_relaxed(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE id = ?1 \
+             AND owner = ?2 AND state = 'claimed'",
+            params![id, owner],
         )
         .map(|n| n > 0)
     })
@@ -254,7 +280,7 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
 /// Hand out again at once the jobs a previous run of this server held (owners starting with
 /// `prefix`): that process is gone, its games in flight are played again.
 pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = \
              'claimed' AND owner LIKE ?1 || '%'",
