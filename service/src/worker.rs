@@ -514,6 +514,7 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
     }
     let run = Arc::new(Run::default());
     let stopped_at = Arc::new(Mutex::new(None::<Instant>));
+    let to_play = c.games.len();
     // The renewer.
     let renewer = {
         let (ctx, run, lease) = (ctx.clone(), run.clone(), c.lease.clone());
@@ -537,7 +538,12 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
                         return;
                     }
                     Ok(a) if a.status == 409 || a.status == 404 => {
-                        eprintln!("durak worker: job {id}: {}", a.error());
+                        // Quietly when every game is in: the job is done, nothing is lost.
+                        let answered =
+                            run.new.load(Ordering::SeqCst) + run.already.load(Ordering::SeqCst);
+                        if answered < to_play {
+                            eprintln!("durak worker: job {id}: {}", a.error());
+                        }
                         run.lost.store(true, Ordering::SeqCst);
                         return;
                     }
@@ -554,7 +560,6 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
         std::thread::spawn(move || post_loop(&ctx, &run, id, &lease, &stopped_at))
     };
     let hidden = vec![ctx.o.cache.clone()];
-    let to_play = c.games.len();
     let played = AtomicUsize::new(0);
     let verbose = ctx.o.verbose;
     let result = rt.block_on(play_games(&c, &folders, ctx.o.sandbox, hidden, |g| {
