@@ -127,7 +127,11 @@ pub fn worker_token(args: WorkerTokenArgs) -> CmdResult {
                 println!(
                     "{}\t{}\t{}\t{}",
                     t["id"],
-                    if t["revoked"] == true { "revoked" } else { "active" },
+                    if t["revoked"] == true {
+                        "revoked"
+                    } else {
+                        "active"
+                    },
                     t["label"].as_str().unwrap_or(""),
                     match t["last_seen"].as_i64() {
                         Some(ms) => format!("last seen {ms} (unix ms)"),

@@ -141,11 +141,19 @@ fn the_kubernetes_files_parse_and_name_real_commands() {
         "the token comes from a Secret"
     );
     let words: Vec<String> = cmd[1..].iter().map(|s| s.to_string()).collect();
-    assert!(durak(&["worker", "--help"], Path::new("/")).status.success());
+    assert!(durak(&["worker", "--help"], Path::new("/"))
+        .status
+        .success());
     assert_real(&words);
     assert!(
-        !text(&std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/workers-deployment.yaml")).unwrap())
-            .contains("NOT RUNNABLE"),
+        !text(
+            &std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("deploy/kubernetes/workers-deployment.yaml")
+            )
+            .unwrap()
+        )
+        .contains("NOT RUNNABLE"),
         "the Deployment runs now"
     );
 }

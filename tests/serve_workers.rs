@@ -246,9 +246,17 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         "{e}"
     );
     // A batch with one forged game records nothing of it.
-    let (st, e) = post(&s, &w, &c, &[posted(1, &played[&1]), posted(2, &played[&0])]);
+    let (st, e) = post(
+        &s,
+        &w,
+        &c,
+        &[posted(1, &played[&1]), posted(2, &played[&0])],
+    );
     assert_eq!(st, 409, "{e}");
-    assert!(e["error"].as_str().unwrap().contains("nothing of this post"));
+    assert!(e["error"]
+        .as_str()
+        .unwrap()
+        .contains("nothing of this post"));
     assert_eq!(
         s.get(&format!("/api/games/{}/1", c.job.id)).status,
         404,
@@ -259,10 +267,16 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
     // Honest, twice: recorded once.
     let (st, r) = post(&s, &w, &c, &[posted(0, &played[&0])]);
     assert_eq!(st, 200, "{r}");
-    assert_eq!((r["new"].as_u64(), r["already"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(
+        (r["new"].as_u64(), r["already"].as_u64()),
+        (Some(1), Some(0))
+    );
     let (st, r) = post(&s, &w, &c, &[posted(0, &played[&0])]);
     assert_eq!(st, 200, "{r}");
-    assert_eq!((r["new"].as_u64(), r["already"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(
+        (r["new"].as_u64(), r["already"].as_u64()),
+        (Some(0), Some(1))
+    );
     assert_eq!(r["games"][0]["recorded"], false, "{r}");
     assert_eq!(s.games(), games_before + 1, "counted once");
     let g = s.get(&format!("/api/games/{}/0", c.job.id));
@@ -290,7 +304,12 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         .unwrap();
     assert_eq!(a.status, 409, "{}", a.json);
     assert!(a.error().contains("stop playing it"), "{}", a.error());
-    let (st, r) = post(&s, &w, &c, &[posted(1, &played[&1]), posted(2, &played[&2])]);
+    let (st, r) = post(
+        &s,
+        &w,
+        &c,
+        &[posted(1, &played[&1]), posted(2, &played[&2])],
+    );
     assert_eq!((st, r["new"].as_u64()), (200, Some(2)), "{r}");
     // Another token's lease is refused.
     let (_, w2) = worker_token(&s, "other");
@@ -360,7 +379,9 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
 
     // The server is killed too, and started again on the same port: the workers retry.
     let before = s.games();
-    wait_for("a few more games", 60, || (s.games() >= before + 4).then_some(()));
+    wait_for("a few more games", 60, || {
+        (s.games() >= before + 4).then_some(())
+    });
     s.kill();
     let b_before_restart = b.log().len();
     std::thread::sleep(Duration::from_millis(500));

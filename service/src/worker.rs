@@ -316,20 +316,16 @@ impl Ctx {
             .unwrap_or_else(|| format!("/api/worker/versions/{}/bot", v.id));
         let limit = v.size.unwrap_or(1 << 30) + 1;
         let body = Mutex::new(Vec::new());
-        let reply = self.retrying(
-            &format!("fetching {}", v.label),
-            now_if_stopping,
-            || {
-                let (status, bytes, _) = self.client.get_bytes(&url, SHA256_HEADER, limit)?;
-                let json = if status == 200 {
-                    json!({})
-                } else {
-                    serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({"error": "?"}))
-                };
-                *body.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
-                Ok(Answer { status, json })
-            },
-        );
+        let reply = self.retrying(&format!("fetching {}", v.label), now_if_stopping, || {
+            let (status, bytes, _) = self.client.get_bytes(&url, SHA256_HEADER, limit)?;
+            let json = if status == 200 {
+                json!({})
+            } else {
+                serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({"error": "?"}))
+            };
+            *body.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
+            Ok(Answer { status, json })
+        });
         match reply {
             Reply::GaveUp(e) => return Err(e),
             Reply::Answer(a) if a.status != 200 => {
@@ -371,8 +367,11 @@ impl Ctx {
             .strip_prefix(tmp.path())
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        std::fs::write(tmp.path().join(".durak-worker-complete"), rel.display().to_string())
-            .map_err(|e| e.to_string())?;
+        std::fs::write(
+            tmp.path().join(".durak-worker-complete"),
+            rel.display().to_string(),
+        )
+        .map_err(|e| e.to_string())?;
         let _ = std::fs::remove_dir_all(&dest);
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest)
@@ -414,14 +413,10 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
     };
     let name = format!("{}#{slot}", hostname());
     while !stopping() {
-        let reply = ctx.retrying(
-            "claiming a job",
-            now_if_stopping,
-            || {
-                ctx.client
-                    .post_json("/api/worker/claim", &json!({"name": name}))
-            },
-        );
+        let reply = ctx.retrying("claiming a job", now_if_stopping, || {
+            ctx.client
+                .post_json("/api/worker/claim", &json!({"name": name}))
+        });
         let a = match reply {
             Reply::Answer(a) => a,
             Reply::GaveUp(e) => {
@@ -448,7 +443,10 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
             continue;
         }
         if a.json["job"].is_null() {
-            let ms = a.json["retry_ms"].as_u64().unwrap_or(1000).clamp(100, 10_000);
+            let ms = a.json["retry_ms"]
+                .as_u64()
+                .unwrap_or(1000)
+                .clamp(100, 10_000);
             nap(Duration::from_millis(ms));
             continue;
         }
@@ -555,8 +553,12 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
     };
     // The poster.
     let poster = {
-        let (ctx, run, lease, stopped_at) =
-            (ctx.clone(), run.clone(), c.lease.clone(), stopped_at.clone());
+        let (ctx, run, lease, stopped_at) = (
+            ctx.clone(),
+            run.clone(),
+            c.lease.clone(),
+            stopped_at.clone(),
+        );
         std::thread::spawn(move || post_loop(&ctx, &run, id, &lease, &stopped_at))
     };
     let hidden = vec![ctx.o.cache.clone()];
@@ -570,10 +572,7 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
             );
         }
         played.fetch_add(1, Ordering::SeqCst);
-        run.outbox
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(g);
+        run.outbox.lock().unwrap_or_else(|e| e.into_inner()).push(g);
         run.wake.notify_all();
         !run.lost.load(Ordering::SeqCst) && !stopping()
     }));
@@ -743,11 +742,9 @@ pub fn run(o: Options) -> Result<(), String> {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let status = match ctx.retrying(
-        "reaching the server",
-        now_if_stopping,
-        || ctx.client.get("/api/status"),
-    ) {
+    let status = match ctx.retrying("reaching the server", now_if_stopping, || {
+        ctx.client.get("/api/status")
+    }) {
         Reply::Answer(a) => a,
         Reply::GaveUp(e) => {
             return Err(format!(

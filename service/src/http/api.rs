@@ -106,8 +106,16 @@ pub fn status_of(s: &AppState) -> Result<Status, String> {
                 j.state == "claimed" && j.owner.as_deref().is_some_and(|o| o.starts_with("worker:"))
             })
             .count(),
-        commits: l.recorder.stats.commits.load(std::sync::atomic::Ordering::Relaxed),
-        committed_games: l.recorder.stats.games.load(std::sync::atomic::Ordering::Relaxed),
+        commits: l
+            .recorder
+            .stats
+            .commits
+            .load(std::sync::atomic::Ordering::Relaxed),
+        committed_games: l
+            .recorder
+            .stats
+            .games
+            .load(std::sync::atomic::Ordering::Relaxed),
     })
 }
 

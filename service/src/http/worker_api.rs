@@ -177,7 +177,10 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
     let lease: String = format!(
         "worker:{}:{}",
         w.id,
-        random.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        random
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
     );
     for _ in 0..8 {
         let Some(job) = jobs::claim(&l.db, &lease, l.cfg.ladder.lease_ms)? else {
@@ -197,8 +200,9 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
             l.version_left(id)?;
             continue;
         }
-        let done: std::collections::HashSet<u32> =
-            recorder::recorded_games(&l.db, job.id)?.into_iter().collect();
+        let done: std::collections::HashSet<u32> = recorder::recorded_games(&l.db, job.id)?
+            .into_iter()
+            .collect();
         let games: Vec<u32> = (0..job.games() as u32)
             .filter(|g| !done.contains(g))
             .collect();
@@ -360,8 +364,8 @@ pub fn record_results(
     own_lease(w, &b.lease)?;
     let l = &s.ladder;
     let _ = auth::worker_seen(&l.db, w.id);
-    let job = jobs::get(&l.db, job_id)?
-        .ok_or_else(|| ApiError::not_found(format!("no job {job_id}")))?;
+    let job =
+        jobs::get(&l.db, job_id)?.ok_or_else(|| ApiError::not_found(format!("no job {job_id}")))?;
     if job.state == "cancelled" {
         return Err(ApiError::new(
             409,
@@ -429,8 +433,8 @@ pub fn record_results(
             format!("the server could not record the games ({e}): post them again later"),
         ));
     }
-    let job_done = l.job_complete(job_id)?
-        || jobs::get(&l.db, job_id)?.is_some_and(|j| j.state == "done");
+    let job_done =
+        l.job_complete(job_id)? || jobs::get(&l.db, job_id)?.is_some_and(|j| j.state == "done");
     Ok(ResultsAnswer {
         job: job_id,
         games,
@@ -491,10 +495,9 @@ async fn new_token(
     body: Option<Json<TokenBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
-    let (id, token) = blocking(move || {
-        auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal)
-    })
-    .await?;
+    let (id, token) =
+        blocking(move || auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal))
+            .await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": id, "token": token,
@@ -516,10 +519,9 @@ async fn revoke_token(
     Organiser(_): Organiser,
     Path(id): Path<i64>,
 ) -> Result<Json<Value>, ApiError> {
-    let ok = blocking(move || {
-        auth::revoke_worker_token(&s.ladder.db, id).map_err(ApiError::internal)
-    })
-    .await?;
+    let ok =
+        blocking(move || auth::revoke_worker_token(&s.ladder.db, id).map_err(ApiError::internal))
+            .await?;
     if !ok {
         return Err(ApiError::not_found(format!("no worker token {id}")));
     }

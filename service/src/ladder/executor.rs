@@ -238,12 +238,11 @@ fn settle(ladder: &Ladder, tickets: &mut Vec<Ticket>, wait: bool, lost: &AtomicB
         };
         match answer {
             None => {}
-            Some(Ok(r)) => {
-                if !r.suspended.is_empty() {
-                    ladder.after_recorded(&r);
-                    ok = false;
-                }
+            Some(Ok(r)) if !r.suspended.is_empty() => {
+                ladder.after_recorded(&r);
+                ok = false;
             }
+            Some(Ok(_)) => {}
             Some(Err(e)) => {
                 tracing::warn!("ladder: a game was not recorded: {e}");
                 lost.store(true, Ordering::SeqCst);

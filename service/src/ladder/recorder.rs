@@ -492,7 +492,10 @@ mod tests {
         let a = r.submit(game(1, 0, vec![1, 2], vec![], "first\n"));
         let b = r.submit(game(1, 0, vec![1, 2], vec![], "second\n"));
         let c = r.submit(game(1, 1, vec![1, 2], vec![], "other\n"));
-        let news: Vec<bool> = [a, b, c].into_iter().map(|t| t.wait().unwrap().new).collect();
+        let news: Vec<bool> = [a, b, c]
+            .into_iter()
+            .map(|t| t.wait().unwrap().new)
+            .collect();
         assert_eq!(news.iter().filter(|x| **x).count(), 2, "{news:?}");
         assert!(news[2]);
         let again = r.record(game(1, 0, vec![1, 2], vec![], "third\n")).unwrap();

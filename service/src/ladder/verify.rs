@@ -77,7 +77,9 @@ pub fn check_game(
     let mut differs: Vec<String> = Vec::new();
     let mut field = |name: &str, job_has: String, replay_has: String| {
         if job_has != replay_has {
-            differs.push(format!("{name}: {job_has} in the job, {replay_has} in the replay"));
+            differs.push(format!(
+                "{name}: {job_has} in the job, {replay_has} in the replay"
+            ));
         }
     };
     let d = job.deals[deal];
@@ -89,7 +91,11 @@ pub fn check_game(
     field("players", seating.len().to_string(), h.players.to_string());
     field("seed", d.seed.to_string(), h.seed.to_string());
     field("dealer", d.dealer.to_string(), h.dealer.to_string());
-    field("game (the deal's index)", deal.to_string(), h.game.to_string());
+    field(
+        "game (the deal's index)",
+        deal.to_string(),
+        h.game.to_string(),
+    );
     field("first_game", "true".into(), h.first_game.to_string());
     for (s, v) in seating.iter().enumerate() {
         let seat = h.seats.iter().find(|x| x.seat == s);
@@ -135,7 +141,11 @@ pub fn check_game(
         )));
     };
     if let Some(m) = result.move_limit {
-        field("the move limit it ended at", DEFAULT_MAX_MOVES.to_string(), m.to_string());
+        field(
+            "the move limit it ended at",
+            DEFAULT_MAX_MOVES.to_string(),
+            m.to_string(),
+        );
     }
     if !differs.is_empty() {
         return Err(Refusal {
