@@ -9,13 +9,15 @@
 #   cargo build --release -p durak && service/bench/workers.sh
 #
 # Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 15),
-# RUNS (default 3), LOCAL (0 or 1), DATA (where the data directory goes, default a temporary
-# directory under /tmp). Needs curl.
+# RUNS (default 3), LOCAL (0 or 1), DEALS (deals per job, default 2: each job plays every deal
+# at both seat rotations, and each rotation starts its bots again), DATA (where the data
+# directory goes, default a temporary directory under /tmp). Needs curl.
 set -eu
 DURAK=${DURAK:-target/release/durak}
 RUN=${SECONDS_PER_RUN:-15}
 RUNS=${RUNS:-3}
 LOCAL=${LOCAL:-0}
+DEALS=${DEALS:-2}
 [ -x "$DURAK" ] || { echo "$DURAK: build it first: cargo build --release -p durak" >&2; exit 2; }
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 2; }
 tmp=$(mktemp -d "${DATA:-/tmp}/durak-bench-workers.XXXXXX")
@@ -32,8 +34,8 @@ else
     play="--no-local-play"
 fi
 # shellcheck disable=SC2086
-"$DURAK" serve --data-dir "$tmp/data" --listen 127.0.0.1:0 --sandbox default $play \
-    --house-bots builtin:greedy,builtin:random 2>"$tmp/log" &
+"$DURAK" serve --data-dir "$tmp/data" --listen 127.0.0.1:0 --sandbox default $play --deals "$DEALS" \
+    --house-bots builtin:greedy,builtin:random >/dev/null 2>"$tmp/log" &
 pids="$!"
 i=0
 until grep -q "organiser token" "$tmp/log"; do
@@ -50,7 +52,7 @@ rate() { # games per second over $1 seconds
     echo "$g0 $g1 $t0 $t1" | awk '{ printf "%.1f", ($2 - $1) / ($4 - $3) }'
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-echo "server $url ($(nproc) cores; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "server $url ($DEALS deals per job; $(nproc) cores; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
 if [ "$LOCAL" = 1 ]; then
     sleep 3
     all=""
@@ -65,10 +67,12 @@ token() {
     curl -s -X POST -H "Authorization: Bearer $org" -H 'Content-Type: application/json' \
         -d "{\"label\":\"$1\"}" "$url/api/worker-tokens" | sed -n 's/.*"token":"\(dk_[0-9a-f]*\)".*/\1/p'
 }
-start_worker() { # $1: label; prints the pid
-    "$DURAK" worker --server "$url" --token "$(token "$1")" --sandbox default \
-        --cache "$tmp/cache-$1" 2>"$tmp/worker-$1.log" &
-    echo $!
+start_worker() { # $1: label; sets $wpid
+    t=$(token "$1")
+    "$DURAK" worker --server "$url" --token "$t" --sandbox default \
+        --cache "$tmp/cache-$1" >/dev/null 2>"$tmp/worker-$1.log" &
+    wpid=$!
+    pids="$pids $wpid"
 }
 stop_worker() {
     kill -TERM "$1"
@@ -76,10 +80,10 @@ stop_worker() {
 }
 one="" two=""
 for r in $(seq "$RUNS"); do
-    w1=$(start_worker "r$r-a"); pids="$pids $w1"
+    start_worker "r$r-a"; w1=$wpid
     sleep 3
     x=$(rate "$RUN"); one="$one $x"
-    w2=$(start_worker "r$r-b"); pids="$pids $w2"
+    start_worker "r$r-b"; w2=$wpid
     sleep 3
     y=$(rate "$RUN"); two="$two $y"
     stop_worker "$w2"; stop_worker "$w1"

@@ -339,6 +339,49 @@ mod tests {
     }
 
     #[test]
+    fn a_job_is_done_when_all_its_games_are_in_whoever_posted_them() {
+        let (d, db) = db();
+        let db = std::sync::Arc::new(db);
+        let j = create(&db, 1, &[1, 2], 1, 0).unwrap();
+        let mine = claim(&db, "worker:1:a", 60_000).unwrap().unwrap();
+        assert_eq!(mine.id, j.id);
+        assert!(!release(&db, j.id, "worker:2:b").unwrap(), "not its lease");
+        assert!(release(&db, j.id, "worker:1:a").unwrap());
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "queued");
+        claim(&db, "worker:2:b", 60_000).unwrap().unwrap();
+        let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let r = crate::ladder::recorder::Recorder::start(db.clone(), d.path().into(), 3, n);
+        let game = |g: u32| crate::ladder::recorder::GameIn {
+            job: j.id,
+            game: g,
+            rotation: g as usize,
+            deal: 0,
+            seats: j.seating(g as usize),
+            record: durak_referee::GameRecord {
+                move_limit: None,
+                game: 0,
+                seed: j.deals[0].seed,
+                dealer: j.deals[0].dealer,
+                loser: Some(0),
+                draw: false,
+                faults: vec![],
+                moves: 3,
+                replay: None,
+                duration_ms: 1,
+            },
+            replay: b"x\n".to_vec(),
+            played_by: "worker:1".into(),
+        };
+        r.record(game(0)).unwrap();
+        assert!(!finish_complete(&db, j.id).unwrap(), "one game of two");
+        r.record(game(1)).unwrap();
+        assert!(finish_complete(&db, j.id).unwrap(), "by whoever posted the last");
+        assert!(!finish_complete(&db, j.id).unwrap(), "once");
+        assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+    }
+
+    #[test]
     fn a_restarted_server_releases_its_own_claims_at_once() {
         let (_d, db) = db();
         create(&db, 1, &[1, 2], 1, 0).unwrap();
