@@ -316,6 +316,28 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
     let (st, e) = post(&s, &w2, &c, &[posted(1, &played[&1])]);
     assert_eq!(st, 403, "{e}");
 
+    // The worker's own errors: a refused token names the flag; a bad URL; nobody there.
+    let run = |args: &[&str]| {
+        let out = Command::new(common::DURAK)
+            .arg("worker")
+            .args(args)
+            .args(["--sandbox", "default", "--cache"])
+            .arg(tmp.path().join("cache-errors"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", common::text(&out.stderr));
+        common::text(&out.stderr)
+    };
+    let e = run(&["--server", &s.url, "--token", &author]);
+    assert!(
+        e.contains("refused the worker token given with --token") && e.contains("403"),
+        "{e}"
+    );
+    let e = run(&["--server", "judge:8080", "--token", &w]);
+    assert!(e.contains("--server") && e.contains("fix:"), "{e}");
+    let e = run(&["--server", "http://127.0.0.1:9", "--token", &w, "--retry-s", "1"]);
+    assert!(e.contains("did not answer") && e.contains("fix:"), "{e}");
+
     // Revoked: the token opens nothing.
     let a = s
         .org()
