@@ -335,7 +335,14 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
     );
     let e = run(&["--server", "judge:8080", "--token", &w]);
     assert!(e.contains("--server") && e.contains("fix:"), "{e}");
-    let e = run(&["--server", "http://127.0.0.1:9", "--token", &w, "--retry-s", "1"]);
+    let e = run(&[
+        "--server",
+        "http://127.0.0.1:9",
+        "--token",
+        &w,
+        "--retry-s",
+        "1",
+    ]);
     assert!(e.contains("did not answer") && e.contains("fix:"), "{e}");
 
     // Revoked: the token opens nothing.

@@ -375,7 +375,10 @@ mod tests {
         r.record(game(0)).unwrap();
         assert!(!finish_complete(&db, j.id).unwrap(), "one game of two");
         r.record(game(1)).unwrap();
-        assert!(finish_complete(&db, j.id).unwrap(), "by whoever posted the last");
+        assert!(
+            finish_complete(&db, j.id).unwrap(),
+            "by whoever posted the last"
+        );
         assert!(!finish_complete(&db, j.id).unwrap(), "once");
         assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
