@@ -8,13 +8,13 @@
 #
 #   cargo build --release -p durak && service/bench/workers.sh
 #
-# Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 15),
+# Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 10),
 # RUNS (default 3), LOCAL (0 or 1), DEALS (deals per job, default 2: each job plays every deal
 # at both seat rotations, and each rotation starts its bots again), DATA (where the data
 # directory goes, default a temporary directory under /tmp). Needs curl.
 set -eu
 DURAK=${DURAK:-target/release/durak}
-RUN=${SECONDS_PER_RUN:-15}
+RUN=${SECONDS_PER_RUN:-10}
 RUNS=${RUNS:-3}
 LOCAL=${LOCAL:-0}
 DEALS=${DEALS:-2}
@@ -45,6 +45,10 @@ done
 url=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\)\/.*/\1/p' "$tmp/log" | head -1)
 org=$(sed -n 's/^organiser token[^:]*: \(dk_[0-9a-f]*\).*/\1/p' "$tmp/log" | head -1)
 games() { curl -s "$url/api/status" | sed -n 's/.*"games":\([0-9]*\),.*/\1/p'; }
+batches() { # the recorder's group commits so far: games per commit
+    curl -s "$url/api/status" | sed -n 's/.*"commits":\([0-9]*\),"committed_games":\([0-9]*\).*/\1 \2/p' |
+        awk '{ printf "%d commits for %d games (%.2f games per commit)", $1, $2, $1 ? $2 / $1 : 0 }'
+}
 rate() { # games per second over $1 seconds
     g0=$(games); t0=$(date +%s.%N)
     sleep "$1"
@@ -61,6 +65,7 @@ if [ "$LOCAL" = 1 ]; then
         echo "run $r: local play, 1 table: $x games/s"
     done
     echo "median: $(echo "$all" | median) games/s (local play, 1 table)"
+    echo "recorder: $(batches || echo "no figures from this binary")"
     exit 0
 fi
 token() {
@@ -91,4 +96,5 @@ for r in $(seq "$RUNS"); do
 done
 m1=$(echo "$one" | median); m2=$(echo "$two" | median)
 echo "median: 1 worker $m1 games/s, 2 workers $m2 games/s, ratio $(echo "$m1 $m2" | awk '{ printf "%.2f", $2 / $1 }')"
+echo "recorder: $(batches)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
