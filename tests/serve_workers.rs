@@ -471,6 +471,14 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
         logs[1],
         s.log()
     );
+    assert!(
+        logs[0]
+            .lines()
+            .any(|l| l.contains(": claimed,") && l.contains("slow v1"))
+            && !logs[0].contains("fetched"),
+        "the new worker a found the slow bot in a's cache:\n{}",
+        logs[0]
+    );
     for l in &logs {
         assert!(
             !l.contains("the server refused"),
