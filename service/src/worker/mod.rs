@@ -5,9 +5,9 @@
 //! referee one at a time in its own sandbox, and post each game's result and replay as soon as
 //! it ends (a poster thread, in batches, retried with backoff on network errors: results are
 //! kept until the server acknowledges them) while a renewer thread keeps the lease. A job left
-//! unfinished (the lease lost, a signal) is released. SIGINT or SIGTERM: the games being
-//! played end, what was played is posted, the job released, and the worker exits (a second
-//! signal exits at once).
+//! unfinished (the lease lost, a signal) is released. SIGINT or SIGTERM: the games
+//! finished before it are posted, the one being played is given up, the job released, and the
+//! worker exits (a second signal exits at once).
 //!
 //! The server verifies every replay before it records it (`ladder/verify.rs`): a worker cannot
 //! make a game up, though it could run another program in a bot's seat (docs/SERVICE.md).
