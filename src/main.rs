@@ -8,6 +8,7 @@ mod replay_cmd;
 mod rerun_cmd;
 mod serve_cmd;
 mod tournament_cmd;
+mod worker_cmd;
 
 use clap::{Parser, Subcommand};
 use durak_protocol::text::escape_controls_multiline;
@@ -49,6 +50,11 @@ enum Command {
     /// Run the judge service: authors submit bots, a ladder plays them for ever, pages and a
     /// JSON API show it (docs/SERVICE.md).
     Serve(serve_cmd::ServeArgs),
+    /// Play a `durak serve` ladder's games on this machine: claim jobs, run them in this
+    /// machine's sandbox, post the games (docs/SERVICE.md, "Workers").
+    Worker(worker_cmd::WorkerArgs),
+    /// Issue, list or revoke worker tokens of a `durak serve` server (the organiser).
+    WorkerToken(worker_cmd::WorkerTokenArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -81,6 +87,8 @@ fn main() -> ExitCode {
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),
+        Command::Worker(args) => worker_cmd::worker(args),
+        Command::WorkerToken(args) => worker_cmd::worker_token(args),
         Command::Bot { name } => bot(&name),
         Command::Human => human::run(),
     };

@@ -59,6 +59,14 @@ pub struct ServeArgs {
     /// Time limit of a bot's build, in seconds [default: 120]
     #[arg(long)]
     build_timeout_s: Option<u64>,
+    /// The server's own tables play no game: only remote workers (`durak worker`) do
+    /// (`[ladder] local_play = false`)
+    #[arg(long)]
+    no_local_play: bool,
+    /// How long a claimed job is held without a renewal before it is handed out again, in
+    /// seconds [default: 60]
+    #[arg(long, value_name = "S")]
+    lease_s: Option<u64>,
 }
 
 pub fn serve(args: ServeArgs) -> CmdResult {
@@ -99,6 +107,8 @@ pub fn serve(args: ServeArgs) -> CmdResult {
         check_games: args.check_games,
         check_long: args.check_long_games,
         build_timeout_s: args.build_timeout_s,
+        local_play: args.no_local_play.then_some(false),
+        lease_s: args.lease_s,
     };
     let cfg = config::resolve(file.as_ref().map(|(p, f)| (p.as_path(), f)), &o)?;
     durak_service::serve(cfg)?;

@@ -3,8 +3,8 @@
 //! subcommand and real flags of this binary — and the shell scripts of the shard and merge
 //! Jobs run here, by `sh`, as the pods would run them (JOB_COMPLETION_INDEX 0 to N-1, /config
 //! and /data mapped to a directory of the test): their merged results are a single run's. No
-//! Kubernetes cluster is started (docs/SCALING.md says so). The worker Deployment names
-//! `durak worker`, which comes with the service: checked against the binary once it has it.
+//! Kubernetes cluster is started (docs/SCALING.md says so). The worker Deployment's `durak
+//! worker` command is checked against the binary like the others.
 
 mod common;
 
@@ -141,14 +141,21 @@ fn the_kubernetes_files_parse_and_name_real_commands() {
         "the token comes from a Secret"
     );
     let words: Vec<String> = cmd[1..].iter().map(|s| s.to_string()).collect();
-    if durak(&["worker", "--help"], Path::new("/"))
+    assert!(durak(&["worker", "--help"], Path::new("/"))
         .status
-        .success()
-    {
-        assert_real(&words);
-    } else {
-        eprintln!("NOTE: durak has no `worker` subcommand yet (it comes with `durak serve`): the Deployment's command is checked for shape only");
-    }
+        .success());
+    assert_real(&words);
+    assert!(
+        !text(
+            &std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("deploy/kubernetes/workers-deployment.yaml")
+            )
+            .unwrap()
+        )
+        .contains("NOT RUNNABLE"),
+        "the Deployment runs now"
+    );
 }
 
 /// The Jobs' scripts as the pods run them: each index its shard, then the merge; the merged

@@ -1,6 +1,8 @@
 //! Accounts and tokens. A token is 32 random bytes, shown once (as 64 hex digits after a
 //! `dk_` prefix) and stored only as its SHA-256: a copy of the database gives nobody a token.
-//! Invites are tokens of the same kind that create one account each.
+//! Invites are tokens of the same kind that create one account each. Worker tokens (for
+//! `durak worker`) are issued by the organiser and kept in a table of their own: a worker token
+//! opens the worker routes only, and an account's token none of them.
 
 use crate::db::{now_ms, Db};
 use rusqlite::{params, OptionalExtension};
@@ -174,6 +176,85 @@ pub fn new_invite(db: &Db) -> Result<String, String> {
     Ok(token)
 }
 
+/// A worker token, as the server knows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WorkerToken {
+    pub id: i64,
+    pub label: String,
+    pub created: i64,
+    pub revoked: bool,
+    /// When a worker last used it (unix ms).
+    pub last_seen: Option<i64>,
+}
+
+/// A new worker token (the organiser's): (its id, the token to give the worker once).
+pub fn new_worker_token(db: &Db, label: &str) -> Result<(i64, String), String> {
+    let token = new_token();
+    let h = hash(&token);
+    let id = db.write(|c| {
+        c.execute(
+            "INSERT INTO worker_tokens(hash, label, created) VALUES (?1, ?2, ?3)",
+            params![h, label, now_ms()],
+        )?;
+        Ok(c.last_insert_rowid())
+    })?;
+    Ok((id, token))
+}
+
+/// The worker token `token` is (not revoked).
+pub fn worker_of(db: &Db, token: &str) -> Result<Option<WorkerToken>, String> {
+    let h = hash(token);
+    db.read(|c| {
+        c.query_row(
+            "SELECT id, label, created, revoked, last_seen FROM worker_tokens WHERE hash = ?1 \
+             AND revoked = 0",
+            [h],
+            row_to_worker,
+        )
+        .optional()
+    })
+}
+
+fn row_to_worker(r: &rusqlite::Row) -> rusqlite::Result<WorkerToken> {
+    Ok(WorkerToken {
+        id: r.get(0)?,
+        label: r.get(1)?,
+        created: r.get(2)?,
+        revoked: r.get::<_, i64>(3)? != 0,
+        last_seen: r.get(4)?,
+    })
+}
+
+/// Every worker token, by id.
+pub fn worker_tokens(db: &Db) -> Result<Vec<WorkerToken>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(
+            "SELECT id, label, created, revoked, last_seen FROM worker_tokens ORDER BY id",
+        )?;
+        let rows = s.query_map([], row_to_worker)?;
+        rows.collect()
+    })
+}
+
+/// Revoke a worker token; `false` when there is no such token.
+pub fn revoke_worker_token(db: &Db, id: i64) -> Result<bool, String> {
+    db.write(|c| {
+        c.execute("UPDATE worker_tokens SET revoked = 1 WHERE id = ?1", [id])
+            .map(|n| n > 0)
+    })
+}
+
+/// A worker token was used now (at most every few seconds is enough: callers decide).
+pub fn worker_seen(db: &Db, id: i64) -> Result<(), String> {
+    db.write_relaxed(|c| {
+        c.execute(
+            "UPDATE worker_tokens SET last_seen = ?1 WHERE id = ?2",
+            params![now_ms(), id],
+        )
+        .map(|_| ())
+    })
+}
+
 /// On first start: the organiser's account and token (returned to be printed), or `None` when
 /// one exists.
 pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
@@ -243,5 +324,23 @@ mod tests {
             "a revoked token opens nothing"
         );
         assert!(!revoke_token(&db, a.id + 100, id).unwrap());
+    }
+
+    #[test]
+    fn worker_tokens_and_account_tokens_open_nothing_of_each_other() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let org = ensure_organiser(&db).unwrap().unwrap();
+        let (id, w) = new_worker_token(&db, "rack 1").unwrap();
+        assert_eq!(worker_of(&db, &w).unwrap().unwrap().label, "rack 1");
+        assert_eq!(account_of(&db, &w).unwrap(), None, "not an account's token");
+        assert_eq!(worker_of(&db, &org).unwrap(), None, "not a worker token");
+        let stored: String = db
+            .read(|c| c.query_row("SELECT hash FROM worker_tokens", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(stored, hash(&w), "stored hashed");
+        assert!(revoke_worker_token(&db, id).unwrap());
+        assert_eq!(worker_of(&db, &w).unwrap(), None, "revoked");
+        assert!(worker_tokens(&db).unwrap()[0].revoked);
     }
 }

@@ -302,6 +302,14 @@ pub async fn run(
                     None
                 }
             }
+            // Past the disk limit between two looks at its folder, then stopped by the file
+            // size limit (SIGXFSZ) or by its own error: the disk is the reason.
+            Some(s) if bytes > cfg.disk => Some(format!(
+                "the build wrote {bytes} bytes into its folder, more than {} (the disk limit \
+                 of a build on this server), and failed: {}",
+                durak_referee::isolation::format_limit(Some(cfg.disk)),
+                durak_referee::process::describe_exit(s)
+            )),
             Some(s) => Some(format!(
                 "the build failed: {}",
                 durak_referee::process::describe_exit(s)

@@ -29,9 +29,15 @@ impl Answer {
 
 impl Client {
     pub fn new(base: &str, token: Option<&str>) -> Client {
+        Client::with_timeout(base, token, Duration::from_secs(600))
+    }
+
+    /// A client whose every request gives up after `timeout` (connecting within 10 s).
+    pub fn with_timeout(base: &str, token: Option<&str>, timeout: Duration) -> Client {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(600)))
+            .timeout_global(Some(timeout))
+            .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
             .build()
             .new_agent();
         Client {
@@ -83,6 +89,43 @@ impl Client {
 
     pub fn post_json(&self, path: &str, body: &Value) -> Result<Answer, String> {
         self.post_bytes(path, "application/json", body.to_string().as_bytes())
+    }
+
+    pub fn delete(&self, path: &str) -> Result<Answer, String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.agent.delete(&url);
+        if let Some(t) = &self.token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        Client::answer(req.call(), &url)
+    }
+
+    /// GET raw bytes (at most `limit`): the status, the body and the value of `header`.
+    pub fn get_bytes(
+        &self,
+        path: &str,
+        header: &str,
+        limit: u64,
+    ) -> Result<(u16, Vec<u8>, Option<String>), String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.agent.get(&url);
+        if let Some(t) = &self.token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        let mut r = req.call().map_err(|e| format!("{url}: {e}"))?;
+        let status = r.status().as_u16();
+        let value = r
+            .headers()
+            .get(header)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = r
+            .body_mut()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| format!("{url}: reading the answer: {e}"))?;
+        Ok((status, body, value))
     }
 }
 

@@ -13,6 +13,8 @@
 //! concurrency = 2              # tables playing at once
 //! max_consecutive_faults = 3   # a version faulting in this many games in a row is suspended
 //! house_bots = ["builtin:greedy", "builtin:random"]
+//! local_play = true            # false: only remote workers (`durak worker`) play
+//! lease_s = 60                 # a claimed job is handed out again this long after its last renewal
 //! move_ms = 1000
 //! bank_ms = 10000
 //! startup_ms = 10000
@@ -87,6 +89,8 @@ pub struct LadderSection {
     pub bank_ms: Option<u64>,
     pub startup_ms: Option<u64>,
     pub max_line_bytes: Option<usize>,
+    pub local_play: Option<bool>,
+    pub lease_s: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -140,6 +144,9 @@ pub struct Overrides {
     pub check_games: Option<u32>,
     pub check_long: Option<u32>,
     pub build_timeout_s: Option<u64>,
+    /// `--no-local-play`: `Some(false)`.
+    pub local_play: Option<bool>,
+    pub lease_s: Option<u64>,
 }
 
 /// The service's settings, resolved and checked.
@@ -171,6 +178,10 @@ pub struct LadderConfig {
     /// Seed of every job's deals (with the job id).
     pub seed: Option<u64>,
     pub limits: Limits,
+    /// The server's own tables play (`concurrency` of them); without, only workers do.
+    pub local_play: bool,
+    /// How long a claimed job is held without a renewal, in milliseconds.
+    pub lease_ms: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -311,6 +322,13 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             "[ladder] concurrency = 0: at least one table must play\n  fix: set 1 or more".into(),
         ));
     }
+    let lease_s = o.lease_s.or(l.lease_s).unwrap_or(60);
+    if lease_s == 0 || lease_s > 86_400 {
+        return Err(in_file(format!(
+            "[ladder] lease_s = {lease_s}: a lease lasts 1 s to a day\n  fix: set lease_s = 60 \
+             (or --lease-s)"
+        )));
+    }
     let base = Limits::default();
     let limits = Limits {
         move_ms: o.move_ms.or(l.move_ms).unwrap_or(base.move_ms),
@@ -384,6 +402,8 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             house_bots,
             seed: o.seed.or(l.seed),
             limits,
+            local_play: o.local_play.or(l.local_play).unwrap_or(true),
+            lease_ms: lease_s as i64 * 1000,
         },
         sandbox,
         resources,
@@ -415,6 +435,25 @@ mod tests {
         assert_eq!(c.registration, Registration::Invite);
         assert_eq!(c.ladder.house_bots.len(), 2);
         assert_eq!(c.upload.max_archive, 16 * MIB);
+        assert!(c.ladder.local_play);
+        assert_eq!(c.ladder.lease_ms, 60_000);
+    }
+
+    #[test]
+    fn local_play_and_the_lease_from_the_file_and_the_flags() {
+        let text = "[ladder]\nlocal_play = false\nlease_s = 5\n";
+        let c = parse(text).unwrap();
+        assert!(!c.ladder.local_play);
+        assert_eq!(c.ladder.lease_ms, 5_000);
+        let f: ConfigFile = toml::from_str(text).unwrap();
+        let o = Overrides {
+            lease_s: Some(2),
+            ..Overrides::default()
+        };
+        let c = resolve(Some((Path::new("serve.toml"), &f)), &o).unwrap();
+        assert_eq!(c.ladder.lease_ms, 2_000);
+        let e = parse("[ladder]\nlease_s = 0\n").unwrap_err();
+        assert!(e.contains("lease_s = 0") && e.contains("fix:"), "{e}");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! migrations (rusqlite_migration), one writer connection and a pool of readers.
 //!
 //! Durability: `synchronous = FULL`, so a transaction is on disk when its commit returns — an
-//! upload is acknowledged, a game counted, only after that. A game's replay file is written
-//! and fsynced before the row that records it (`recorder.rs`), and a game is recorded once:
-//! `(job, game)` is the primary key of `games`, and a second insert of the same game is
-//! ignored.
+//! upload is acknowledged, a game counted, only after that. Games are recorded in group commits
+//! (`recorder.rs`): their replay files written and fsynced before the one transaction of their
+//! rows, and a game is recorded once: `(job, game)` is the primary key of `games`, and a second
+//! insert of the same game is ignored. The job table's bookkeeping commits with `synchronous =
+//! NORMAL` ([`Db::write_relaxed`]): the next `FULL` commit carries it to the disk.
 
 use rusqlite::{Connection, OpenFlags};
 use rusqlite_migration::{Migrations, M};
@@ -14,8 +15,9 @@ use std::sync::Mutex;
 
 /// The schema, one migration per change (never edit one that shipped: add the next).
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(
-        r#"
+    Migrations::new(vec![
+        M::up(
+            r#"
 CREATE TABLE accounts (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -127,7 +129,23 @@ CREATE TABLE tournaments (
     error TEXT
 );
 "#,
-    )])
+        ),
+        // Worker tokens (issue 16): organiser-issued, stored hashed, apart from the accounts'
+        // tokens so that neither kind opens the other's routes; and who played each game.
+        M::up(
+            r#"
+CREATE TABLE worker_tokens (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL DEFAULT '',
+    created INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    last_seen INTEGER
+);
+ALTER TABLE games ADD COLUMN played_by TEXT;
+"#,
+        ),
+    ])
 }
 
 /// The database: one writer (SQLite takes one writer at a time anyway) and readers.
@@ -189,6 +207,28 @@ impl Db {
     ) -> Result<T, String> {
         let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut c).map_err(|e| format!("database: {e}"))
+    }
+
+    /// [`Db::write`] with `synchronous = NORMAL` for this one transaction: it is in the WAL
+    /// (and survives a kill of the process) when it returns, but reaches the disk with the next
+    /// `FULL` commit (a game's) or checkpoint. For job bookkeeping (create, claim, renew,
+    /// finish, release): the WAL is ordered, so a game recorded durably carries every earlier
+    /// job change with it, and a job change lost with the power is redone (a claim ends, a
+    /// finished job is finished again).
+    pub fn write_relaxed<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, String> {
+        let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        c.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| format!("database: {e}"))?;
+        let out = f(&mut c).map_err(|e| format!("database: {e}"));
+        let back = c
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(|e| format!("database: {e}"));
+        let out = out?;
+        back?;
+        Ok(out)
     }
 
     /// Run `f` with a reader connection (many at once; they see the last commit).

@@ -9,11 +9,13 @@
 //! - [`archive`]: uploads unpacked safely (or refused); [`submit`]: accepting an upload
 //!   durably; [`build`]: a bot's build in the sandbox; [`checker`]: build, then check-bot, then
 //!   into the ladder.
-//! - [`ladder`]: jobs (claimed under a lease, as remote workers will), matchmaking, the
-//!   executor, recording games, the leaderboard.
+//! - [`ladder`]: jobs (claimed under a lease, by the server's tables and remote workers),
+//!   matchmaking, the executor, recording games in group commits, verifying workers' games,
+//!   the leaderboard.
 //! - [`tournament`]: fixed tournaments with the tournament engine.
 //! - [`http`]: the pages, the JSON API and its OpenAPI document.
-//! - [`client`]: `durak submit --server`.
+//! - [`client`]: `durak submit --server`; [`worker`]: `durak worker --server`, a remote
+//!   worker that claims the ladder's jobs, plays them in its own sandbox and posts the games.
 
 pub mod archive;
 pub mod auth;
@@ -27,6 +29,7 @@ pub mod ladder;
 pub mod store;
 pub mod submit;
 pub mod tournament;
+pub mod worker;
 
 use config::Config;
 use std::sync::Arc;
@@ -72,11 +75,16 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let app = http::router(state);
     eprintln!(
         "durak serve: listening on http://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
-         sandbox {}{})",
+         sandbox {}{}{})",
         cfg.data_dir.display(),
         cfg.ladder.variant.name(),
         cfg.ladder.table_size,
         cfg.sandbox,
+        if cfg.ladder.local_play {
+            ""
+        } else {
+            "; no local play: only workers play"
+        },
         if ladder.is_paused() { "; paused" } else { "" }
     );
     if let Some(t) = first_token {

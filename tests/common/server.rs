@@ -46,10 +46,12 @@ pub fn sandbox() -> &'static str {
 
 impl Server {
     /// Start `durak serve` on `data` with a small, quick ladder (1 table, 1 check game per
-    /// table, unless `extra` gives those flags) and `extra`.
+    /// table, unless `extra` gives those flags) and `extra`, on an ephemeral port of 127.0.0.1
+    /// unless `extra` gives `--listen`.
     pub fn start(data: &Path, extra: &[&str]) -> Server {
-        let mut args: Vec<String> = vec!["serve".into(), "--listen".into(), "127.0.0.1:0".into()];
+        let mut args: Vec<String> = vec!["serve".into()];
         for (flag, value) in [
+            ("--listen", "127.0.0.1:0"),
             ("--concurrency", "1"),
             ("--check-games", "1"),
             ("--check-long-games", "0"),

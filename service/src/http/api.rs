@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// (method, path, handler) of every API route; the OpenAPI document lists the same.
 pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
-    vec![
+    let mut r = vec![
         ("get", "/api/status", get(status)),
         ("get", "/api/leaderboard", get(leaderboard)),
         ("get", "/api/bots/{bot}", get(bot)),
@@ -42,7 +42,9 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/tournaments", post(start_tournament)),
         ("get", "/api/tournaments/{id}", get(tournament)),
         ("get", "/api/openapi.json", get(openapi)),
-    ]
+    ];
+    r.extend(super::worker_api::routes());
+    r
 }
 
 async fn openapi() -> Json<Value> {
@@ -66,11 +68,19 @@ pub struct Status {
     pub open_jobs: usize,
     /// The largest archive an upload may be, in bytes.
     pub max_archive: u64,
+    /// The server's own tables play (else only workers do).
+    pub local_play: bool,
+    /// Jobs held by remote workers now.
+    pub worker_jobs: usize,
+    /// The recorder's group commits so far (this run), and the games in them.
+    pub commits: u64,
+    pub committed_games: u64,
 }
 
 pub fn status_of(s: &AppState) -> Result<Status, String> {
     let l = &s.ladder;
     let versions = store::versions(&l.db, &[])?;
+    let open = crate::ladder::jobs::open_jobs(&l.db)?;
     Ok(Status {
         service: "durak serve",
         version: env!("CARGO_PKG_VERSION"),
@@ -87,8 +97,25 @@ pub fn status_of(s: &AppState) -> Result<Status, String> {
             .iter()
             .filter(|v| matches!(v.state.as_str(), "queued" | "building" | "checking"))
             .count(),
-        open_jobs: crate::ladder::jobs::open_jobs(&l.db)?.len(),
+        open_jobs: open.len(),
         max_archive: l.cfg.upload.max_archive,
+        local_play: l.cfg.ladder.local_play,
+        worker_jobs: open
+            .iter()
+            .filter(|j| {
+                j.state == "claimed" && j.owner.as_deref().is_some_and(|o| o.starts_with("worker:"))
+            })
+            .count(),
+        commits: l
+            .recorder
+            .stats
+            .commits
+            .load(std::sync::atomic::Ordering::Relaxed),
+        committed_games: l
+            .recorder
+            .stats
+            .games
+            .load(std::sync::atomic::Ordering::Relaxed),
     })
 }
 

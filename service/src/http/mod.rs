@@ -8,6 +8,7 @@
 pub mod api;
 pub mod openapi;
 pub mod pages;
+pub mod worker_api;
 
 use crate::auth::{self, Account};
 use crate::ladder::Ladder;

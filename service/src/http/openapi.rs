@@ -21,6 +21,8 @@ enum Auth {
     Anyone,
     Author,
     Organiser,
+    /// A worker token (`/api/worker-tokens`), not an account's.
+    Worker,
 }
 
 fn ops() -> Vec<Op> {
@@ -52,6 +54,14 @@ fn ops() -> Vec<Op> {
         Op { method: "post", path: "/api/tournaments", summary: "Start a fixed tournament (duplicate deals, the tournament engine) among the versions in the ladder.", auth: Organiser, body: Some(obj(json!({"games": {"type": "integer", "minimum": 1}}), &[])), ok: 201, returns: "Object" },
         Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over.", auth: Anyone, body: None, ok: 200, returns: "Object" },
         Op { method: "get", path: "/api/openapi.json", summary: "This document.", auth: Anyone, body: None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Some(obj(json!({"name": {"type": "string"}}), &[])), ok: 200, returns: "Claimed" },
+        Op { method: "post", path: "/api/worker/jobs/{job}/renew", summary: "Extend the lease on a job; 409 when the lease is not the job's any more (stop playing it).", auth: Worker, body: Some(obj(json!({"lease": {"type": "string"}}), &["lease"])), ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/worker/jobs/{job}/results", summary: "Post games of the job: each {game, result: {loser, draw, moves}, replay (its JSON lines)}. Every replay is verified (as durak replay --verify) and checked to be the job's game (variant, seed, dealer, seating, versions, limits); one refused game refuses the post (422: does not verify; 409: not the job's game), naming what differs. Idempotent by (job, game): a game posted twice is recorded once (recorded: false). Answered once the games are on disk.", auth: Worker, body: Some(json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["lease", "games"], "properties": {"lease": {"type": "string"}, "games": {"type": "array", "items": {"type": "object", "required": ["game", "replay"], "properties": {"game": {"type": "integer"}, "replay": {"type": "string"}, "result": {"type": "object", "properties": {"loser": {"type": ["integer", "null"]}, "draw": {"type": "boolean"}, "moves": {"type": "integer"}}}}}}}}}}})), ok: 200, returns: "Results" },
+        Op { method: "post", path: "/api/worker/jobs/{job}/release", summary: "Give the job up before its end: queued again at once for anyone.", auth: Worker, body: Some(obj(json!({"lease": {"type": "string"}}), &["lease"])), ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/worker/versions/{id}/bot", summary: "A version's built folder as tar.gz, its SHA-256 in the x-durak-sha256 header (and in the claim).", auth: Worker, body: None, ok: 200, returns: "Archive" },
+        Op { method: "get", path: "/api/worker-tokens", summary: "The worker tokens (id, label, created, revoked, last seen), never the tokens themselves.", auth: Organiser, body: None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/worker-tokens", summary: "A new worker token for durak worker; returned once, stored hashed. It opens the worker routes only.", auth: Organiser, body: Some(obj(json!({"label": {"type": "string"}}), &[])), ok: 201, returns: "NewToken" },
+        Op { method: "delete", path: "/api/worker-tokens/{id}", summary: "Revoke a worker token.", auth: Organiser, body: None, ok: 200, returns: "Object" },
     ]
 }
 
@@ -82,8 +92,8 @@ pub fn document() -> Value {
             "parameters": params_of(o.path),
             "responses": {
                 o.ok.to_string(): {"description": o.returns, "content": {
-                    (if o.returns == "Replay" { "application/x-ndjson" } else { "application/json" }):
-                    {"schema": if o.returns == "Replay" { json!({"type": "string"}) }
+                    (match o.returns { "Replay" => "application/x-ndjson", "Archive" => "application/gzip", _ => "application/json" }):
+                    {"schema": if matches!(o.returns, "Replay" | "Archive") { json!({"type": "string"}) }
                                else { json!({"$ref": "#/components/schemas/Object"}) }}}},
                 "4XX": {"description": "Refused: {\"error\": \"what was wrong and the fix\"}",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
@@ -96,6 +106,9 @@ pub fn document() -> Value {
             op["security"] = json!([{"token": []}]);
             if o.auth == Auth::Organiser {
                 op["description"] = json!("Only the organiser's token.");
+            }
+            if o.auth == Auth::Worker {
+                op["description"] = json!("Only a worker token (issued by the organiser); an account's token is refused with 403.");
             }
         }
         let entry = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));

@@ -1,10 +1,12 @@
 //! The server's own worker: each slot is a thread with a single-threaded runtime (as a
 //! tournament's tables are) that claims a job, plays it — each seat rotation one referee match
-//! over the deals not yet recorded — and records every game as it ends.
+//! over the deals not yet recorded — and hands every game to the recorder as it ends (without
+//! waiting: the recorder commits games in groups). The job is finished, and counts, once every
+//! game of it is durable.
 
 use super::jobs::{self, Job};
-use super::recorder::{self, GameToRecord};
-use super::{Ladder, LEASE_MS};
+use super::recorder::{self, GameIn, Ticket};
+use super::Ladder;
 use crate::store;
 use durak_referee::{
     play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, SeatSpec,
@@ -33,7 +35,7 @@ pub(super) fn slot_loop(ladder: Arc<Ladder>, slot: usize) {
             ladder.wait(Duration::from_millis(500));
             continue;
         }
-        match jobs::claim(&ladder.db, &owner, LEASE_MS) {
+        match jobs::claim(&ladder.db, &owner, ladder.cfg.ladder.lease_ms) {
             Ok(Some(job)) => {
                 if let Err(e) = rt.block_on(play_job(&ladder, &owner, &job)) {
                     tracing::warn!("ladder job {}: {e}", job.id);
@@ -103,14 +105,15 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
         .collect();
     // Keep the lease while playing.
     let lost = Arc::new(AtomicBool::new(false));
+    let lease_ms = ladder.cfg.ladder.lease_ms;
     let renew = {
         let (ladder, owner, lost, id) = (ladder.clone(), owner.to_string(), lost.clone(), job.id);
         tokio::spawn(async move {
             loop {
-                tokio::time::sleep(Duration::from_millis(LEASE_MS as u64 / 6)).await;
+                tokio::time::sleep(Duration::from_millis(lease_ms as u64 / 6)).await;
                 let db = ladder.db.clone();
                 let o = owner.clone();
-                let held = tokio::task::spawn_blocking(move || jobs::renew(&db, id, &o, LEASE_MS))
+                let held = tokio::task::spawn_blocking(move || jobs::renew(&db, id, &o, lease_ms))
                     .await
                     .unwrap_or(Ok(false));
                 if !matches!(held, Ok(true)) {
@@ -124,6 +127,8 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
     let d = job.deals.len();
     let cfg = &ladder.cfg;
     let mut error = None;
+    // The games handed to the recorder, not answered yet.
+    let mut tickets: Vec<Ticket> = Vec::new();
     for r in 0..k {
         if ladder.is_cancelled(job.id) || lost.load(Ordering::SeqCst) || ladder.stopping() {
             break;
@@ -158,6 +163,10 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
         m.hidden = vec![ladder.paths.root.clone()];
         let all_seats: Vec<Seat> = (0..k).collect();
         let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
+            // Earlier games answered meanwhile: a suspension stops the job.
+            if !settle(ladder, &mut tickets, false, &lost) {
+                return all_seats.clone();
+            }
             if ladder.is_cancelled(job.id) || lost.load(Ordering::SeqCst) || ladder.stopping() {
                 // Not recorded: the rest forfeits at once (nobody is started again).
                 return all_seats.clone();
@@ -165,43 +174,26 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
             let Some(log) = log.take() else {
                 return Vec::new();
             };
-            let g = GameToRecord {
+            tickets.push(ladder.recorder.submit(GameIn {
                 job: job.id,
                 game: (r * d) as u32 + rec.game,
                 rotation: r,
                 deal: rec.game as usize,
-                seats: &seating,
-                record: rec,
-                max_consecutive_faults: cfg.ladder.max_consecutive_faults,
-            };
-            match recorder::record(&ladder.db, &ladder.paths.root, &g, &log) {
-                Ok(out) => {
-                    if out.new {
-                        ladder.recorded.fetch_add(1, Ordering::Relaxed);
-                    }
-                    if !out.suspended.is_empty() {
-                        for (_, v, reason) in &out.suspended {
-                            tracing::warn!("version {v} suspended: {reason}");
-                            if let Err(e) = ladder.version_left(*v) {
-                                tracing::warn!("{e}");
-                            }
-                        }
-                        return all_seats.clone();
-                    }
-                    Vec::new()
-                }
-                Err(e) => {
-                    tracing::warn!("job {}: {e}", job.id);
-                    lost.store(true, Ordering::SeqCst);
-                    all_seats.clone()
-                }
-            }
+                seats: seating.clone(),
+                record: rec.clone(),
+                replay: replay_bytes(&log),
+                played_by: "local".into(),
+            }));
+            Vec::new()
         };
         if let Err(e) = play_match_with(&m, on_end, |_| {}).await {
             error = Some(format!("rotation {r}: {e}"));
             break;
         }
     }
+    // Every game handed over is durable (or failed) before the job may count.
+    // (A failure marks the lease lost; a suspension cancels the job.)
+    settle(ladder, &mut tickets, true, &lost);
     renew.abort();
     if let Some(e) = error {
         return Err(e);
@@ -214,4 +206,50 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
     }
     ladder.notify();
     Ok(())
+}
+
+/// A replay's file bytes: its lines, each ending with a newline.
+pub fn replay_bytes(log: &ReplayLog) -> Vec<u8> {
+    let mut out = Vec::with_capacity(log.lines.iter().map(|l| l.len() + 1).sum());
+    for l in &log.lines {
+        out.extend_from_slice(l.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Take the answers of the games handed to the recorder: all of them (`wait`), or those in
+/// already. `false` when one failed (the job is given up: its lease marked lost) or suspended
+/// a version (which leaves the ladder; its jobs are cancelled).
+fn settle(ladder: &Ladder, tickets: &mut Vec<Ticket>, wait: bool, lost: &AtomicBool) -> bool {
+    let mut ok = true;
+    let mut pending = Vec::new();
+    for t in tickets.drain(..) {
+        let answer = if wait {
+            Some(recorder::wait_for(t, Duration::from_secs(600)))
+        } else {
+            match t.try_get() {
+                Some(a) => Some(a),
+                None => {
+                    pending.push(t);
+                    None
+                }
+            }
+        };
+        match answer {
+            None => {}
+            Some(Ok(r)) if !r.suspended.is_empty() => {
+                ladder.after_recorded(&r);
+                ok = false;
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                tracing::warn!("ladder: a game was not recorded: {e}");
+                lost.store(true, Ordering::SeqCst);
+                ok = false;
+            }
+        }
+    }
+    *tickets = pending;
+    ok
 }

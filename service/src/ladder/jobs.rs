@@ -128,7 +128,7 @@ pub fn create(
 ) -> Result<Job, String> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
-    db.write(|c| {
+    db.write_relaxed(|c| {
         let tx = c.transaction()?;
         tx.execute(
             "INSERT INTO jobs(seats, deals, priority, state, created) VALUES (?1, '[]', ?2, \
@@ -155,7 +155,7 @@ pub fn create(
 /// a queued job, or a claimed one whose lease has ended.
 pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
     let now = now_ms();
-    db.write(|c| {
+    db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let id: Option<i64> = tx
             .query_row(
@@ -186,7 +186,7 @@ pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String>
 /// Extend `owner`'s lease on a job; `false` when it holds the job no more (handed out again, or
 /// cancelled).
 pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET lease_until = ?1 WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
             params![now_ms() + lease_ms, id, owner],
@@ -197,11 +197,37 @@ pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, Strin
 
 /// The job is over: `done` (every game recorded) unless it was cancelled meanwhile.
 pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
              WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
             params![now_ms(), id, owner],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// The job is over whoever held it, when every one of its games is recorded (a worker's last
+/// results came in, perhaps after its lease ended): `true` when this call made it `done`.
+pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
+    db.write_relaxed(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
+             WHERE id = ?2 AND state IN ('queued', 'claimed') AND (SELECT COUNT(*) FROM games \
+             WHERE job = ?2) >= json_array_length(seats) * json_array_length(deals)",
+            params![now_ms(), id],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// `owner` gives the job up (it stops before its end): queued again at once, for anyone.
+pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+    db.write_relaxed(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE id = ?1 \
+             AND owner = ?2 AND state = 'claimed'",
+            params![id, owner],
         )
         .map(|n| n > 0)
     })
@@ -254,7 +280,7 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
 /// Hand out again at once the jobs a previous run of this server held (owners starting with
 /// `prefix`): that process is gone, its games in flight are played again.
 pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
-    db.write(|c| {
+    db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = \
              'claimed' AND owner LIKE ?1 || '%'",
@@ -310,6 +336,52 @@ mod tests {
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
         assert_eq!(cancel_of_version(&db, 7).unwrap(), vec![high.id]);
         assert_eq!(open_jobs(&db).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_job_is_done_when_all_its_games_are_in_whoever_posted_them() {
+        let (d, db) = db();
+        let db = std::sync::Arc::new(db);
+        let j = create(&db, 1, &[1, 2], 1, 0).unwrap();
+        let mine = claim(&db, "worker:1:a", 60_000).unwrap().unwrap();
+        assert_eq!(mine.id, j.id);
+        assert!(!release(&db, j.id, "worker:2:b").unwrap(), "not its lease");
+        assert!(release(&db, j.id, "worker:1:a").unwrap());
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "queued");
+        claim(&db, "worker:2:b", 60_000).unwrap().unwrap();
+        let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let r = crate::ladder::recorder::Recorder::start(db.clone(), d.path().into(), 3, n);
+        let game = |g: u32| crate::ladder::recorder::GameIn {
+            job: j.id,
+            game: g,
+            rotation: g as usize,
+            deal: 0,
+            seats: j.seating(g as usize),
+            record: durak_referee::GameRecord {
+                move_limit: None,
+                game: 0,
+                seed: j.deals[0].seed,
+                dealer: j.deals[0].dealer,
+                loser: Some(0),
+                draw: false,
+                faults: vec![],
+                moves: 3,
+                replay: None,
+                duration_ms: 1,
+            },
+            replay: b"x\n".to_vec(),
+            played_by: "worker:1".into(),
+        };
+        r.record(game(0)).unwrap();
+        assert!(!finish_complete(&db, j.id).unwrap(), "one game of two");
+        r.record(game(1)).unwrap();
+        assert!(
+            finish_complete(&db, j.id).unwrap(),
+            "by whoever posted the last"
+        );
+        assert!(!finish_complete(&db, j.id).unwrap(), "once");
+        assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The ladder: it runs for as long as the server runs. The *scheduler* keeps a few jobs open
 //! (matchmaking picks their tables, `matchmaking.rs`); the *executor* slots (as many as
-//! `[ladder] concurrency`) claim jobs like any worker (`jobs.rs`), play them with the referee
-//! and record every game (`recorder.rs`) before it counts on the leaderboard (`board.rs`).
+//! `[ladder] concurrency`, none with `local_play = false`) claim jobs like any worker
+//! (`jobs.rs`), play them with the referee and record every game (`recorder.rs`, in group
+//! commits) before it counts on the leaderboard (`board.rs`). Remote workers (`durak worker`)
+//! claim jobs through the API (`http/worker_api.rs`) and post games that the server verifies
+//! (`verify.rs`) before the same recorder takes them.
 //! The organiser pauses and resumes it (kept in the database: a restarted server stays
 //! paused); versions leave it when retired, suspended, disqualified or removed, and their open
 //! jobs are cancelled.
@@ -11,6 +14,7 @@ pub mod executor;
 pub mod jobs;
 pub mod matchmaking;
 pub mod recorder;
+pub mod verify;
 
 use crate::config::Config;
 use crate::db::Db;
@@ -20,9 +24,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
-
-/// How long a claimed job is held without a renewal.
-pub const LEASE_MS: i64 = 60_000;
 
 pub struct Ladder {
     pub db: Arc<Db>,
@@ -38,7 +39,9 @@ pub struct Ladder {
     /// Jobs cancelled while being played: their remaining games are not recorded.
     cancelled: Mutex<HashSet<i64>>,
     /// Games recorded by this run.
-    pub recorded: AtomicU64,
+    pub recorded: Arc<AtomicU64>,
+    /// Every game goes through it (group commits).
+    pub recorder: recorder::Recorder,
     ticks: AtomicU64,
 }
 
@@ -64,6 +67,13 @@ impl Ladder {
         let paused = db.setting(PAUSED_KEY)?.as_deref() == Some("1");
         let l = &cfg.ladder;
         let run_id = format!("{:x}", crate::db::now_ms());
+        let recorded = Arc::new(AtomicU64::new(0));
+        let recorder = recorder::Recorder::start(
+            db.clone(),
+            paths.root.clone(),
+            l.max_consecutive_faults,
+            recorded.clone(),
+        );
         let ladder = Arc::new(Ladder {
             board: Board::new(l.variant, l.table_size, l.deals),
             db,
@@ -75,7 +85,8 @@ impl Ladder {
             stop: AtomicBool::new(false),
             wake: (Mutex::new(0), Condvar::new()),
             cancelled: Mutex::new(HashSet::new()),
-            recorded: AtomicU64::new(0),
+            recorded,
+            recorder,
             ticks: AtomicU64::new(0),
         });
         // The jobs a previous run held are played again (their games in flight were lost).
@@ -97,7 +108,12 @@ impl Ladder {
                 .spawn(move || me.schedule_loop())
                 .expect("thread"),
         );
-        for slot in 0..self.cfg.ladder.concurrency {
+        let slots = if self.cfg.ladder.local_play {
+            self.cfg.ladder.concurrency
+        } else {
+            0
+        };
+        for slot in 0..slots {
             let me = self.clone();
             handles.push(
                 std::thread::Builder::new()
@@ -166,6 +182,26 @@ impl Ladder {
         Ok(())
     }
 
+    /// After a game was recorded: the versions it suspended leave the ladder.
+    pub fn after_recorded(&self, r: &recorder::Recorded) {
+        for (_, v, reason) in &r.suspended {
+            tracing::warn!("version {v} suspended: {reason}");
+            if let Err(e) = self.version_left(*v) {
+                tracing::warn!("{e}");
+            }
+        }
+    }
+
+    /// A job's games are all recorded (by whoever played them): it is done, and counts.
+    pub fn job_complete(&self, job: i64) -> Result<bool, String> {
+        if jobs::finish_complete(&self.db, job)? {
+            self.board.add_job(&self.db, job, true)?;
+            self.notify();
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// A version entered the ladder (and perhaps another retired).
     pub fn versions_changed(&self) -> Result<(), String> {
         self.board.rebuild(&self.db)?;
@@ -182,8 +218,9 @@ impl Ladder {
         }
     }
 
-    /// Open jobs up to the target: `concurrency + 1` (one waiting for each table to take), and
-    /// at once one for a version that has just entered and has no game nor job yet.
+    /// Open jobs up to the target: one waiting for each local table, plus one for each job a
+    /// worker holds, plus one (and at least two waiting when only workers play), and at once
+    /// one for a version that has just entered and has no game nor job yet.
     pub fn schedule_once(&self) -> Result<usize, String> {
         if self.is_paused() {
             return Ok(0);
@@ -222,7 +259,13 @@ impl Ladder {
                 }
             })
             .collect();
-        let target = self.cfg.ladder.concurrency + 1;
+        let claimed = open.iter().filter(|j| j.state == "claimed").count();
+        let local = if self.cfg.ladder.local_play {
+            self.cfg.ladder.concurrency
+        } else {
+            0
+        };
+        let target = (local + 1).max(claimed + 2);
         let mut open_count = open.len();
         let mut made = 0;
         loop {

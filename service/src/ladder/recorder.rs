@@ -1,18 +1,42 @@
-//! Recording a finished game: its replay written and fsynced first
-//! (`DATA/replays/jJOB/gGAME.jsonl`, atomically: complete or absent), then one transaction
-//! that inserts its row, keyed by (job, game) — a game already recorded is left as it is, so a
-//! job played again after a kill records nothing twice — and updates the fault streaks of its
-//! versions, suspending one that faulted in `max_consecutive_faults` games in a row (or could
-//! not be started at all), as tournaments disqualify.
+//! Recording finished games, in group commits. Every game of the ladder — played by the
+//! server's own tables or posted by a remote worker (after the server verified its replay,
+//! `verify.rs`) — goes to the one *recorder* thread, which takes whatever games are waiting
+//! (up to [`MAX_BATCH`]) and makes them durable together:
 //!
-//! This is the one way a game enters the database: the server's executor uses it, and a remote
-//! worker's results will go through it too (after the server verifies the replay).
+//! 1. a game already recorded (by `(job, game)`: in the database, or earlier in the batch) is
+//!    left as it is, and its replay file is not touched — a job played twice, or resumed
+//!    part-way, or finished by a worker after its lease ended, records each game once;
+//! 2. each new game's replay is written (`DATA/replays/jJOB/gGAME.jsonl`, a temporary file
+//!    renamed: complete or absent), then all of them are fdatasynced, a few threads at once so
+//!    that the file system journals them together, then their directories;
+//! 3. one transaction (`synchronous = FULL`: one fsync of the WAL) inserts every new game's row
+//!    and updates the fault streaks of its versions, suspending one that faulted in
+//!    `max_consecutive_faults` games in a row (or could not be started at all), as
+//!    tournaments disqualify;
+//! 4. only then does each waiting caller get its answer: a table counts its job on the
+//!    leaderboard once every game of it is answered, and a worker's post is acknowledged once
+//!    its games are.
+//!
+//! A batch is whatever arrived while the previous one was being committed: at one table
+//! playing fast, games wait for at most about two commits (a few milliseconds to tens on a
+//! slow disk), and at many tables and workers one commit takes them all.
 
 use crate::db::{now_ms, Db};
 use durak_protocol::{Fault, FaultKind};
-use durak_referee::{GameRecord, ReplayLog};
+use durak_referee::GameRecord;
 use rusqlite::params;
-use std::path::Path;
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Games in one commit, at most.
+pub const MAX_BATCH: usize = 512;
+
+/// Threads that fdatasync a batch's replays together.
+const SYNC_THREADS: usize = 4;
 
 /// Where a game's replay lives, relative to the data directory.
 pub fn replay_rel(job: i64, game: u32) -> String {
@@ -20,7 +44,7 @@ pub fn replay_rel(job: i64, game: u32) -> String {
 }
 
 /// What recording a game did.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Recorded {
     /// It was not recorded before.
     pub new: bool,
@@ -29,113 +53,388 @@ pub struct Recorded {
 }
 
 /// A game to record.
-pub struct GameToRecord<'a> {
+#[derive(Clone, Debug)]
+pub struct GameIn {
     pub job: i64,
     pub game: u32,
     pub rotation: usize,
     pub deal: usize,
     /// Version ids by seat.
-    pub seats: &'a [i64],
-    pub record: &'a GameRecord,
-    pub max_consecutive_faults: u32,
+    pub seats: Vec<i64>,
+    pub record: GameRecord,
+    /// The replay file's bytes (JSON lines).
+    pub replay: Vec<u8>,
+    /// Who played it: `local` (the server's tables) or `worker:ID` (a worker token's id).
+    pub played_by: String,
 }
 
-/// Write the replay, then record the game (see the module documentation).
-pub fn record(
-    db: &Db,
-    data_dir: &Path,
-    g: &GameToRecord,
-    replay: &ReplayLog,
-) -> Result<Recorded, String> {
-    let rel = replay_rel(g.job, g.game);
-    let path = data_dir.join(&rel);
-    replay
-        .write_atomic(&path)
-        .map_err(|e| format!("cannot write the replay {}: {e}", path.display()))?;
-    let r = g.record;
-    let faults = serde_json::to_string(&r.faults).expect("json");
-    let seats = serde_json::to_string(g.seats).expect("json");
-    db.write(|c| {
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let n = tx.execute(
-            "INSERT OR IGNORE INTO games(job, game, rotation, deal, seats, seed, dealer, loser, \
-             draw, faults, moves, duration_ms, move_limit, replay, recorded) VALUES (?1, ?2, \
-             ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            params![
-                g.job,
-                g.game,
-                g.rotation as i64,
-                g.deal as i64,
-                seats,
-                r.seed as i64,
-                r.dealer as i64,
-                r.loser.map(|l| l as i64),
-                r.draw as i64,
-                faults,
-                r.moves,
-                r.duration_ms as i64,
-                r.move_limit,
-                rel,
-                now_ms()
-            ],
-        )?;
-        let mut out = Recorded {
-            new: n > 0,
-            suspended: Vec::new(),
-        };
-        if !out.new {
-            return Ok(out);
+type Answer = Result<Recorded, String>;
+
+struct Item {
+    game: GameIn,
+    answer: mpsc::SyncSender<Answer>,
+}
+
+/// The answer to one game, once its batch is committed.
+pub struct Ticket(mpsc::Receiver<Answer>);
+
+impl Ticket {
+    /// Wait for the answer.
+    pub fn wait(self) -> Answer {
+        self.0
+            .recv()
+            .unwrap_or_else(|_| Err("the recorder stopped".into()))
+    }
+
+    /// The answer if it came already.
+    pub fn try_get(&self) -> Option<Answer> {
+        match self.0.try_recv() {
+            Ok(a) => Some(a),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => Some(Err("the recorder stopped".into())),
         }
-        let now = now_ms();
-        for (seat, &v) in g.seats.iter().enumerate() {
-            tx.execute(
-                "INSERT OR IGNORE INTO game_seats(version, job, game, seat) VALUES (?1, ?2, ?3, \
-                 ?4)",
-                params![v, g.job, g.game, seat as i64],
-            )?;
-            tx.execute(
-                "UPDATE versions SET first_game = ?1 WHERE id = ?2 AND first_game IS NULL",
-                params![now, v],
-            )?;
-            let mine: Vec<&Fault> = r.faults.iter().filter(|f| f.seat == seat).collect();
-            if mine.is_empty() {
-                tx.execute("UPDATE versions SET fault_streak = 0 WHERE id = ?1", [v])?;
-                continue;
+    }
+}
+
+/// How the recorder kept up (for `GET /api/status` and the benchmarks).
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub commits: AtomicU64,
+    pub games: AtomicU64,
+    /// The longest commit, in microseconds.
+    pub commit_max_us: AtomicU64,
+}
+
+/// The recorder: a thread, and the queue to it.
+pub struct Recorder {
+    tx: Mutex<mpsc::Sender<Item>>,
+    pub stats: Arc<Stats>,
+}
+
+impl Recorder {
+    /// Start the recorder thread over `db` and the data directory `root`. `recorded` counts the
+    /// new games it records.
+    pub fn start(
+        db: Arc<Db>,
+        root: PathBuf,
+        max_consecutive_faults: u32,
+        recorded: Arc<AtomicU64>,
+    ) -> Recorder {
+        let (tx, rx) = mpsc::channel::<Item>();
+        let stats = Arc::new(Stats::default());
+        let st = stats.clone();
+        std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || {
+                let c = Committer {
+                    db,
+                    root,
+                    max_consecutive_faults,
+                    recorded,
+                    stats: st,
+                };
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    while batch.len() < MAX_BATCH {
+                        match rx.try_recv() {
+                            Ok(i) => batch.push(i),
+                            Err(_) => break,
+                        }
+                    }
+                    c.commit(batch);
+                }
+            })
+            .expect("thread");
+        Recorder {
+            tx: Mutex::new(tx),
+            stats,
+        }
+    }
+
+    /// Queue a game; its [`Ticket`] answers once it is durable (or was recorded before).
+    pub fn submit(&self, game: GameIn) -> Ticket {
+        let (answer, rx) = mpsc::sync_channel(1);
+        let sent = self
+            .tx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(Item { game, answer });
+        if let Err(mpsc::SendError(item)) = sent {
+            let _ = item.answer.send(Err("the recorder stopped".into()));
+        }
+        Ticket(rx)
+    }
+
+    /// Record one game and wait for it.
+    pub fn record(&self, game: GameIn) -> Answer {
+        self.submit(game).wait()
+    }
+}
+
+struct Committer {
+    db: Arc<Db>,
+    root: PathBuf,
+    max_consecutive_faults: u32,
+    recorded: Arc<AtomicU64>,
+    stats: Arc<Stats>,
+}
+
+impl Committer {
+    fn commit(&self, batch: Vec<Item>) {
+        let start = std::time::Instant::now();
+        let mut answers: Vec<Option<Answer>> = vec![None; batch.len()];
+        // 1. Games recorded already.
+        let keys: Vec<(i64, u32)> = batch.iter().map(|i| (i.game.job, i.game.game)).collect();
+        let known = match self.recorded_of(&keys) {
+            Ok(k) => k,
+            Err(e) => {
+                for i in batch {
+                    let _ = i.answer.send(Err(e.clone()));
+                }
+                return;
             }
-            let streak: i64 = tx.query_row(
-                "UPDATE versions SET fault_streak = fault_streak + 1 WHERE id = ?1 RETURNING \
-                 fault_streak",
-                [v],
-                |r| r.get(0),
-            )?;
-            let start_failed = mine.iter().find(|f| f.kind == FaultKind::StartFailed);
-            let reason = if let Some(f) = start_failed {
-                Some(format!(
-                    "could not be started (job {}, game {}): {}",
-                    g.job, g.game, f.detail
-                ))
-            } else if g.max_consecutive_faults > 0 && streak >= g.max_consecutive_faults as i64 {
-                Some(format!(
-                    "faulted in {streak} games in a row (the last, job {} game {}: {}: {})",
-                    g.job, g.game, mine[0].kind, mine[0].detail
-                ))
+        };
+        let mut seen: HashSet<(i64, u32)> = HashSet::new();
+        let mut fresh = Vec::new();
+        for (n, item) in batch.iter().enumerate() {
+            let k = (item.game.job, item.game.game);
+            if known.contains(&k) || !seen.insert(k) {
+                answers[n] = Some(Ok(Recorded::default()));
             } else {
-                None
-            };
-            if let Some(reason) = reason {
-                let n = tx.execute(
-                    "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2 AND \
-                     state = 'active'",
-                    params![reason, v],
-                )?;
-                if n > 0 {
-                    out.suspended.push((seat, v, reason));
+                fresh.push(n);
+            }
+        }
+        // 2. Their replays, written, then synced together.
+        let mut files = Vec::new();
+        let mut dirs = BTreeSet::new();
+        let mut new_dirs = BTreeSet::new();
+        let mut written = Vec::new();
+        for &n in &fresh {
+            let g = &batch[n].game;
+            let path = self.root.join(replay_rel(g.job, g.game));
+            let dir = path.parent().expect("a replay has a folder").to_path_buf();
+            if !dir.is_dir() {
+                new_dirs.insert(dir.clone());
+            }
+            match write_unsynced(&path, &g.replay) {
+                Ok(()) => {
+                    files.push(path);
+                    dirs.insert(dir);
+                    written.push(n);
+                }
+                Err(e) => {
+                    answers[n] = Some(Err(format!(
+                        "cannot write the replay {}: {e}",
+                        path.display()
+                    )))
                 }
             }
         }
-        tx.commit()?;
-        Ok(out)
+        let parents: BTreeSet<PathBuf> = new_dirs
+            .iter()
+            .filter_map(|d| d.parent().map(Path::to_path_buf))
+            .collect();
+        let synced = sync_files(&files)
+            .and_then(|()| {
+                dirs.iter()
+                    .chain(parents.iter())
+                    .try_for_each(|d| sync_path(d).map_err(|e| (d.clone(), e)))
+            })
+            .map_err(|(p, e)| format!("cannot make {} durable: {e}", p.display()));
+        // 3. One transaction for every new game.
+        let rows = synced.and_then(|()| {
+            let games: Vec<&GameIn> = written.iter().map(|&n| &batch[n].game).collect();
+            self.insert(&games)
+        });
+        match rows {
+            Ok(out) => {
+                for (&n, r) in written.iter().zip(out) {
+                    if r.new {
+                        self.recorded.fetch_add(1, Ordering::Relaxed);
+                    }
+                    answers[n] = Some(Ok(r));
+                }
+            }
+            Err(e) => {
+                for &n in &written {
+                    answers[n] = Some(Err(e.clone()));
+                }
+            }
+        }
+        let us = start.elapsed().as_micros() as u64;
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .games
+            .fetch_add(written.len() as u64, Ordering::Relaxed);
+        self.stats.commit_max_us.fetch_max(us, Ordering::Relaxed);
+        // 4. The answers.
+        for (item, a) in batch.into_iter().zip(answers) {
+            let _ = item
+                .answer
+                .send(a.unwrap_or_else(|| Err("not recorded".into())));
+        }
+    }
+
+    fn recorded_of(&self, keys: &[(i64, u32)]) -> Result<HashSet<(i64, u32)>, String> {
+        self.db.read(|c| {
+            let mut s = c.prepare_cached("SELECT 1 FROM games WHERE job = ?1 AND game = ?2")?;
+            let mut out = HashSet::new();
+            for &(job, game) in keys {
+                if s.exists(params![job, game])? {
+                    out.insert((job, game));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn insert(&self, games: &[&GameIn]) -> Result<Vec<Recorded>, String> {
+        let now = now_ms();
+        self.db.write(|c| {
+            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut out = Vec::with_capacity(games.len());
+            for g in games {
+                out.push(insert_one(&tx, g, now, self.max_consecutive_faults)?);
+            }
+            tx.commit()?;
+            Ok(out)
+        })
+    }
+}
+
+fn insert_one(
+    tx: &rusqlite::Transaction,
+    g: &GameIn,
+    now: i64,
+    max_consecutive_faults: u32,
+) -> rusqlite::Result<Recorded> {
+    let r = &g.record;
+    let faults = serde_json::to_string(&r.faults).expect("json");
+    let seats = serde_json::to_string(&g.seats).expect("json");
+    let n = tx.execute(
+        "INSERT OR IGNORE INTO games(job, game, rotation, deal, seats, seed, dealer, loser, \
+         draw, faults, moves, duration_ms, move_limit, replay, recorded, played_by) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        params![
+            g.job,
+            g.game,
+            g.rotation as i64,
+            g.deal as i64,
+            seats,
+            r.seed as i64,
+            r.dealer as i64,
+            r.loser.map(|l| l as i64),
+            r.draw as i64,
+            faults,
+            r.moves,
+            r.duration_ms as i64,
+            r.move_limit,
+            replay_rel(g.job, g.game),
+            now,
+            g.played_by,
+        ],
+    )?;
+    let mut out = Recorded {
+        new: n > 0,
+        suspended: Vec::new(),
+    };
+    if !out.new {
+        return Ok(out);
+    }
+    for (seat, &v) in g.seats.iter().enumerate() {
+        tx.execute(
+            "INSERT OR IGNORE INTO game_seats(version, job, game, seat) VALUES (?1, ?2, ?3, ?4)",
+            params![v, g.job, g.game, seat as i64],
+        )?;
+        tx.execute(
+            "UPDATE versions SET first_game = ?1 WHERE id = ?2 AND first_game IS NULL",
+            params![now, v],
+        )?;
+        let mine: Vec<&Fault> = r.faults.iter().filter(|f| f.seat == seat).collect();
+        if mine.is_empty() {
+            tx.execute("UPDATE versions SET fault_streak = 0 WHERE id = ?1", [v])?;
+            continue;
+        }
+        let streak: i64 = tx.query_row(
+            "UPDATE versions SET fault_streak = fault_streak + 1 WHERE id = ?1 RETURNING \
+             fault_streak",
+            [v],
+            |r| r.get(0),
+        )?;
+        let start_failed = mine.iter().find(|f| f.kind == FaultKind::StartFailed);
+        let reason = if let Some(f) = start_failed {
+            Some(format!(
+                "could not be started (job {}, game {}): {}",
+                g.job, g.game, f.detail
+            ))
+        } else if max_consecutive_faults > 0 && streak >= max_consecutive_faults as i64 {
+            Some(format!(
+                "faulted in {streak} games in a row (the last, job {} game {}: {}: {})",
+                g.job, g.game, mine[0].kind, mine[0].detail
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            let n = tx.execute(
+                "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2 AND state = \
+                 'active'",
+                params![reason, v],
+            )?;
+            if n > 0 {
+                out.suspended.push((seat, v, reason));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Write `bytes` to `path` through a temporary file renamed into place (complete or absent),
+/// without waiting for the disk.
+fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".replay-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.as_file_mut().write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// fdatasync each file, a few at a time in parallel (the journal then commits them together).
+fn sync_files(paths: &[PathBuf]) -> Result<(), (PathBuf, std::io::Error)> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let per = paths.len().div_ceil(SYNC_THREADS);
+    if per == paths.len() {
+        return paths
+            .iter()
+            .try_for_each(|p| sync_path(p).map_err(|e| (p.clone(), e)));
+    }
+    std::thread::scope(|s| {
+        let workers: Vec<_> = paths
+            .chunks(per)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .try_for_each(|p| sync_path(p).map_err(|e| (p.clone(), e)))
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or(Ok(())))
     })
+}
+
+/// fsync a file or a directory by path.
+fn sync_path(p: &Path) -> std::io::Result<()> {
+    std::fs::File::open(p)?.sync_data()
 }
 
 /// Games of a job already recorded.
@@ -145,4 +444,69 @@ pub fn recorded_games(db: &Db, job: i64) -> Result<Vec<u32>, String> {
         let rows = s.query_map([job], |r| r.get(0))?;
         rows.collect()
     })
+}
+
+/// Wait for a ticket at most `d` (for callers that must not hang on a stuck disk).
+pub fn wait_for(t: Ticket, d: Duration) -> Answer {
+    t.0.recv_timeout(d)
+        .unwrap_or_else(|_| Err(format!("not durable within {} s", d.as_secs())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(job: i64, game: u32, seats: Vec<i64>, faults: Vec<Fault>, text: &str) -> GameIn {
+        GameIn {
+            job,
+            game,
+            rotation: 0,
+            deal: game as usize,
+            seats,
+            record: GameRecord {
+                move_limit: None,
+                game,
+                seed: 7,
+                dealer: 0,
+                loser: Some(1),
+                draw: false,
+                faults,
+                moves: 10,
+                replay: None,
+                duration_ms: 3,
+            },
+            replay: text.as_bytes().to_vec(),
+            played_by: "local".into(),
+        }
+    }
+
+    #[test]
+    fn a_game_is_recorded_once_and_its_first_replay_stays() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Arc::new(Db::open(&d.path().join("s.db")).unwrap());
+        let n = Arc::new(AtomicU64::new(0));
+        let r = Recorder::start(db.clone(), d.path().to_path_buf(), 3, n.clone());
+        let job = crate::ladder::jobs::create(&db, 1, &[1, 2], 2, 0).unwrap();
+        assert_eq!(job.id, 1);
+        // Two copies of one game in one batch, and again later: the first stays.
+        let a = r.submit(game(1, 0, vec![1, 2], vec![], "first\n"));
+        let b = r.submit(game(1, 0, vec![1, 2], vec![], "second\n"));
+        let c = r.submit(game(1, 1, vec![1, 2], vec![], "other\n"));
+        let news: Vec<bool> = [a, b, c]
+            .into_iter()
+            .map(|t| t.wait().unwrap().new)
+            .collect();
+        assert_eq!(news.iter().filter(|x| **x).count(), 2, "{news:?}");
+        assert!(news[2]);
+        let again = r.record(game(1, 0, vec![1, 2], vec![], "third\n")).unwrap();
+        assert!(!again.new);
+        assert_eq!(n.load(Ordering::Relaxed), 2);
+        let text = std::fs::read_to_string(d.path().join(replay_rel(1, 0))).unwrap();
+        assert_eq!(text, "first\n", "the first copy is the one kept");
+        assert_eq!(recorded_games(&db, 1).unwrap(), vec![0, 1]);
+        let by: String = db
+            .read(|c| c.query_row("SELECT played_by FROM games LIMIT 1", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(by, "local");
+    }
 }

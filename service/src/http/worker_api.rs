@@ -1,0 +1,529 @@
+//! The workers' API (`/api/worker/...`, for `durak worker`) and the organiser's worker tokens
+//! (`/api/worker-tokens`).
+//!
+//! A worker claims a job under a lease (`owner` = `worker:TOKEN_ID:RANDOM`, returned as
+//! `lease`), fetches the bots it does not have (the version's built folder packed as tar.gz,
+//! with its SHA-256), plays the games of the job not yet recorded, posts them in batches (each
+//! replay verified and checked to be the job's game, `ladder/verify.rs`, then recorded by the
+//! recorder like the server's own games: idempotent by (job, game)), renews its lease while it
+//! plays and releases the job if it stops before the end. The job is done, and counts on the
+//! leaderboard, once every game of it is recorded, whoever posted them.
+
+use super::{blocking, token_of, ApiError, AppState, Organiser};
+use crate::auth::{self, WorkerToken};
+use crate::ladder::jobs::{self, Job};
+use crate::ladder::recorder;
+use crate::ladder::verify::{self, PostedResult};
+use crate::store;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, MethodRouter};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The largest results post: a batch of games with their replays.
+pub const MAX_RESULTS_BODY: usize = 64 << 20;
+
+/// Header of a bot archive's SHA-256 (hex).
+pub const SHA256_HEADER: &str = "x-durak-sha256";
+
+pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
+    vec![
+        ("post", "/api/worker/claim", post(claim)),
+        ("post", "/api/worker/jobs/{job}/renew", post(renew)),
+        (
+            "post",
+            "/api/worker/jobs/{job}/results",
+            post(results).layer(DefaultBodyLimit::max(MAX_RESULTS_BODY)),
+        ),
+        ("post", "/api/worker/jobs/{job}/release", post(release)),
+        ("get", "/api/worker/versions/{id}/bot", get(bot_archive)),
+        ("get", "/api/worker-tokens", get(list_tokens)),
+        ("post", "/api/worker-tokens", post(new_token)),
+        ("delete", "/api/worker-tokens/{id}", delete(revoke_token)),
+    ]
+}
+
+/// The worker token of the request: 401 without one or with an unknown one, 403 with an
+/// account's token.
+pub struct Worker(pub WorkerToken);
+
+impl FromRequestParts<AppState> for Worker {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(token) = token_of(parts) else {
+            return Err(ApiError::new(
+                401,
+                "this needs a worker token: send `Authorization: Bearer TOKEN` with a token the \
+                 organiser issued (POST /api/worker-tokens, or `durak worker-token new`)",
+            ));
+        };
+        let db = state.ladder.db.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            let w = auth::worker_of(&db, &token)?;
+            let account = match w {
+                Some(_) => None,
+                None => auth::account_of(&db, &token)?,
+            };
+            Ok::<_, String>((w, account))
+        })
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
+        match found {
+            (Some(w), _) => Ok(Worker(w)),
+            (None, Some(a)) => Err(ApiError::new(
+                403,
+                format!(
+                    "this is the token of the account {:?}, not a worker token: workers use a \
+                     token the organiser issued for them (POST /api/worker-tokens)",
+                    a.name
+                ),
+            )),
+            (None, None) => Err(ApiError::new(
+                401,
+                "the token is not a worker token of this server (or it was revoked): ask the \
+                 organiser for one",
+            )),
+        }
+    }
+}
+
+/// A version as a worker needs it.
+#[derive(Serialize)]
+pub struct WorkerVersion {
+    pub id: i64,
+    pub label: String,
+    pub house: bool,
+    /// The command (`builtin:NAME` for house bots), run in the unpacked folder.
+    pub command: String,
+    /// The packed folder's SHA-256 and size (not for house bots).
+    pub sha256: Option<String>,
+    pub size: Option<u64>,
+    pub bot_url: Option<String>,
+}
+
+/// A claimed job, with everything needed to play it.
+#[derive(Serialize)]
+pub struct Claimed {
+    pub job: Job,
+    /// Pass it back to renew, post and release.
+    pub lease: String,
+    pub lease_ms: i64,
+    /// The games not recorded yet (game = rotation * deals + deal).
+    pub games: Vec<u32>,
+    pub variant: String,
+    pub table_size: usize,
+    pub limits: durak_protocol::Limits,
+    /// Resource limits of submitted bots in the sandbox.
+    pub resources: durak_referee::ResourceLimits,
+    pub max_moves: u32,
+    pub versions: Vec<WorkerVersion>,
+}
+
+/// Pack a version's folder once (`DATA/packed/vID.tar.gz`, with its SHA-256 beside it).
+fn packed(s: &AppState, id: i64) -> Result<(PathBuf, String, u64), ApiError> {
+    let dir = s.ladder.paths.root.join("packed");
+    let file = dir.join(format!("v{id}.tar.gz"));
+    let sum = dir.join(format!("v{id}.sha256"));
+    if let (Ok(m), Ok(h)) = (std::fs::metadata(&file), std::fs::read_to_string(&sum)) {
+        return Ok((file, h.trim().to_string(), m.len()));
+    }
+    let folder = crate::ladder::executor::version_folder(&s.ladder, id)?
+        .ok_or_else(|| ApiError::not_found(format!("version {id} has no folder")))?;
+    let bytes = crate::archive::pack(&folder).map_err(ApiError::internal)?;
+    let h = sha256_hex(&bytes);
+    std::fs::create_dir_all(&dir).map_err(ApiError::internal)?;
+    let write = |path: &std::path::Path, b: &[u8]| -> std::io::Result<()> {
+        let mut t = tempfile::NamedTempFile::new_in(&dir)?;
+        std::io::Write::write_all(&mut t, b)?;
+        t.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    };
+    write(&file, &bytes).map_err(ApiError::internal)?;
+    write(&sum, h.as_bytes()).map_err(ApiError::internal)?;
+    Ok((file, h, bytes.len() as u64))
+}
+
+pub fn sha256_hex(b: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+#[derive(Deserialize, Default)]
+pub struct ClaimBody {
+    /// The worker's name, for the server's log.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Claim a job for worker `w` (blocking): `None` when there is none (or the ladder is paused).
+pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiError> {
+    let l = &s.ladder;
+    let _ = auth::worker_seen(&l.db, w.id);
+    if l.is_paused() {
+        return Ok(None);
+    }
+    let mut random = [0u8; 6];
+    getrandom::fill(&mut random).map_err(ApiError::internal)?;
+    let lease: String = format!(
+        "worker:{}:{}",
+        w.id,
+        random
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    for _ in 0..8 {
+        let Some(job) = jobs::claim(&l.db, &lease, l.cfg.ladder.lease_ms)? else {
+            l.notify();
+            return Ok(None);
+        };
+        let mut versions = Vec::new();
+        let mut gone = None;
+        for &id in &job.seats {
+            match store::version(&l.db, id)? {
+                Some(v) if v.state == "active" => versions.push(v),
+                _ => gone = Some(id),
+            }
+        }
+        if let Some(id) = gone {
+            // A version that left since the job was made: the job goes.
+            l.version_left(id)?;
+            continue;
+        }
+        let done: std::collections::HashSet<u32> = recorder::recorded_games(&l.db, job.id)?
+            .into_iter()
+            .collect();
+        let games: Vec<u32> = (0..job.games() as u32)
+            .filter(|g| !done.contains(g))
+            .collect();
+        if games.is_empty() {
+            l.job_complete(job.id)?;
+            continue;
+        }
+        let mut out = Vec::new();
+        for v in versions {
+            let (sha256, size, bot_url) = if v.house {
+                (None, None, None)
+            } else {
+                let (_, h, n) = packed(s, v.id)?;
+                (
+                    Some(h),
+                    Some(n),
+                    Some(format!("/api/worker/versions/{}/bot", v.id)),
+                )
+            };
+            out.push(WorkerVersion {
+                id: v.id,
+                label: v.label(),
+                house: v.house,
+                command: v.command.clone(),
+                sha256,
+                size,
+                bot_url,
+            });
+        }
+        tracing::info!(
+            "job {} claimed by worker token {} ({})",
+            job.id,
+            w.id,
+            w.label
+        );
+        return Ok(Some(Claimed {
+            lease: lease.clone(),
+            lease_ms: l.cfg.ladder.lease_ms,
+            games,
+            variant: l.cfg.ladder.variant.name().to_string(),
+            table_size: l.cfg.ladder.table_size,
+            limits: l.cfg.ladder.limits,
+            resources: l.cfg.resources,
+            max_moves: durak_referee::driver::DEFAULT_MAX_MOVES,
+            versions: out,
+            job,
+        }));
+    }
+    Ok(None)
+}
+
+async fn claim(
+    State(s): State<AppState>,
+    Worker(w): Worker,
+    _body: Option<Json<ClaimBody>>,
+) -> Result<Json<Value>, ApiError> {
+    let c = blocking(move || claim_for(&s, &w)).await?;
+    Ok(Json(match c {
+        Some(c) => serde_json::to_value(c).map_err(ApiError::internal)?,
+        None => json!({"job": null, "retry_ms": 1000}),
+    }))
+}
+
+#[derive(Deserialize)]
+pub struct LeaseBody {
+    pub lease: String,
+}
+
+/// The lease must be one of this token's.
+fn own_lease(w: &WorkerToken, lease: &str) -> Result<(), ApiError> {
+    if !lease.starts_with(&format!("worker:{}:", w.id)) {
+        return Err(ApiError::new(
+            403,
+            format!("the lease {lease:?} is not one of this worker token's"),
+        ));
+    }
+    Ok(())
+}
+
+async fn renew(
+    State(s): State<AppState>,
+    Worker(w): Worker,
+    Path(job): Path<i64>,
+    Json(b): Json<LeaseBody>,
+) -> Result<Json<Value>, ApiError> {
+    own_lease(&w, &b.lease)?;
+    let lease_ms = s.ladder.cfg.ladder.lease_ms;
+    let held = blocking(move || {
+        let _ = auth::worker_seen(&s.ladder.db, w.id);
+        jobs::renew(&s.ladder.db, job, &b.lease, lease_ms).map_err(ApiError::internal)
+    })
+    .await?;
+    if !held {
+        return Err(ApiError::new(
+            409,
+            format!(
+                "job {job} is not held by this lease any more (the lease ended and the job was \
+                 handed out again, or it was cancelled or is done): stop playing it"
+            ),
+        ));
+    }
+    Ok(Json(json!({"job": job, "lease_ms": lease_ms})))
+}
+
+async fn release(
+    State(s): State<AppState>,
+    Worker(w): Worker,
+    Path(job): Path<i64>,
+    Json(b): Json<LeaseBody>,
+) -> Result<Json<Value>, ApiError> {
+    own_lease(&w, &b.lease)?;
+    let released = blocking(move || {
+        let r = jobs::release(&s.ladder.db, job, &b.lease).map_err(ApiError::internal)?;
+        s.ladder.notify();
+        Ok(r)
+    })
+    .await?;
+    Ok(Json(json!({"job": job, "released": released})))
+}
+
+/// One game of a results post.
+#[derive(Deserialize)]
+pub struct PostedGame {
+    /// rotation * deals + deal.
+    pub game: u32,
+    /// The result as the worker saw it (checked against the replay's).
+    #[serde(default)]
+    pub result: Option<PostedResult>,
+    /// The replay file's lines (JSON lines, as the referee writes them).
+    pub replay: String,
+}
+
+#[derive(Deserialize)]
+pub struct ResultsBody {
+    pub lease: String,
+    pub games: Vec<PostedGame>,
+}
+
+/// What became of a results post.
+#[derive(Serialize)]
+pub struct ResultsAnswer {
+    pub job: i64,
+    /// Per game: recorded now (`true`) or recorded before (`false`: counted once).
+    pub games: Vec<Value>,
+    pub new: usize,
+    pub already: usize,
+    /// Every game of the job is recorded: it is done.
+    pub job_done: bool,
+}
+
+/// Check and record a results post (blocking). Every game is checked first: one refused game
+/// refuses the post, and nothing of it is recorded.
+pub fn record_results(
+    s: &AppState,
+    w: &WorkerToken,
+    job_id: i64,
+    b: ResultsBody,
+) -> Result<ResultsAnswer, ApiError> {
+    own_lease(w, &b.lease)?;
+    let l = &s.ladder;
+    let _ = auth::worker_seen(&l.db, w.id);
+    let job =
+        jobs::get(&l.db, job_id)?.ok_or_else(|| ApiError::not_found(format!("no job {job_id}")))?;
+    if job.state == "cancelled" {
+        return Err(ApiError::new(
+            409,
+            format!(
+                "job {job_id} was cancelled (one of its versions left the ladder): its games \
+                 are not recorded"
+            ),
+        ));
+    }
+    let played_by = format!("worker:{}", w.id);
+    let mut checked = Vec::new();
+    let mut refused: Vec<verify::Refusal> = Vec::new();
+    for g in &b.games {
+        match verify::check_game(
+            &l.cfg.ladder,
+            &job,
+            g.game,
+            g.replay.as_bytes(),
+            g.result.as_ref(),
+            &played_by,
+        ) {
+            Ok(x) => checked.push(x),
+            Err(r) => refused.push(r),
+        }
+    }
+    if !refused.is_empty() {
+        let status = if refused.iter().any(|r| r.status == 422) {
+            422
+        } else {
+            409
+        };
+        let msg: Vec<String> = refused.into_iter().map(|r| r.message).collect();
+        tracing::warn!("worker token {} refused: {}", w.id, msg.join(" | "));
+        return Err(ApiError::new(
+            status,
+            format!("nothing of this post was recorded: {}", msg.join("; ")),
+        ));
+    }
+    let tickets: Vec<(u32, recorder::Ticket)> = checked
+        .into_iter()
+        .map(|g| (g.game, l.recorder.submit(g)))
+        .collect();
+    let mut games = Vec::new();
+    let (mut new, mut already) = (0, 0);
+    let mut failed = None;
+    for (game, t) in tickets {
+        match recorder::wait_for(t, Duration::from_secs(300)) {
+            Ok(r) => {
+                l.after_recorded(&r);
+                if r.new {
+                    new += 1;
+                    games.push(json!({"game": game, "recorded": true}));
+                } else {
+                    already += 1;
+                    games.push(json!({"game": game, "recorded": false,
+                        "note": "recorded before: counted once"}));
+                }
+            }
+            Err(e) => failed = Some(e),
+        }
+    }
+    if let Some(e) = failed {
+        return Err(ApiError::new(
+            503,
+            format!("the server could not record the games ({e}): post them again later"),
+        ));
+    }
+    let job_done =
+        l.job_complete(job_id)? || jobs::get(&l.db, job_id)?.is_some_and(|j| j.state == "done");
+    Ok(ResultsAnswer {
+        job: job_id,
+        games,
+        new,
+        already,
+        job_done,
+    })
+}
+
+async fn results(
+    State(s): State<AppState>,
+    Worker(w): Worker,
+    Path(job): Path<i64>,
+    Json(b): Json<ResultsBody>,
+) -> Result<Json<ResultsAnswer>, ApiError> {
+    blocking(move || record_results(&s, &w, job, b))
+        .await
+        .map(Json)
+}
+
+async fn bot_archive(
+    State(s): State<AppState>,
+    Worker(_): Worker,
+    Path(id): Path<i64>,
+) -> Result<Response, ApiError> {
+    let (bytes, h) = blocking(move || {
+        let v = store::version(&s.ladder.db, id)?
+            .ok_or_else(|| ApiError::not_found(format!("no version {id}")))?;
+        if v.house {
+            return Err(ApiError::not_found(format!(
+                "version {id} is a house bot ({}): nothing to fetch",
+                v.command
+            )));
+        }
+        let (file, h, _) = packed(&s, id)?;
+        Ok((std::fs::read(file).map_err(ApiError::internal)?, h))
+    })
+    .await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/gzip".to_string()),
+            (header::HeaderName::from_static(SHA256_HEADER), h),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+#[derive(Deserialize, Default)]
+pub struct TokenBody {
+    #[serde(default)]
+    pub label: String,
+}
+
+async fn new_token(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    body: Option<Json<TokenBody>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let label = body.map(|b| b.0.label).unwrap_or_default();
+    let (id, token) =
+        blocking(move || auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal))
+            .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": id, "token": token,
+                    "note": "keep the token: it is shown only once; start a worker with \
+                             durak worker --server URL --token TOKEN"})),
+    ))
+}
+
+async fn list_tokens(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Json<Value>, ApiError> {
+    let t = blocking(move || auth::worker_tokens(&s.ladder.db).map_err(ApiError::internal)).await?;
+    Ok(Json(json!({"worker_tokens": t})))
+}
+
+async fn revoke_token(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    let ok =
+        blocking(move || auth::revoke_worker_token(&s.ladder.db, id).map_err(ApiError::internal))
+            .await?;
+    if !ok {
+        return Err(ApiError::not_found(format!("no worker token {id}")));
+    }
+    Ok(Json(json!({"revoked": id})))
+}

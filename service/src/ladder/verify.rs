@@ -1,0 +1,227 @@
+//! A game posted by a remote worker, checked before it is recorded: its replay must verify (as
+//! `durak replay --verify` does: `durak_replay::simulate` deals the game again from the seed
+//! and replays every logged answer with the rules engine), and it must be *this job's game*:
+//! the ladder's variant, the job's table size, the job's seed and dealer for that deal, the
+//! job's seating for that rotation (the version id at each seat), the ladder's time limits at
+//! every seat and move limit, a complete game; and the result the worker posted beside it must
+//! be the replay's. A replay that does not verify is refused with 422, one that verifies but
+//! is another game with 409; either way the message names what differs.
+//!
+//! What this cannot see: how the bots were run. A worker could run another program in a
+//! bot's seat, or write a fault (a timeout, a crash) that did not happen: the replay would
+//! still verify. docs/SERVICE.md says so.
+
+use super::jobs::Job;
+use super::recorder::GameIn;
+use crate::config::LadderConfig;
+use durak_protocol::{Fault, FaultKind};
+use durak_referee::driver::DEFAULT_MAX_MOVES;
+use durak_referee::GameRecord;
+use durak_replay::read::Record;
+use serde::Deserialize;
+
+/// Why a posted game is refused: the HTTP status (409, 422) and what differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: u16,
+    pub message: String,
+}
+
+fn unprocessable(message: String) -> Refusal {
+    Refusal {
+        status: 422,
+        message,
+    }
+}
+
+/// The result a worker posts beside a replay (checked against the replay's own).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct PostedResult {
+    pub loser: Option<usize>,
+    pub draw: bool,
+    pub moves: u32,
+}
+
+/// Check game `game` of `job` as posted (`replay`: the replay file's bytes, plain or zstd)
+/// and make it a game to record, played by `played_by`.
+pub fn check_game(
+    cfg: &LadderConfig,
+    job: &Job,
+    game: u32,
+    replay: &[u8],
+    posted: Option<&PostedResult>,
+    played_by: &str,
+) -> Result<GameIn, Refusal> {
+    let what = format!("job {} game {game}", job.id);
+    if game as usize >= job.games() {
+        return Err(unprocessable(format!(
+            "{what}: job {} has games 0 to {}",
+            job.id,
+            job.games().saturating_sub(1)
+        )));
+    }
+    let (rotation, deal) = job.split(game);
+    let seating = job.seating(rotation);
+    let bytes = durak_referee::replay::decode_replay_bytes(replay.to_vec())
+        .map_err(|e| unprocessable(format!("{what}: the replay cannot be decompressed: {e}")))?;
+    let parsed = durak_replay::parse_replay(&bytes, &what)
+        .map_err(|e| unprocessable(format!("{what}: not a replay the server can read: {e}")))?;
+    let sim = durak_replay::simulate(&parsed);
+    if let Some(d) = &sim.divergence {
+        return Err(unprocessable(format!(
+            "{what}: the replay does not verify (as `durak replay --verify` checks it): {d}"
+        )));
+    }
+    // The game it claims to be.
+    let h = &parsed.header;
+    let mut differs: Vec<String> = Vec::new();
+    let mut field = |name: &str, job_has: String, replay_has: String| {
+        if job_has != replay_has {
+            differs.push(format!(
+                "{name}: {job_has} in the job, {replay_has} in the replay"
+            ));
+        }
+    };
+    let d = job.deals[deal];
+    field(
+        "variant",
+        cfg.variant.name().to_string(),
+        h.variant.name().to_string(),
+    );
+    field("players", seating.len().to_string(), h.players.to_string());
+    field("seed", d.seed.to_string(), h.seed.to_string());
+    field("dealer", d.dealer.to_string(), h.dealer.to_string());
+    field(
+        "game (the deal's index)",
+        deal.to_string(),
+        h.game.to_string(),
+    );
+    field("first_game", "true".into(), h.first_game.to_string());
+    for (s, v) in seating.iter().enumerate() {
+        let seat = h.seats.iter().find(|x| x.seat == s);
+        field(
+            &format!("seat {s}"),
+            format!("version {v}"),
+            seat.map_or("nobody".into(), |x| format!("version {}", x.name)),
+        );
+        let l = seat.and_then(|x| x.limits.clone()).unwrap_or_default();
+        let want = &cfg.limits;
+        field(
+            &format!("seat {s}'s time limits"),
+            format!(
+                "startup {} ms, move {} ms, bank {} ms, lines of {} bytes",
+                want.startup_ms, want.move_ms, want.bank_ms, want.max_line_bytes
+            ),
+            format!(
+                "startup {} ms, move {} ms, bank {} ms, lines of {} bytes",
+                l.startup_ms, l.move_ms, l.bank_ms, l.max_line_bytes
+            ),
+        );
+    }
+    if h.seats.len() != seating.len() {
+        field(
+            "seats",
+            seating.len().to_string(),
+            h.seats.len().to_string(),
+        );
+    }
+    let max_moves = first_line_field(&bytes, "max_moves");
+    field(
+        "max_moves",
+        DEFAULT_MAX_MOVES.to_string(),
+        max_moves.map_or("none".into(), |m| m.to_string()),
+    );
+    let result = parsed.lines.iter().rev().find_map(|l| match &l.record {
+        Record::Result(r) => Some(r.clone()),
+        _ => None,
+    });
+    let Some(result) = result else {
+        return Err(unprocessable(format!(
+            "{what}: the replay has no result line: the game is not complete"
+        )));
+    };
+    if let Some(m) = result.move_limit {
+        field(
+            "the move limit it ended at",
+            DEFAULT_MAX_MOVES.to_string(),
+            m.to_string(),
+        );
+    }
+    if !differs.is_empty() {
+        return Err(Refusal {
+            status: 409,
+            message: format!(
+                "{what}: the replay verifies but is not this job's game: {}",
+                differs.join("; ")
+            ),
+        });
+    }
+    if let Some(p) = posted {
+        let mine = PostedResult {
+            loser: result.loser,
+            draw: result.draw,
+            moves: result.moves,
+        };
+        if *p != mine {
+            return Err(unprocessable(format!(
+                "{what}: the result posted ({}) is not the replay's ({})",
+                words(p),
+                words(&mine)
+            )));
+        }
+    }
+    let mut faults = Vec::new();
+    for f in &result.faults {
+        let kind: FaultKind = serde_json::from_value(serde_json::Value::String(f.kind.clone()))
+            .map_err(|_| {
+                unprocessable(format!(
+                    "{what}: the replay's result has a fault of kind {:?}, which this server \
+                     does not know",
+                    f.kind
+                ))
+            })?;
+        faults.push(Fault {
+            seat: f.seat,
+            kind,
+            detail: f.detail.clone(),
+            rule: f.rule.clone(),
+        });
+    }
+    Ok(GameIn {
+        job: job.id,
+        game,
+        rotation,
+        deal,
+        seats: seating,
+        record: GameRecord {
+            move_limit: result.move_limit,
+            game: deal as u32,
+            seed: h.seed,
+            dealer: h.dealer,
+            loser: result.loser,
+            draw: result.draw,
+            faults,
+            moves: result.moves,
+            replay: None,
+            duration_ms: result.duration_ms.unwrap_or(0),
+        },
+        replay: bytes,
+        played_by: played_by.to_string(),
+    })
+}
+
+fn words(r: &PostedResult) -> String {
+    let who = match (r.loser, r.draw) {
+        (_, true) => "a draw".to_string(),
+        (Some(l), false) => format!("seat {l} lost"),
+        (None, false) => "no loser".to_string(),
+    };
+    format!("{who}, {} moves", r.moves)
+}
+
+/// A number field of the replay's first line (the header), if it has it.
+fn first_line_field(bytes: &[u8], name: &str) -> Option<u64> {
+    let first = bytes.split(|&b| b == b'\n').next()?;
+    let v: serde_json::Value = serde_json::from_slice(first).ok()?;
+    v.get(name)?.as_u64()
+}

@@ -1,0 +1,644 @@
+//! `durak worker --server URL --token T`: a remote worker of a `durak serve` ladder. Each of
+//! its `--concurrency` slots loops: claim a job (`POST /api/worker/claim`), fetch the bots it
+//! does not have (a version's built folder as tar.gz, checked against its SHA-256, unpacked
+//! with the safe unpacker into the cache, kept by version id), play the job's games with the
+//! referee one at a time in its own sandbox, and post each game's result and replay as soon as
+//! it ends (a poster thread, in batches, retried with backoff on network errors: results are
+//! kept until the server acknowledges them) while a renewer thread keeps the lease. A job left
+//! unfinished (the lease lost, a signal) is released. SIGINT or SIGTERM: the games
+//! finished before it are posted, the one being played is given up, the job released, and the
+//! worker exits (a second signal exits at once).
+//!
+//! The server verifies every replay before it records it (`ladder/verify.rs`): a worker cannot
+//! make a game up, though it could run another program in a bot's seat (docs/SERVICE.md).
+
+mod play;
+
+pub use play::{play_games, Claimed, JobVersion, Played};
+
+use crate::client::{Answer, Client};
+use crate::http::worker_api::SHA256_HEADER;
+use durak_referee::Sandbox;
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// What `durak worker` was told.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub server: String,
+    pub token: String,
+    pub sandbox: Sandbox,
+    /// Jobs played at once (each one game at a time).
+    pub concurrency: usize,
+    /// Where fetched bots are kept, by version id.
+    pub cache: PathBuf,
+    /// Give up after the server has been unreachable this long.
+    pub retry_for: Duration,
+    /// Print a line per game.
+    pub verbose: bool,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static SIGNALS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    if SIGNALS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) }
+    }
+    STOP.store(true, Ordering::SeqCst);
+}
+
+pub(crate) fn stopping() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+/// A deadline of now once a signal came (retries stop), else none.
+fn now_if_stopping() -> Option<Instant> {
+    stopping().then(Instant::now)
+}
+
+/// Sleep `d`, or less when a signal came.
+fn nap(d: Duration) {
+    let until = Instant::now() + d;
+    while !stopping() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
+    }
+}
+
+/// The worker's shared state.
+struct Ctx {
+    o: Options,
+    client: Client,
+    /// One fetch at a time (two slots may need the same bot).
+    fetching: Mutex<()>,
+    fatal: Mutex<Option<String>>,
+}
+
+/// What a request came to after retries.
+enum Reply {
+    /// An answer (any status but 5xx).
+    Answer(Answer),
+    /// The server stayed unreachable (or answered 5xx) until the deadline.
+    GaveUp(String),
+}
+
+impl Ctx {
+    fn fail(&self, e: String) {
+        let mut f = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(e);
+        }
+        STOP.store(true, Ordering::SeqCst);
+    }
+
+    fn token_refused(&self, a: &Answer) {
+        self.fail(format!(
+            "the server refused the worker token given with --token ({}: {})\n  fix: ask the \
+             organiser for a worker token (`durak worker-token new --server URL --token \
+             ORGANISER_TOKEN`, or POST /api/worker-tokens) and pass it with --token (or \
+             DURAK_WORKER_TOKEN)",
+            a.status,
+            a.error()
+        ));
+    }
+
+    /// `f` until it gets an answer that is not a server error, with backoff (0.2 s doubling to
+    /// 5 s), for at most `retry_for` of failures — or until `until` when it gives a time (after
+    /// a signal).
+    fn retrying(
+        &self,
+        what: &str,
+        until: impl Fn() -> Option<Instant>,
+        f: impl Fn() -> Result<Answer, String>,
+    ) -> Reply {
+        let first = Instant::now();
+        let mut wait = Duration::from_millis(200);
+        let mut said = None::<Instant>;
+        loop {
+            let e = match f() {
+                Ok(a) if a.status < 500 => {
+                    if said.is_some() {
+                        eprintln!("durak worker: {} answers again", self.o.server);
+                    }
+                    return Reply::Answer(a);
+                }
+                Ok(a) => format!("{} {}", a.status, a.error()),
+                Err(e) => e,
+            };
+            let now = Instant::now();
+            if said.is_none_or(|t| now - t > Duration::from_secs(30)) {
+                eprintln!(
+                    "durak worker: {what}: {e}; retrying (for at most {} s)",
+                    self.o.retry_for.as_secs()
+                );
+                said = Some(now);
+            }
+            let deadline = until().unwrap_or(first + self.o.retry_for);
+            if now + wait > deadline {
+                return Reply::GaveUp(format!(
+                    "{what}: the server at {} did not answer for {} s (last: {e})",
+                    self.o.server,
+                    (now - first).as_secs()
+                ));
+            }
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// The folder of a submitted version: from the cache, or fetched, checked and unpacked.
+    fn folder(&self, v: &JobVersion) -> Result<PathBuf, String> {
+        let sha = v
+            .sha256
+            .as_deref()
+            .ok_or_else(|| format!("version {} ({}) comes without its SHA-256", v.id, v.label))?;
+        let dest = self
+            .o
+            .cache
+            .join(format!("v{}-{}", v.id, &sha[..sha.len().min(16)]));
+        let marker = dest.join(".durak-worker-complete");
+        let _one = self.fetching.lock().unwrap_or_else(|e| e.into_inner());
+        if let Ok(rel) = std::fs::read_to_string(&marker) {
+            return Ok(dest.join(rel.trim()));
+        }
+        let url = v
+            .bot_url
+            .clone()
+            .unwrap_or_else(|| format!("/api/worker/versions/{}/bot", v.id));
+        let limit = v.size.unwrap_or(1 << 30) + 1;
+        let body = Mutex::new(Vec::new());
+        let reply = self.retrying(&format!("fetching {}", v.label), now_if_stopping, || {
+            let (status, bytes, _) = self.client.get_bytes(&url, SHA256_HEADER, limit)?;
+            let json = if status == 200 {
+                json!({})
+            } else {
+                serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({"error": "?"}))
+            };
+            *body.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
+            Ok(Answer { status, json })
+        });
+        match reply {
+            Reply::GaveUp(e) => return Err(e),
+            Reply::Answer(a) if a.status != 200 => {
+                return Err(format!(
+                    "fetching {} ({url}): {} {}",
+                    v.label,
+                    a.status,
+                    a.error()
+                ))
+            }
+            Reply::Answer(_) => {}
+        }
+        let bytes = body.into_inner().unwrap_or_else(|e| e.into_inner());
+        let got = crate::http::worker_api::sha256_hex(&bytes);
+        if got != sha {
+            return Err(format!(
+                "the archive of {} (version {}) does not match its SHA-256: {got}, the server \
+                 said {sha}: not unpacked",
+                v.label, v.id
+            ));
+        }
+        std::fs::create_dir_all(&self.o.cache)
+            .map_err(|e| format!("{}: cannot create it: {e}", self.o.cache.display()))?;
+        let archive = tempfile::NamedTempFile::new_in(&self.o.cache)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes).map(|()| f))
+            .map_err(|e| format!("{}: {e}", self.o.cache.display()))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".unpack-")
+            .tempdir_in(&self.o.cache)
+            .map_err(|e| format!("{}: {e}", self.o.cache.display()))?;
+        let limits = crate::archive::Limits {
+            max_unpacked: 8 << 30,
+            max_files: 1_000_000,
+        };
+        let u = crate::archive::unpack(archive.path(), tmp.path(), limits)
+            .map_err(|e| format!("the archive of {}: {e}", v.label))?;
+        let rel = u
+            .folder
+            .strip_prefix(tmp.path())
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        std::fs::write(
+            tmp.path().join(".durak-worker-complete"),
+            rel.display().to_string(),
+        )
+        .map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_dir_all(&dest);
+        let kept = tmp.keep();
+        std::fs::rename(&kept, &dest)
+            .map_err(|e| format!("{}: cannot rename into place: {e}", dest.display()))?;
+        eprintln!(
+            "durak worker: fetched {} ({} bytes, SHA-256 checked) into {}",
+            v.label,
+            bytes.len(),
+            dest.display()
+        );
+        Ok(dest.join(rel))
+    }
+}
+
+/// One job being played: the games waiting to be posted, and how it goes.
+#[derive(Default)]
+struct Run {
+    outbox: Mutex<Vec<Played>>,
+    wake: Condvar,
+    /// No more games will come.
+    played_all: AtomicBool,
+    /// The lease is not ours any more (or the job was cancelled).
+    lost: AtomicBool,
+    new: AtomicUsize,
+    already: AtomicUsize,
+    dropped: AtomicUsize,
+}
+
+fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            ctx.fail(format!("cannot start the async runtime: {e}"));
+            return;
+        }
+    };
+    let name = format!("{}#{slot}", hostname());
+    while !stopping() {
+        let reply = ctx.retrying("claiming a job", now_if_stopping, || {
+            ctx.client
+                .post_json("/api/worker/claim", &json!({"name": name}))
+        });
+        let a = match reply {
+            Reply::Answer(a) => a,
+            Reply::GaveUp(e) => {
+                if !stopping() {
+                    ctx.fail(format!(
+                        "{e}\n  fix: check that `durak serve` runs there and that --server is \
+                         its address"
+                    ));
+                }
+                return;
+            }
+        };
+        if a.status == 401 || a.status == 403 {
+            ctx.token_refused(&a);
+            return;
+        }
+        if a.status != 200 {
+            eprintln!(
+                "durak worker: claiming a job: {} {}; trying again in 2 s",
+                a.status,
+                a.error()
+            );
+            nap(Duration::from_secs(2));
+            continue;
+        }
+        if a.json["job"].is_null() {
+            let ms = a.json["retry_ms"]
+                .as_u64()
+                .unwrap_or(1000)
+                .clamp(100, 10_000);
+            nap(Duration::from_millis(ms));
+            continue;
+        }
+        let c: Claimed = match serde_json::from_value(a.json) {
+            Ok(c) => c,
+            Err(e) => {
+                ctx.fail(format!(
+                    "the server's job is not one this worker understands ({e}): use the same \
+                     durak version as the server"
+                ));
+                return;
+            }
+        };
+        play_job(&ctx, &rt, c);
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "worker".into())
+}
+
+fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
+    let id = c.job.id;
+    let labels: Vec<&str> = c.versions.iter().map(|v| v.label.as_str()).collect();
+    eprintln!(
+        "durak worker: job {id}: claimed, {} game(s) to play ({}), lease {} s",
+        c.games.len(),
+        labels.join(", "),
+        c.lease_ms / 1000
+    );
+    let release = |why: &str| {
+        let r = ctx.client.post_json(
+            &format!("/api/worker/jobs/{id}/release"),
+            &json!({"lease": c.lease}),
+        );
+        match r {
+            Ok(a) if a.status == 200 => {
+                eprintln!("durak worker: job {id}: released ({why})")
+            }
+            Ok(a) => eprintln!(
+                "durak worker: job {id}: release: {} {}",
+                a.status,
+                a.error()
+            ),
+            Err(e) => eprintln!("durak worker: job {id}: release: {e}"),
+        }
+    };
+    let mut folders = HashMap::new();
+    for v in c.versions.iter().filter(|v| !v.house) {
+        match ctx.folder(v) {
+            Ok(f) => {
+                folders.insert(v.id, f);
+            }
+            Err(e) => {
+                eprintln!("durak worker: job {id}: {e}");
+                release("its bots could not be fetched");
+                nap(Duration::from_secs(5));
+                return;
+            }
+        }
+    }
+    let run = Arc::new(Run::default());
+    let stopped_at = Arc::new(Mutex::new(None::<Instant>));
+    let to_play = c.games.len();
+    // The renewer.
+    let renewer = {
+        let (ctx, run, lease) = (ctx.clone(), run.clone(), c.lease.clone());
+        let every = Duration::from_millis((c.lease_ms as u64 / 3).max(100));
+        std::thread::spawn(move || {
+            let mut next = Instant::now() + every;
+            while !run.played_all.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(50));
+                if Instant::now() < next {
+                    continue;
+                }
+                next = Instant::now() + every;
+                match ctx.client.post_json(
+                    &format!("/api/worker/jobs/{id}/renew"),
+                    &json!({"lease": lease}),
+                ) {
+                    Ok(a) if a.status == 200 => {}
+                    Ok(a) if a.status == 401 || a.status == 403 => {
+                        ctx.token_refused(&a);
+                        run.lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Ok(a) if a.status == 409 || a.status == 404 => {
+                        // Quietly when every game is in: the job is done, nothing is lost.
+                        let answered =
+                            run.new.load(Ordering::SeqCst) + run.already.load(Ordering::SeqCst);
+                        if answered < to_play {
+                            eprintln!("durak worker: job {id}: {}", a.error());
+                        }
+                        run.lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    // Unreachable or a server error: the next renewal may get through.
+                    _ => {}
+                }
+            }
+        })
+    };
+    // The poster.
+    let poster = {
+        let (ctx, run, lease, stopped_at) = (
+            ctx.clone(),
+            run.clone(),
+            c.lease.clone(),
+            stopped_at.clone(),
+        );
+        std::thread::spawn(move || post_loop(&ctx, &run, id, &lease, &stopped_at))
+    };
+    let hidden = vec![ctx.o.cache.clone()];
+    let played = AtomicUsize::new(0);
+    let verbose = ctx.o.verbose;
+    let result = rt.block_on(play_games(&c, &folders, ctx.o.sandbox, hidden, |g| {
+        if verbose {
+            eprintln!(
+                "durak worker: job {id}: game {} played ({} moves)",
+                g.game, g.result.moves
+            );
+        }
+        played.fetch_add(1, Ordering::SeqCst);
+        run.outbox.lock().unwrap_or_else(|e| e.into_inner()).push(g);
+        run.wake.notify_all();
+        !run.lost.load(Ordering::SeqCst) && !stopping()
+    }));
+    if stopping() {
+        *stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+    }
+    if let Err(e) = &result {
+        eprintln!("durak worker: job {id}: {e}");
+    }
+    run.played_all.store(true, Ordering::SeqCst);
+    run.wake.notify_all();
+    let _ = poster.join();
+    let _ = renewer.join();
+    let n = played.load(Ordering::SeqCst);
+    let (new, already, dropped) = (
+        run.new.load(Ordering::SeqCst),
+        run.already.load(Ordering::SeqCst),
+        run.dropped.load(Ordering::SeqCst),
+    );
+    eprintln!(
+        "durak worker: job {id}: {n} of {to_play} game(s) played, {new} recorded, {already} \
+         recorded before{}",
+        if dropped > 0 {
+            format!(", {dropped} not recorded")
+        } else {
+            String::new()
+        }
+    );
+    if n < to_play && !run.lost.load(Ordering::SeqCst) {
+        release(if stopping() {
+            "stopped by a signal"
+        } else {
+            "not played to its end"
+        });
+    }
+}
+
+/// Post the games of `run` as they come, in batches, until every one is answered.
+fn post_loop(ctx: &Ctx, run: &Run, id: i64, lease: &str, stopped_at: &Mutex<Option<Instant>>) {
+    loop {
+        let batch: Vec<Played> = {
+            let mut o = run.outbox.lock().unwrap_or_else(|e| e.into_inner());
+            while o.is_empty() && !run.played_all.load(Ordering::SeqCst) {
+                o = run
+                    .wake
+                    .wait_timeout(o, Duration::from_millis(200))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            if o.is_empty() {
+                return;
+            }
+            let n = o.len().min(64);
+            o[..n].to_vec()
+        };
+        let n = batch.len();
+        let body = json!({"lease": lease, "games": batch});
+        let path = format!("/api/worker/jobs/{id}/results");
+        // After a signal, posting goes on for at most 15 s.
+        let until = || {
+            stopped_at
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .or_else(|| stopping().then(Instant::now))
+                .map(|t| t + Duration::from_secs(15))
+        };
+        let take = |dropped: bool| {
+            run.outbox
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..n);
+            if dropped {
+                run.dropped.fetch_add(n, Ordering::SeqCst);
+            }
+        };
+        match ctx.retrying(&format!("posting job {id}'s games"), until, || {
+            ctx.client.post_json(&path, &body)
+        }) {
+            Reply::Answer(a) if a.status == 200 => {
+                run.new.fetch_add(
+                    a.json["new"].as_u64().unwrap_or(0) as usize,
+                    Ordering::SeqCst,
+                );
+                run.already.fetch_add(
+                    a.json["already"].as_u64().unwrap_or(0) as usize,
+                    Ordering::SeqCst,
+                );
+                take(false);
+            }
+            Reply::Answer(a) if a.status == 401 || a.status == 403 => {
+                ctx.token_refused(&a);
+                run.lost.store(true, Ordering::SeqCst);
+                take(true);
+                return;
+            }
+            Reply::Answer(a) => {
+                // Refused (409, 422: not recorded, and posting them again would not help).
+                eprintln!(
+                    "durak worker: job {id}: the server refused {n} game(s): {} {}",
+                    a.status,
+                    a.error()
+                );
+                run.lost.store(true, Ordering::SeqCst);
+                take(true);
+            }
+            Reply::GaveUp(e) => {
+                eprintln!("durak worker: job {id}: {e}: {n} game(s) not posted");
+                run.lost.store(true, Ordering::SeqCst);
+                take(true);
+            }
+        }
+    }
+}
+
+/// Run the worker until a signal (or a fatal error, returned).
+pub fn run(o: Options) -> Result<(), String> {
+    let server = o.server.trim_end_matches('/').to_string();
+    let uri: ureq::http::Uri = server.parse().map_err(|e| {
+        format!(
+            "--server {server:?}: not a URL ({e})\n  fix: give the server's address, such as \
+             http://judge.example.org:8080"
+        )
+    })?;
+    match uri.scheme_str() {
+        Some("http") => {}
+        Some(other) => {
+            return Err(format!(
+                "--server {server:?}: {other}:// is not supported by this worker: give an \
+                 http:// address (put the server behind a tunnel or a VPN across networks)"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "--server {server:?}: no scheme\n  fix: http://{server}"
+            ))
+        }
+    }
+    if uri.host().is_none() {
+        return Err(format!("--server {server:?}: no host in the URL"));
+    }
+    if o.concurrency == 0 {
+        return Err("--concurrency 0: at least one job must be played at once".into());
+    }
+    if o.sandbox == Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox().map_err(|e| {
+            format!(
+                "{e}\n  (or run with --sandbox default, which does not protect this machine \
+                 against hostile bots)"
+            )
+        })?;
+    }
+    durak_referee::isolation::harden_referee();
+    std::fs::create_dir_all(&o.cache)
+        .map_err(|e| format!("{}: cannot create the cache: {e}", o.cache.display()))?;
+    let o = Options {
+        server: server.clone(),
+        ..o
+    };
+    let ctx = Arc::new(Ctx {
+        client: Client::with_timeout(&server, Some(&o.token), Duration::from_secs(120)),
+        o,
+        fetching: Mutex::new(()),
+        fatal: Mutex::new(None),
+    });
+    // SAFETY: installing a handler that only touches atomics (and _exit).
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    let status = match ctx.retrying("reaching the server", now_if_stopping, || {
+        ctx.client.get("/api/status")
+    }) {
+        Reply::Answer(a) => a,
+        Reply::GaveUp(e) => {
+            return Err(format!(
+                "{e}\n  fix: check that `durak serve` runs there and that --server is its address"
+            ))
+        }
+    };
+    if status.status != 200 || status.json["service"] != "durak serve" {
+        return Err(format!(
+            "{server}: this does not look like a durak serve server (GET /api/status: {} {})",
+            status.status,
+            status.error()
+        ));
+    }
+    eprintln!(
+        "durak worker: serving {server} ({} at tables of {}), {} slot(s), sandbox {}, bots \
+         cached in {}",
+        status.json["variant"].as_str().unwrap_or("?"),
+        status.json["table_size"],
+        ctx.o.concurrency,
+        ctx.o.sandbox,
+        ctx.o.cache.display()
+    );
+    let slots: Vec<_> = (0..ctx.o.concurrency)
+        .map(|slot| {
+            let ctx = ctx.clone();
+            std::thread::Builder::new()
+                .name(format!("worker-{slot}"))
+                .spawn(move || slot_loop(ctx, slot))
+                .expect("thread")
+        })
+        .collect();
+    for s in slots {
+        let _ = s.join();
+    }
+    if let Some(e) = ctx.fatal.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(e);
+    }
+    eprintln!("durak worker: stopped");
+    Ok(())
+}
