@@ -551,7 +551,11 @@ mod tests {
         // Tables 1 to 5 finish everything first: all held behind table 0.
         for id in games as u64..6 * games as u64 {
             let table = (id / games as u64) as u32;
-            feed(&mut b, game(id, table, games, ["good", "bad"], &[]), &mut out);
+            feed(
+                &mut b,
+                game(id, table, games, ["good", "bad"], &[]),
+                &mut out,
+            );
         }
         assert!(ids(&out).is_empty());
         assert_eq!(b.seq.held(), 5 * games as usize);
