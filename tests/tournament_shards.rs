@@ -397,10 +397,12 @@ fn a_sharded_sprt_is_refused_and_leaves_no_directory() {
             "0,20",
             "--shard",
             "1/2",
+            "--seed",
+            "5",
             "--out",
             o,
+            "builtin:greedy",
             "builtin:random",
-            "r2=builtin:random",
         ],
         tmp.path(),
         &[
