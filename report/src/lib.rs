@@ -16,6 +16,9 @@
 //!   (`data/list-*.js`), never every row at once.
 //! - `g/NNN/ID.html`: each game's page (the replay viewer).
 //!
+//! [`site_page`] and [`ASSETS`] give other sites the report's look (the judge service's pages,
+//! `durak serve`, use them).
+//!
 //! Writing it reads one replay at a time ([`scan`]); what it keeps grows with the number of
 //! games by a few numbers a game (the id lists), not by their replays.
 
@@ -28,16 +31,8 @@ use durak_tournaments::results::ResultLine;
 use durak_tournaments::{Standings, Tournament};
 use std::path::{Path, PathBuf};
 
-pub const REPORT_CSS: Asset = Asset {
-    stem: "report",
-    ext: "css",
-    text: include_str!("page/report.css"),
-};
-pub const REPORT_JS: Asset = Asset {
-    stem: "report",
-    ext: "js",
-    text: include_str!("page/report.js"),
-};
+pub const REPORT_CSS: Asset = Asset::new("report", "css", include_str!("page/report.css"));
+pub const REPORT_JS: Asset = Asset::new("report", "js", include_str!("page/report.js"));
 
 /// Every file the report's pages load (the shared style, the viewer's, the report's), for a
 /// server that serves them under one folder.

@@ -268,12 +268,28 @@ impl Page {
         );
     }
 
-    /// A PNG of the whole page, written to `path`.
+    /// A PNG of the whole page once it has loaded, written to `path` (tried again for a few
+    /// seconds: a page that reloads itself has no size for a moment).
     pub fn screenshot(&mut self, path: &Path) {
-        let shot = self.call(
-            "Page.captureScreenshot",
-            json!({"format": "png", "captureBeyondViewport": true}),
-        );
+        let until = Instant::now() + Duration::from_secs(5);
+        let shot = loop {
+            let loaded = self.eval("document.readyState === 'complete' && document.body !== null");
+            if loaded == Ok(json!(true)) {
+                match self.try_call(
+                    "Page.captureScreenshot",
+                    json!({"format": "png", "captureBeyondViewport": true}),
+                ) {
+                    Ok(shot) => break shot,
+                    Err(e) if Instant::now() > until => panic!("a screenshot: {e}"),
+                    Err(_) => {}
+                }
+            }
+            assert!(
+                Instant::now() < until,
+                "the page did not load for a screenshot"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
         let data = base64(shot["data"].as_str().expect("png data"));
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d).unwrap();

@@ -4,8 +4,8 @@
 //! most every 200 ms; a comment (`: keep-alive`) every 15 s keeps idle connections open.
 //!
 //! One publisher task (started by the first client) watches the board's generation, computes
-//! the leaderboard when it moves and puts its JSON in a `watch` channel: a channel of one value,
-//! the latest. Every client reads that value when it can, so a client that never reads holds one
+//! the leaderboard when it moves (while some client listens) and puts its JSON in a `watch`
+//! channel: a channel of one value, the latest. Every client reads that value when it can, so a client that never reads holds one
 //! shared `Arc` and misses the values in between: the server's memory does not grow with it, and
 //! it slows nobody. [`Live::close`] ends every stream (the server's graceful stop waits for open
 //! connections, and these would never end by themselves).
@@ -25,8 +25,8 @@ pub const THROTTLE: Duration = Duration::from_millis(200);
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 pub struct Live {
-    /// The latest leaderboard's JSON, once the publisher runs.
-    latest: Mutex<Option<watch::Receiver<Arc<String>>>>,
+    /// The latest leaderboard's JSON, once the publisher runs; its clients subscribe to it.
+    latest: Mutex<Option<Arc<watch::Sender<Arc<String>>>>>,
     closed: watch::Sender<bool>,
 }
 
@@ -50,12 +50,21 @@ fn snapshot(s: &AppState) -> (String, serde_json::Value) {
     (text, v)
 }
 
+async fn snapshot_off_thread(s: &AppState) -> Option<(String, serde_json::Value)> {
+    let s2 = s.clone();
+    tokio::task::spawn_blocking(move || snapshot(&s2))
+        .await
+        .ok()
+}
+
 /// Until the server stops.
 async fn closing(closed: &mut watch::Receiver<bool>) {
     let _ = closed.wait_for(|c| *c).await;
 }
 
-async fn publish(s: AppState, tx: watch::Sender<Arc<String>>, mut last: serde_json::Value) {
+/// Computes the leaderboard when it may have changed, at most every [`THROTTLE`], and while
+/// some client listens (with none, nothing: the next to come computes it first).
+async fn publish(s: AppState, tx: Arc<watch::Sender<Arc<String>>>, mut last: serde_json::Value) {
     let mut changes = s.ladder.board.subscribe();
     let mut closed = s.live.closed.subscribe();
     // What changed between the first snapshot and now is sent at once.
@@ -65,8 +74,10 @@ async fn publish(s: AppState, tx: watch::Sender<Arc<String>>, mut last: serde_js
             r = changes.changed() => if r.is_err() { return },
             _ = closing(&mut closed) => return,
         }
-        let s2 = s.clone();
-        let Ok((text, cmp)) = tokio::task::spawn_blocking(move || snapshot(&s2)).await else {
+        if tx.receiver_count() == 0 {
+            continue;
+        }
+        let Some((text, cmp)) = snapshot_off_thread(&s).await else {
             return;
         };
         if cmp != last {
@@ -88,28 +99,35 @@ impl Live {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        if let Some(rx) = existing {
-            return rx;
+        if let Some(tx) = existing {
+            if tx.receiver_count() == 0 {
+                // Nobody listened: the publisher let changes pass.
+                if let Some((text, _)) = snapshot_off_thread(s).await {
+                    tx.send_replace(Arc::new(text));
+                }
+            }
+            return tx.subscribe();
         }
-        let s2 = s.clone();
-        let (text, cmp) = tokio::task::spawn_blocking(move || snapshot(&s2))
+        let (text, cmp) = snapshot_off_thread(s)
             .await
-            .unwrap_or_else(|_| ("{}".into(), serde_json::Value::Null));
+            .unwrap_or_else(|| ("{}".into(), serde_json::Value::Null));
         let mut latest = self.latest.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(rx) = latest.as_ref() {
-            return rx.clone();
+        if let Some(tx) = latest.as_ref() {
+            return tx.subscribe();
         }
-        let (tx, rx) = watch::channel(Arc::new(text));
+        let tx = Arc::new(watch::channel(Arc::new(text)).0);
+        let rx = tx.subscribe();
         if !*self.closed.borrow() {
-            tokio::spawn(publish(s.clone(), tx, cmp));
+            tokio::spawn(publish(s.clone(), tx.clone(), cmp));
+            *latest = Some(tx);
         }
-        *latest = Some(rx.clone());
         rx
     }
 
     /// End every stream, and the publisher (the server is stopping).
     pub fn close(&self) {
         self.closed.send_replace(true);
+        self.latest.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 

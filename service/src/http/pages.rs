@@ -39,17 +39,10 @@ pub fn routes() -> Router<AppState> {
 }
 
 /// The service's own style, after the report's.
-pub const SERVICE_CSS: Asset = Asset {
-    stem: "service",
-    ext: "css",
-    text: include_str!("page/service.css"),
-};
+pub const SERVICE_CSS: Asset = Asset::new("service", "css", include_str!("page/service.css"));
 /// The leaderboard's script: live by server-sent events, else polling.
-pub const LEADERBOARD_JS: Asset = Asset {
-    stem: "leaderboard",
-    ext: "js",
-    text: include_str!("page/leaderboard.js"),
-};
+pub const LEADERBOARD_JS: Asset =
+    Asset::new("leaderboard", "js", include_str!("page/leaderboard.js"));
 
 /// Where the pages find their files.
 pub const ASSET_ROOT: &str = "/assets/";
