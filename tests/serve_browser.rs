@@ -1,10 +1,11 @@
 //! Issue 14: the judge service's pages in headless Chromium, as a person uses them: register an
 //! account on /register, upload a Python sample bot through the form on /me, watch it appear on
 //! the leaderboard (live: the page does not reload), open its version page, then one of its
-//! games in the replay viewer and step through it. Every page is loaded without a single
-//! problem logged (no exception, no console error, no CSP violation, no failed load), and a
-//! screenshot of each is written to `target/tmp/serve_browser/` (look at them after a change of
-//! the pages' look).
+//! games in the replay viewer and step through it; then a fixed tournament's report from the
+//! tournaments' list, and the leaderboard polling in a browser without `EventSource`. Every
+//! page is loaded without a single problem logged (no exception, no console error, no CSP
+//! violation, no failed load), and a screenshot of each is written to
+//! `target/tmp/serve_browser/` (look at them after a change of the pages' look).
 //!
 //! Chromium is driven over the DevTools protocol (`common/cdp.rs`). Skipped with a note when
 //! Chromium or python3 is missing, unless `DURAK_REQUIRE_SYSTEM_TESTS=1` or `CI` is set.
@@ -240,5 +241,25 @@ fn register_upload_leaderboard_version_and_game_in_the_browser() {
     );
     p.screenshot(&shots().join("12-report-game.png"));
     check_clean(&mut p, "a game of the tournament's report");
+
+    // Without server-sent events (a browser without EventSource), the leaderboard polls.
+    p.call(
+        "Page.addScriptToEvaluateOnNewDocument",
+        serde_json::json!({"source": "window.EventSource = undefined;"}),
+    );
+    p.goto(&format!("{url}/"));
+    let live = p.wait(
+        "the leaderboard's polling",
+        30,
+        "document.body.dataset.games ? document.body.dataset.live : null",
+    );
+    assert_eq!(live, "poll");
+    assert!(
+        p.eval("document.querySelectorAll('#rows tr[data-bot=snake]').length")
+            .unwrap()
+            == 1,
+        "the polled rows are drawn"
+    );
+    check_clean(&mut p, "the polling leaderboard");
     eprintln!("screenshots in {}", shots().display());
 }
