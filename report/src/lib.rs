@@ -16,6 +16,9 @@
 //!   (`data/list-*.js`), never every row at once.
 //! - `g/NNN/ID.html`: each game's page (the replay viewer).
 //!
+//! [`site_page`] and [`ASSETS`] give other sites the report's look (the judge service's pages,
+//! `durak serve`, use them).
+//!
 //! Writing it reads one replay at a time ([`scan`]); what it keeps grows with the number of
 //! games by a few numbers a game (the id lists), not by their replays.
 
@@ -23,21 +26,53 @@ pub mod charts;
 pub mod pages;
 pub mod scan;
 
-use durak_replay::html::layout::{self, Asset};
+use durak_replay::html::layout::{self, Asset, Page};
 use durak_tournaments::results::ResultLine;
 use durak_tournaments::{Standings, Tournament};
 use std::path::{Path, PathBuf};
 
-pub const REPORT_CSS: Asset = Asset {
-    stem: "report",
-    ext: "css",
-    text: include_str!("page/report.css"),
-};
-pub const REPORT_JS: Asset = Asset {
-    stem: "report",
-    ext: "js",
-    text: include_str!("page/report.js"),
-};
+pub const REPORT_CSS: Asset = Asset::new("report", "css", include_str!("page/report.css"));
+pub const REPORT_JS: Asset = Asset::new("report", "js", include_str!("page/report.js"));
+
+/// Every file the report's pages load (the shared style, the viewer's, the report's), for a
+/// server that serves them under one folder.
+pub const ASSETS: [Asset; 5] = [
+    layout::SITE_CSS,
+    layout::VIEWER_CSS,
+    layout::VIEWER_JS,
+    REPORT_CSS,
+    REPORT_JS,
+];
+
+/// A page with the report's look (the one layout of `durak_replay::html::layout`, the report's
+/// style and script), for the report's own pages and for other sites that share its look (the
+/// judge service's, `durak serve`): `root` is where the [`ASSETS`] are (`""`, `"../"`,
+/// `"/assets/"`), `crumbs` the navigation above the body, `styles` and `scripts` the caller's
+/// own files after the report's (under `root` too).
+pub fn site_page(
+    title: &str,
+    root: &str,
+    crumbs: &[(String, String)],
+    styles: &[Asset],
+    scripts: &[Asset],
+    body: maud::Markup,
+) -> String {
+    let styles: Vec<Asset> = std::iter::once(REPORT_CSS)
+        .chain(styles.iter().copied())
+        .collect();
+    let scripts: Vec<Asset> = std::iter::once(REPORT_JS)
+        .chain(scripts.iter().copied())
+        .collect();
+    layout::page(Page {
+        title,
+        root,
+        styles: &styles,
+        scripts: &scripts,
+        class: "report",
+        crumbs,
+        body,
+    })
+}
 
 /// What the report is of.
 pub struct ReportInput<'a> {

@@ -2,8 +2,8 @@
 
 use crate::charts::{heat_map, interval_chart, line_chart, Bar, Cell, Series};
 use crate::scan::{game_href, Scan, CHUNK};
-use crate::{bot_href, ReportInput, Written, REPORT_CSS, REPORT_JS};
-use durak_replay::html::layout::{page, Bot, Page};
+use crate::{bot_href, ReportInput, Written};
+use durak_replay::html::layout::Bot;
 use durak_tournaments::results::ResultLine;
 use durak_tournaments::standings::{BotStanding, PairInterval};
 use durak_tournaments::{Standings, Tournament};
@@ -67,15 +67,7 @@ fn modified(path: &Path) -> Option<String> {
 }
 
 fn report_page(title: &str, root: &str, crumbs: &[(String, String)], body: Markup) -> String {
-    page(Page {
-        title,
-        root,
-        styles: &[REPORT_CSS],
-        scripts: &[REPORT_JS],
-        class: "report",
-        crumbs,
-        body,
-    })
+    crate::site_page(title, root, crumbs, &[], &[], body)
 }
 
 fn limits_text(l: &durak_protocol::Limits) -> String {

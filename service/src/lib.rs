@@ -68,10 +68,8 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let mut threads = ladder.start();
     threads.push(checker::start(ladder.clone()));
-    let state = http::AppState {
-        ladder: ladder.clone(),
-        tournaments: Arc::new(tournament::Tournaments::default()),
-    };
+    let state = http::AppState::new(ladder.clone(), Arc::new(tournament::Tournaments::default()));
+    let live = state.live.clone();
     let app = http::router(state);
     eprintln!(
         "durak serve: listening on http://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
@@ -94,10 +92,23 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         );
     }
     let result = rt.block_on(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|e| e.to_string())
+        let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
+        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // The live leaderboard's streams end, or the stop would wait for them.
+            live.close();
+            let _ = stopping.send(true);
+        });
+        // Answers being sent get a few seconds; a client that stopped reading does not hold
+        // the stop up for longer.
+        let grace = async move {
+            let _ = stop_seen.wait_for(|s| *s).await;
+            tokio::time::sleep(STOP_GRACE).await;
+        };
+        tokio::select! {
+            r = server => r.map_err(|e| e.to_string()),
+            _ = grace => Ok(()),
+        }
     });
     eprintln!("durak serve: stopping (the games being played are given up and played again on the next start; nothing recorded is lost)");
     ladder.stop();
@@ -109,6 +120,9 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     ladder::jobs::release_owner_prefix(&db, &format!("local:{}:", ladder.run_id))?;
     result
 }
+
+/// How long a clean stop waits for the answers being sent.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 async fn shutdown_signal() {
     use tokio::signal::unix::{signal, SignalKind};

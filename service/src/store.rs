@@ -314,3 +314,27 @@ pub fn game_count(db: &Db) -> Result<u64, String> {
     db.read(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0)))
         .map(|n| n as u64)
 }
+
+/// The labels (`bot vN`) of versions, in one query; a version not found has none.
+pub fn labels(db: &Db, ids: &[i64]) -> Result<std::collections::HashMap<i64, String>, String> {
+    let mut ids: Vec<i64> = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let list = serde_json::to_string(&ids).expect("json");
+    db.read(|c| {
+        let mut s = c.prepare(
+            "SELECT v.id, b.name, v.n FROM versions v JOIN bots b ON b.id = v.bot WHERE v.id IN \
+             (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = s.query_map([list], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                format!("{} v{}", r.get::<_, String>(1)?, r.get::<_, i64>(2)?),
+            ))
+        })?;
+        rows.collect()
+    })
+}

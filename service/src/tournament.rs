@@ -163,8 +163,55 @@ impl Tournaments {
             "games_played": played,
             "standings": standings,
             "report_dir": dir.join("html"),
+            "report": dir.join("html/index.html").is_file().then(|| report_url(id)),
         })))
     }
+}
+
+impl Tournaments {
+    /// A tournament's directory, if there is one with that id.
+    pub fn dir(&self, ladder: &Ladder, id: i64) -> Result<Option<PathBuf>, String> {
+        let dir: Option<String> = ladder.db.read(|c| {
+            c.query_row("SELECT dir FROM tournaments WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+        })?;
+        Ok(dir.filter(|d| !d.is_empty()).map(PathBuf::from))
+    }
+
+    /// Every tournament, newest first: id, state, created, finished, and where its report is
+    /// once it is written.
+    pub fn list(&self, ladder: &Ladder) -> Result<Vec<Value>, String> {
+        let rows: Vec<(i64, String, String, i64, Option<i64>)> = ladder.db.read(|c| {
+            let mut s = c.prepare(
+                "SELECT id, state, dir, created, finished FROM tournaments ORDER BY id DESC",
+            )?;
+            let rows = s.query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?;
+            rows.collect()
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, state, dir, created, finished)| {
+                let report = PathBuf::from(dir).join("html/index.html").is_file();
+                json!({
+                    "id": id,
+                    "state": state,
+                    "created": created,
+                    "finished": finished,
+                    "url": format!("/tournaments/{id}"),
+                    "report": report.then(|| report_url(id)),
+                })
+            })
+            .collect())
+    }
+}
+
+/// Where a tournament's report is served (`http/reports.rs`).
+pub fn report_url(id: i64) -> String {
+    format!("/tournaments/{id}/report/index.html")
 }
 
 fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), String> {

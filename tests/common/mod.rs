@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod cdp;
 pub mod modes;
 
 use durak_protocol::{FaultKind, Limits};

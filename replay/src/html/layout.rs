@@ -33,6 +33,9 @@ pub struct Asset {
     pub stem: &'static str,
     pub ext: &'static str,
     pub text: &'static str,
+    /// FNV-1a of `text` ([`Asset::new`] computes it: pages name their files by it, and a
+    /// server that renders pages would otherwise hash every file for every page).
+    pub hash: u32,
 }
 
 const fn fnv1a(s: &str) -> u32 {
@@ -48,10 +51,20 @@ const fn fnv1a(s: &str) -> u32 {
 }
 
 impl Asset {
+    /// An asset, its hash computed once, at compile time.
+    pub const fn new(stem: &'static str, ext: &'static str, text: &'static str) -> Asset {
+        Asset {
+            stem,
+            ext,
+            text,
+            hash: fnv1a(text),
+        }
+    }
+
     /// `viewer-1a2b3c4d.js`: the hash of the content, so that a page always gets the script it
     /// was written with.
     pub fn file_name(&self) -> String {
-        format!("{}-{:08x}.{}", self.stem, fnv1a(self.text), self.ext)
+        format!("{}-{:08x}.{}", self.stem, self.hash, self.ext)
     }
 
     /// Write the file into `dir` unless it is there already with this content.
@@ -65,22 +78,10 @@ impl Asset {
 }
 
 /// The style every page shares (colours, type, tables, the header).
-pub const SITE_CSS: Asset = Asset {
-    stem: "site",
-    ext: "css",
-    text: include_str!("../page/site.css"),
-};
+pub const SITE_CSS: Asset = Asset::new("site", "css", include_str!("../page/site.css"));
 /// The game viewer's style and script.
-pub const VIEWER_CSS: Asset = Asset {
-    stem: "viewer",
-    ext: "css",
-    text: include_str!("../page/viewer.css"),
-};
-pub const VIEWER_JS: Asset = Asset {
-    stem: "viewer",
-    ext: "js",
-    text: include_str!("../page/viewer.js"),
-};
+pub const VIEWER_CSS: Asset = Asset::new("viewer", "css", include_str!("../page/viewer.css"));
+pub const VIEWER_JS: Asset = Asset::new("viewer", "js", include_str!("../page/viewer.js"));
 /// Every asset: written together, so that any page of a folder finds what it needs.
 pub const ASSETS: [Asset; 3] = [SITE_CSS, VIEWER_CSS, VIEWER_JS];
 

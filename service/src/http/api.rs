@@ -13,6 +13,7 @@ use axum::Json;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -21,6 +22,11 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
     let mut r = vec![
         ("get", "/api/status", get(status)),
         ("get", "/api/leaderboard", get(leaderboard)),
+        (
+            "get",
+            "/api/leaderboard/events",
+            get(super::live::leaderboard_events),
+        ),
         ("get", "/api/bots/{bot}", get(bot)),
         ("get", "/api/bots/{bot}/versions/{n}", get(version)),
         ("get", "/api/games/{job}/{game}", get(game)),
@@ -41,6 +47,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/bots/{bot}/versions/{n}/remove", post(remove)),
         ("post", "/api/tournaments", post(start_tournament)),
         ("get", "/api/tournaments/{id}", get(tournament)),
+        ("get", "/api/tournaments", get(tournaments)),
         ("get", "/api/openapi.json", get(openapi)),
     ];
     r.extend(super::worker_api::routes());
@@ -125,11 +132,17 @@ async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
         .map(Json)
 }
 
-async fn leaderboard(State(s): State<AppState>) -> Response {
-    let lb: Arc<Leaderboard> = s.ladder.board.current();
+/// The leaderboard's JSON (`board` given: the one to show; else the current one), with whether
+/// the ladder is paused.
+pub fn leaderboard_json(s: &AppState, board: Option<Arc<Leaderboard>>) -> Value {
+    let lb: Arc<Leaderboard> = board.unwrap_or_else(|| s.ladder.board.current());
     let mut v = serde_json::to_value(&*lb).expect("json");
     v["paused"] = json!(s.ladder.is_paused());
-    Json(v).into_response()
+    v
+}
+
+async fn leaderboard(State(s): State<AppState>) -> Response {
+    Json(leaderboard_json(&s, None)).into_response()
 }
 
 /// A bot and its versions.
@@ -185,12 +198,12 @@ async fn bot(
     .await
 }
 
-/// A version: its reports, its latest games and faults.
+/// A version: its reports, its latest games and faults (what the pages' cache keeps: its
+/// standing on the leaderboard is added when it is served, [`VersionOut`]).
 #[derive(Serialize)]
 pub struct VersionView {
     #[serde(flatten)]
     pub version: Version,
-    pub standing: Option<crate::ladder::board::Row>,
     pub build: Option<Value>,
     pub report: Option<Value>,
     /// check-bot's report as text.
@@ -201,6 +214,14 @@ pub struct VersionView {
     pub faults: Vec<GameSummary>,
     /// Per kind of decision, from check-bot (median, p95, max ms).
     pub timing: Value,
+}
+
+/// A version as served: its view and its row on the leaderboard now.
+#[derive(Serialize)]
+pub struct VersionOut<'a> {
+    #[serde(flatten)]
+    pub view: &'a VersionView,
+    pub standing: Option<crate::ladder::board::Row>,
 }
 
 #[derive(Serialize)]
@@ -217,18 +238,31 @@ pub struct GameSummary {
     pub url: String,
 }
 
-pub fn labels(s: &AppState, ids: &[i64]) -> Result<Vec<String>, String> {
+/// The labels of the seats of `games`, read in one query.
+pub fn seat_labels<'a>(
+    s: &AppState,
+    games: impl IntoIterator<Item = &'a GameRow>,
+) -> Result<HashMap<i64, String>, String> {
+    let ids: Vec<i64> = games
+        .into_iter()
+        .flat_map(|g| g.seats.iter().copied())
+        .collect();
+    store::labels(&s.ladder.db, &ids)
+}
+
+pub fn labels(names: &HashMap<i64, String>, ids: &[i64]) -> Vec<String> {
     ids.iter()
-        .map(|&id| {
-            Ok(store::version(&s.ladder.db, id)?
-                .map(|v| v.label())
-                .unwrap_or_else(|| format!("version {id}")))
+        .map(|id| {
+            names
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| format!("version {id}"))
         })
         .collect()
 }
 
-pub fn summary(s: &AppState, g: &GameRow, seat: usize) -> Result<GameSummary, String> {
-    let seats = labels(s, &g.seats)?;
+pub fn summary(names: &HashMap<i64, String>, g: &GameRow, seat: usize) -> GameSummary {
+    let seats = labels(names, &g.seats);
     let result = match g.loser {
         Some(l) if l == seat => "lost (durak)".to_string(),
         Some(l) => format!(
@@ -237,7 +271,7 @@ pub fn summary(s: &AppState, g: &GameRow, seat: usize) -> Result<GameSummary, St
         ),
         None => "draw".to_string(),
     };
-    Ok(GameSummary {
+    GameSummary {
         job: g.job,
         game: g.game,
         seat,
@@ -247,9 +281,10 @@ pub fn summary(s: &AppState, g: &GameRow, seat: usize) -> Result<GameSummary, St
         moves: g.moves,
         recorded: g.recorded,
         url: format!("/games/{}/{}", g.job, g.game),
-    })
+    }
 }
 
+/// A version's view from the database (the pages' cache calls it: `super::cache`).
 pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionView>, String> {
     let Some(v) = store::versions_of_bot(&s.ladder.db, bot)?
         .into_iter()
@@ -263,28 +298,22 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .as_ref()
         .and_then(|r| r["text"].as_str().map(str::to_string));
     let (latest, games) = store::games_of_version(&s.ladder.db, v.id, 30)?;
+    let faulted = store::faults_of_version(&s.ladder.db, v.id, 20)?;
+    let names = seat_labels(s, latest.iter().chain(faulted.iter().map(|(g, _)| g)))?;
     let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v.id).unwrap_or(0);
     let latest_games = latest
         .iter()
-        .map(|g| summary(s, g, seat_of(g)))
-        .collect::<Result<_, _>>()?;
-    let faults = store::faults_of_version(&s.ladder.db, v.id, 20)?
+        .map(|g| summary(&names, g, seat_of(g)))
+        .collect();
+    let faults = faulted
         .iter()
-        .map(|(g, seat)| summary(s, g, *seat))
-        .collect::<Result<_, _>>()?;
+        .map(|(g, seat)| summary(&names, g, *seat))
+        .collect();
     let timing = report
         .as_ref()
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
     Ok(Some(VersionView {
-        standing: s
-            .ladder
-            .board
-            .current()
-            .rows
-            .iter()
-            .find(|r| r.version_id == v.id)
-            .cloned(),
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,
@@ -296,16 +325,31 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
     }))
 }
 
+/// A version's row on the leaderboard now.
+pub fn standing_of(s: &AppState, version: i64) -> Option<crate::ladder::board::Row> {
+    s.ladder
+        .board
+        .current()
+        .rows
+        .iter()
+        .find(|r| r.version_id == version)
+        .cloned()
+}
+
 async fn version(
     State(s): State<AppState>,
     Path((bot, n)): Path<(String, i64)>,
-) -> Result<Json<VersionView>, ApiError> {
-    blocking(move || {
-        version_view(&s, &bot, n)?
-            .map(Json)
-            .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))
-    })
-    .await
+) -> Result<Response, ApiError> {
+    let s2 = s.clone();
+    let b2 = bot.clone();
+    let view = blocking(move || Ok(s2.cache.version(&s2, &b2, n)?)).await?;
+    let view =
+        view.ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))?;
+    let out = VersionOut {
+        standing: standing_of(&s, view.version.id),
+        view: &view,
+    };
+    Ok(Json(out).into_response())
 }
 
 #[derive(Serialize)]
@@ -320,8 +364,9 @@ pub fn game_view(s: &AppState, job: i64, game: u32) -> Result<Option<GameView>, 
     let Some(g) = store::game(&s.ladder.db, job, game)? else {
         return Ok(None);
     };
+    let names = seat_labels(s, [&g])?;
     Ok(Some(GameView {
-        labels: labels(s, &g.seats)?,
+        labels: labels(&names, &g.seats),
         replay_url: format!("/api/games/{job}/{game}/replay"),
         game: g,
     }))
@@ -672,4 +717,8 @@ async fn tournament(
             .ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))
     })
     .await
+}
+
+async fn tournaments(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    blocking(move || Ok(Json(json!({"tournaments": s.tournaments.list(&s.ladder)?})))).await
 }

@@ -6,8 +6,12 @@
 //! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it).
 
 pub mod api;
+pub mod cache;
+pub mod files;
+pub mod live;
 pub mod openapi;
 pub mod pages;
+pub mod reports;
 pub mod worker_api;
 
 use crate::auth::{self, Account};
@@ -25,6 +29,21 @@ pub const COOKIE: &str = "durak_token";
 pub struct AppState {
     pub ladder: Arc<Ladder>,
     pub tournaments: Arc<crate::tournament::Tournaments>,
+    /// The live leaderboard's publisher (`live.rs`).
+    pub live: Arc<live::Live>,
+    /// The pages' cache of version views (`cache.rs`).
+    pub cache: Arc<cache::Cache>,
+}
+
+impl AppState {
+    pub fn new(ladder: Arc<Ladder>, tournaments: Arc<crate::tournament::Tournaments>) -> Self {
+        AppState {
+            ladder,
+            tournaments,
+            live: Default::default(),
+            cache: Default::default(),
+        }
+    }
 }
 
 /// An error as JSON (`{"error": "..."}`) with its status.
@@ -147,5 +166,7 @@ pub fn router(state: AppState) -> Router {
     for (_, path, method_router) in api::routes() {
         r = r.route(path, method_router);
     }
-    r.merge(pages::routes()).with_state(state)
+    r.merge(pages::routes())
+        .merge(reports::routes())
+        .with_state(state)
 }

@@ -37,6 +37,7 @@ fn ops() -> Vec<Op> {
     vec![
         Op { method: "get", path: "/api/status", summary: "The server: variant, sandbox, registration, whether the ladder is paused, games recorded, versions and jobs.", auth: Anyone, body: None, ok: 200, returns: "Status" },
         Op { method: "get", path: "/api/leaderboard", summary: "The ladder's standings: rank (=N when tied), Elo with its 95 % interval, games, losses, faults, per version in the ladder.", auth: Anyone, body: None, ok: 200, returns: "Leaderboard" },
+        Op { method: "get", path: "/api/leaderboard/events", summary: "The leaderboard, live: server-sent events (text/event-stream), each `event: leaderboard` with the JSON of GET /api/leaderboard in its data; the first at once, then one whenever it changes (at most every 200 ms), and a `: keep-alive` comment every 15 s. A client that reads slowly gets the latest leaderboard, not every one in between.", auth: Anyone, body: None, ok: 200, returns: "Events" },
         Op { method: "get", path: "/api/bots/{bot}", summary: "A bot and all its versions (state, reason, games, standing).", auth: Anyone, body: None, ok: 200, returns: "Bot" },
         Op { method: "get", path: "/api/bots/{bot}/versions/{n}", summary: "A version: its build output, check-bot report, time per decision, latest games and faults.", auth: Anyone, body: None, ok: 200, returns: "Version" },
         Op { method: "get", path: "/api/games/{job}/{game}", summary: "A recorded game: seats, seed, dealer, result, faults, moves.", auth: Anyone, body: None, ok: 200, returns: "Game" },
@@ -52,7 +53,8 @@ fn ops() -> Vec<Op> {
         Op { method: "post", path: "/api/bots/{bot}/versions/{n}/disqualify", summary: "Disqualify a version: out of the ladder, its open jobs cancelled, kept with the reason.", auth: Organiser, body: Some(obj(json!({"reason": {"type": "string"}}), &[])), ok: 200, returns: "VersionRow" },
         Op { method: "post", path: "/api/bots/{bot}/versions/{n}/remove", summary: "Remove a version from the ladder and the leaderboard.", auth: Organiser, body: None, ok: 200, returns: "VersionRow" },
         Op { method: "post", path: "/api/tournaments", summary: "Start a fixed tournament (duplicate deals, the tournament engine) among the versions in the ladder.", auth: Organiser, body: Some(obj(json!({"games": {"type": "integer", "minimum": 1}}), &[])), ok: 201, returns: "Object" },
-        Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over.", auth: Anyone, body: None, ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over, with the address of its full report (served under /tournaments/ID/report/).", auth: Anyone, body: None, ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/tournaments", summary: "Every tournament, newest first: id, state, when it started and ended, the address of its report once written.", auth: Anyone, body: None, ok: 200, returns: "Object" },
         Op { method: "get", path: "/api/openapi.json", summary: "This document.", auth: Anyone, body: None, ok: 200, returns: "Object" },
         Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Some(obj(json!({"name": {"type": "string"}}), &[])), ok: 200, returns: "Claimed" },
         Op { method: "post", path: "/api/worker/jobs/{job}/renew", summary: "Extend the lease on a job; 409 when the lease is not the job's any more (stop playing it).", auth: Worker, body: Some(obj(json!({"lease": {"type": "string"}}), &["lease"])), ok: 200, returns: "Object" },
@@ -87,14 +89,21 @@ fn params_of(path: &str) -> Vec<Value> {
 pub fn document() -> Value {
     let mut paths = serde_json::Map::new();
     for o in ops() {
+        let (media, schema) = match o.returns {
+            "Replay" => ("application/x-ndjson", json!({"type": "string"})),
+            "Events" => ("text/event-stream", json!({"type": "string"})),
+            "Archive" => ("application/gzip", json!({"type": "string"})),
+            _ => (
+                "application/json",
+                json!({"$ref": "#/components/schemas/Object"}),
+            ),
+        };
         let mut op = json!({
             "summary": o.summary,
             "parameters": params_of(o.path),
             "responses": {
                 o.ok.to_string(): {"description": o.returns, "content": {
-                    (match o.returns { "Replay" => "application/x-ndjson", "Archive" => "application/gzip", _ => "application/json" }):
-                    {"schema": if matches!(o.returns, "Replay" | "Archive") { json!({"type": "string"}) }
-                               else { json!({"$ref": "#/components/schemas/Object"}) }}}},
+                    media: {"schema": schema}}},
                 "4XX": {"description": "Refused: {\"error\": \"what was wrong and the fix\"}",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
             }

@@ -1,7 +1,13 @@
-//! Pages for people (maud templates, one layout), each the counterpart of an `/api/` route:
-//! the leaderboard (live: it polls `/api/leaderboard`), a bot, a version (build output,
-//! check-bot report, games, faults, time per decision), a game (the replay viewer), the
-//! author's own page (submit, versions, tokens), registration and login, a tournament.
+//! Pages for people (maud templates, the look of the tournament report: its layout and
+//! styles, `durak_report::site_page`), each the counterpart of an `/api/` route: the
+//! leaderboard (live: server-sent events, `live.rs`, or polling), a bot, a version (build
+//! output, check-bot report, games, faults, time per decision), a game (the replay viewer), the
+//! author's own page (submit, versions, tokens), registration and login. Tournaments and their
+//! reports are in `reports.rs`.
+//!
+//! As the report's pages, they load no inline script or style (the layout's
+//! Content-Security-Policy forbids them): their own files are [`SERVICE_CSS`] and
+//! [`LEADERBOARD_JS`], served under `/assets/` with the report's.
 
 use super::api::{self, GameSummary};
 use super::{blocking, ApiError, AppState, MaybeAuthor, COOKIE};
@@ -12,7 +18,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
-use maud::{html, Markup, PreEscaped, DOCTYPE};
+use durak_replay::html::layout::{Asset, Bot};
+use maud::{html, Markup};
 use serde::Deserialize;
 
 pub fn routes() -> Router<AppState> {
@@ -27,65 +34,75 @@ pub fn routes() -> Router<AppState> {
         .route("/login", get(login_form).post(login))
         .route("/logout", post(logout))
         .route("/submit", post(submit))
-        .route("/tournaments/{id}", get(tournament))
         .route("/assets/{file}", get(asset))
         .layer(axum::extract::DefaultBodyLimit::disable())
 }
 
-const CSS: &str = "
-body{font-family:system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
-header{background:#1f3a5f;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1.2rem;align-items:center}
-header a{color:#fff;text-decoration:none}header .grow{flex:1}
-main{max-width:70rem;margin:1rem auto;padding:0 1rem}
-table{border-collapse:collapse;background:#fff;width:100%}
-th,td{padding:.35rem .6rem;border-bottom:1px solid #e3e6ea;text-align:left}
-th{background:#eef1f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-pre{background:#fff;border:1px solid #e3e6ea;padding:.6rem;overflow:auto;max-height:30rem}
-.state{padding:.1rem .4rem;border-radius:.3rem;background:#e3e6ea}
-.state.active{background:#cdebd3}.state.failed,.state.suspended,.state.disqualified{background:#f6d0cf}
-.error{background:#f6d0cf;padding:.6rem;border-radius:.3rem;white-space:pre-wrap}
-.token{font-family:monospace;background:#fff3c4;padding:.4rem;word-break:break-all}
-form{background:#fff;padding:.8rem;border:1px solid #e3e6ea;margin:.6rem 0}
-label{display:block;margin:.3rem 0}
-";
+/// The service's own style, after the report's.
+pub const SERVICE_CSS: Asset = Asset::new("service", "css", include_str!("page/service.css"));
+/// The leaderboard's script: live by server-sent events, else polling.
+pub const LEADERBOARD_JS: Asset =
+    Asset::new("leaderboard", "js", include_str!("page/leaderboard.js"));
 
-fn layout(title: &str, who: Option<&Account>, body: Markup) -> Html<String> {
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · durak serve" }
-                style { (PreEscaped(CSS)) }
+/// Where the pages find their files.
+pub const ASSET_ROOT: &str = "/assets/";
+
+/// The navigation above every page.
+fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
+    let mut c = vec![
+        ("/".to_string(), "durak serve: leaderboard".to_string()),
+        ("/tournaments".to_string(), "tournaments".to_string()),
+        ("/api/openapi.json".to_string(), "API".to_string()),
+    ];
+    match who {
+        Some(a) => c.push(("/me".to_string(), format!("{}'s page", a.name))),
+        None => {
+            c.push(("/register".to_string(), "register".to_string()));
+            c.push(("/login".to_string(), "log in".to_string()));
+        }
+    }
+    c
+}
+
+/// A page: the navigation, a header (the title, a line under it, who is logged in), the body.
+pub(super) fn page(
+    title: &str,
+    meta: Option<Markup>,
+    who: Option<&Account>,
+    scripts: &[Asset],
+    body: Markup,
+) -> Html<String> {
+    let body = html! {
+        header.report.site {
+            div {
+                h1 { (Bot(title)) }
+                @if let Some(m) = meta { p.meta { (m) } }
             }
-            body {
-                header {
-                    a href="/" { strong { "durak serve" } }
-                    a href="/" { "Leaderboard" }
-                    span.grow {}
-                    @match who {
-                        Some(a) => {
-                            a href="/me" { (a.name) }
-                            form method="post" action="/logout" style="display:inline;background:none;border:0;padding:0;margin:0" {
-                                button type="submit" { "Log out" }
-                            }
-                        }
-                        None => {
-                            a href="/register" { "Register" }
-                            a href="/login" { "Log in" }
-                        }
-                    }
+            @if let Some(a) = who {
+                div.who {
+                    span.meta { "logged in as " a href="/me" { (Bot(&a.name)) } }
+                    form.inline method="post" action="/logout" { button type="submit" { "log out" } }
                 }
-                main { h1 { (title) } (body) }
             }
         }
+        main.report { (body) }
     };
-    Html(page.into_string())
+    Html(durak_report::site_page(
+        &format!("{title} · durak serve"),
+        ASSET_ROOT,
+        &crumbs(who),
+        &[SERVICE_CSS],
+        scripts,
+        body,
+    ))
+}
+
+pub(super) fn layout(title: &str, who: Option<&Account>, body: Markup) -> Html<String> {
+    page(title, None, who, &[], body)
 }
 
 /// An error page with its status.
-fn error_page(status: u16, who: Option<&Account>, message: &str) -> Response {
+pub(super) fn error_page(status: u16, who: Option<&Account>, message: &str) -> Response {
     let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = html! { p.error { (message) } p { a href="/" { "Back to the leaderboard" } } };
     (
@@ -95,7 +112,7 @@ fn error_page(status: u16, who: Option<&Account>, message: &str) -> Response {
         .into_response()
 }
 
-fn page_error(who: Option<&Account>, e: ApiError) -> Response {
+pub(super) fn page_error(who: Option<&Account>, e: ApiError) -> Response {
     error_page(e.status.as_u16(), who, &e.message)
 }
 
@@ -112,72 +129,49 @@ fn version_link(bot: &str, n: i64) -> String {
     format!("/bots/{bot}/versions/{n}")
 }
 
-/// The leaderboard's script: polls the JSON every 2 s and redraws the rows (text only).
-const LEADERBOARD_JS: &str = r#"
-(function(){
-  const body = document.getElementById('rows');
-  const info = document.getElementById('info');
-  function cell(tr, text, cls){ const td=document.createElement('td'); td.textContent=text; if(cls) td.className=cls; tr.appendChild(td); return td; }
-  function elo(e){ return e===null? '-' : (e>=0?'+':'')+Math.round(e); }
-  function ci(c){ return (c[0]===null?'-∞':elo(c[0]))+' … '+(c[1]===null?'+∞':elo(c[1])); }
-  async function tick(){
-    try {
-      const r = await fetch('/api/leaderboard', {cache:'no-store'});
-      const lb = await r.json();
-      const rows = [];
-      for (const x of lb.rows){
-        const tr = document.createElement('tr');
-        tr.dataset.bot = x.bot;
-        cell(tr, x.rank_label);
-        const td = cell(tr, '');
-        const a = document.createElement('a'); a.href='/bots/'+encodeURIComponent(x.bot)+'/versions/'+x.version; a.textContent=x.bot+' v'+x.version; td.appendChild(a);
-        cell(tr, x.author);
-        cell(tr, elo(x.elo), 'num'); cell(tr, ci(x.elo_ci95), 'num');
-        cell(tr, String(x.games), 'num'); cell(tr, String(x.losses), 'num');
-        cell(tr, (100*x.loss_rate).toFixed(1)+'%', 'num');
-        rows.push(tr);
-      }
-      body.replaceChildren(...rows);
-      info.textContent = lb.games+' games'+(lb.paused?' · the ladder is paused':'');
-    } catch(e) {}
-  }
-  setInterval(tick, 2000);
-})();
-"#;
-
 async fn leaderboard(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Html<String> {
     let lb = s.ladder.board.current();
     let paused = s.ladder.is_paused();
+    let meta = html! {
+        (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
+    };
     let body = html! {
         p #info { (lb.games) " games" @if paused { " · the ladder is paused" } }
-        p { "Ratings are Elo from one fit of all ladder games among the versions in the ladder, \
-             with 95 % intervals paired by deal; a tie (=2) means the data does not order \
-             those bots yet. The table updates by itself." }
-        table #leaderboard {
-            thead { tr {
-                th { "#" } th { "bot" } th { "author" } th.num { "Elo" } th.num { "95%" }
-                th.num { "games" } th.num { "losses" } th.num { "loss rate" }
-            } }
-            tbody #rows {
-                @for r in &lb.rows {
-                    tr data-bot=(r.bot) {
-                        td { (r.rank_label) }
-                        td { a href=(version_link(&r.bot, r.version)) { (r.bot) " v" (r.version) } }
-                        td { (r.author) }
-                        td.num { (fmt_elo(r.elo)) }
-                        td.num { (fmt_ci(r.elo_ci95)) }
-                        td.num { (r.games) }
-                        td.num { (r.losses) }
-                        td.num { (format!("{:.1}%", 100.0 * r.loss_rate)) }
+        div.scroll {
+            table.standings #leaderboard {
+                thead { tr {
+                    th.num { "rank" } th { "bot" } th { "author" } th.num { "Elo" } th.num { "95% interval" }
+                    th.num { "games" } th.num { "losses" } th.num { "loss rate" }
+                } }
+                tbody #rows {
+                    @for r in &lb.rows {
+                        tr data-bot=(r.bot) class=[r.tied.then_some("tied")] {
+                            td.num { (r.rank_label) }
+                            td { a href=(version_link(&r.bot, r.version)) { (Bot(&r.bot)) " v" (r.version) } }
+                            td { (Bot(&r.author)) }
+                            td.num { (fmt_elo(r.elo)) }
+                            td.num { (fmt_ci(r.elo_ci95)) }
+                            td.num { (r.games) }
+                            td.num { (r.losses) }
+                            td.num { (format!("{:.1}%", 100.0 * r.loss_rate)) }
+                        }
                     }
                 }
             }
         }
+        p.note { "Ratings are Elo from one fit of all ladder games among the versions in the \
+             ladder, with 95% intervals paired by deal; a rank marked = is shared: the data does \
+             not order those bots yet. The table updates by itself." }
         p { "To take part: " a href="/register" { "register" } ", then submit your bot's folder \
              on your page or with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
-        script { (PreEscaped(LEADERBOARD_JS)) }
     };
-    layout("Leaderboard", who.as_ref(), body)
+    page(
+        "Leaderboard",
+        Some(meta),
+        who.as_ref(),
+        &[LEADERBOARD_JS],
+        body,
+    )
 }
 
 fn state_badge(v: &Version) -> Markup {
@@ -195,8 +189,8 @@ async fn bot(
         Ok(None) => return error_page(404, who.as_ref(), &format!("no bot named {name:?}")),
         Err(e) => return page_error(who.as_ref(), e),
     };
+    let meta = html! { "by " (Bot(&view.author)) @if view.house { " (a house bot: built in)" } };
     let body = html! {
-        p { "by " (view.author) @if view.house { " (a house bot: built in)" } }
         table {
             thead { tr { th { "version" } th { "state" } th { "submitted" } th.num { "games" }
                          th.num { "Elo" } th { "note" } } }
@@ -214,11 +208,18 @@ async fn bot(
             }
         }
     };
-    layout(&format!("Bot {}", view.bot), who.as_ref(), body).into_response()
+    page(
+        &format!("Bot {}", view.bot),
+        Some(meta),
+        who.as_ref(),
+        &[],
+        body,
+    )
+    .into_response()
 }
 
 /// A time as UTC text.
-fn time(ms: i64) -> String {
+pub(super) fn time(ms: i64) -> String {
     let secs = ms / 1000;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil date from days since the epoch (Howard Hinnant's algorithm).
@@ -241,7 +242,7 @@ fn time(ms: i64) -> String {
 
 fn games_table(games: &[GameSummary]) -> Markup {
     html! {
-        table {
+        div.scroll { table.games {
             thead { tr { th { "game" } th { "seats" } th { "result" } th.num { "moves" } th { "faults" } } }
             tbody {
                 @for g in games {
@@ -250,11 +251,11 @@ fn games_table(games: &[GameSummary]) -> Markup {
                         td { (g.seats.join(", ")) }
                         td { (g.result) }
                         td.num { (g.moves) }
-                        td { @for f in &g.faults { (g.seats.get(f.seat).cloned().unwrap_or_default()) ": " (f.kind.name()) " (" (f.detail) ") " } }
+                        td { @for f in &g.faults { (g.seats.get(f.seat).cloned().unwrap_or_default()) ": " (f.kind.name()) " (" (Bot(&f.detail)) ") " } }
                     }
                 }
             }
-        }
+        } }
     }
 }
 
@@ -264,7 +265,8 @@ async fn version(
     Path((bot, n)): Path<(String, i64)>,
 ) -> Response {
     let b2 = bot.clone();
-    let v = match blocking(move || Ok(api::version_view(&s, &b2, n)?)).await {
+    let s2 = s.clone();
+    let v = match blocking(move || Ok(s2.cache.version(&s2, &b2, n)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => {
             return error_page(
@@ -277,14 +279,16 @@ async fn version(
     };
     let ver = &v.version;
     let waiting = matches!(ver.state.as_str(), "queued" | "building" | "checking");
+    let meta = html! {
+        "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
+        @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
+    };
     let body = html! {
         @if waiting { meta http-equiv="refresh" content="3"; }
-        p { "by " (ver.author) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
-            @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } } }
         @if let Some(r) = &ver.reason { p.error { (r) } }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
-        @if let Some(st) = &v.standing {
-            p { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
+        @if let Some(st) = &api::standing_of(&s, ver.id) {
+            p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (st.games) " games, " (st.losses) " losses." }
         }
         p { "Command: " code { (ver.command) } " · language: " (ver.language) }
@@ -317,7 +321,14 @@ async fn version(
         @if !v.faults.is_empty() { h2 { "Faults" } (games_table(&v.faults)) }
         p { a href=(format!("/bots/{}", ver.bot)) { "All versions of " (ver.bot) } }
     };
-    layout(&format!("{} v{}", ver.bot, ver.n), who.as_ref(), body).into_response()
+    page(
+        &format!("{} v{}", ver.bot, ver.n),
+        Some(meta),
+        who.as_ref(),
+        &[],
+        body,
+    )
+    .into_response()
 }
 
 async fn game(
@@ -325,27 +336,36 @@ async fn game(
     MaybeAuthor(who): MaybeAuthor,
     Path((job, g)): Path<(i64, u32)>,
 ) -> Response {
-    let page = blocking(move || {
+    let mut crumbs = crumbs(who.as_ref());
+    let html = blocking(move || {
         let row = crate::store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
         let path = s.ladder.paths.root.join(&row.replay);
-        let replay = durak_replay::read_replay(&path).map_err(ApiError::internal)?;
+        let mut replay = durak_replay::read_replay(&path).map_err(ApiError::internal)?;
+        // The replay names its seats by version id (the ladder's names); shown: `bot vN`.
+        let names = api::seat_labels(&s, [&row])?;
+        for h in &mut replay.header.seats {
+            if let Some(label) = row.seats.get(h.seat).and_then(|v| names.get(v)) {
+                h.name = label.clone();
+            }
+        }
         let sim = durak_replay::simulate(&replay);
-        let mut crumbs = vec![("/".to_string(), "← leaderboard".to_string())];
-        for v in &row.seats {
-            if let Some(v) = crate::store::version(&s.ladder.db, *v)? {
-                crumbs.push((version_link(&v.bot, v.n), v.label()));
+        let mut seen = std::collections::HashSet::new();
+        for v in row.seats.iter().filter(|v| seen.insert(**v)) {
+            if let Some(label) = names.get(v) {
+                let (bot, n) = label.rsplit_once(" v").unwrap_or((label, "0"));
+                crumbs.push((format!("/bots/{bot}/versions/{n}"), label.clone()));
             }
         }
         let ctx = durak_replay::html::GameContext {
             crumbs,
             place: Some(format!("ladder job {job}, game {g}")),
-            root: "/assets/".to_string(),
+            root: ASSET_ROOT.to_string(),
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })
     .await;
-    match page {
+    match html {
         Ok(p) => Html(p).into_response(),
         Err(e) => page_error(who.as_ref(), e),
     }
@@ -362,7 +382,7 @@ async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respons
     };
     let body = html! {
         h2 { "Submit a bot" }
-        form #submit method="post" action="/submit" enctype="multipart/form-data" {
+        form.box #submit method="post" action="/submit" enctype="multipart/form-data" {
             p { "The bot's folder as a " code { ".tar.gz" } " or " code { ".zip" }
                 " archive, with its " code { "bot.toml" } " (name, command, language, author, \
                 and optionally build). Each upload is a new version of the bot it names." }
@@ -388,7 +408,7 @@ async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respons
                 td { @if t.revoked { "revoked" } @else { "valid" } }
             } } }
         }
-        form method="post" action="/me/tokens" {
+        form.box method="post" action="/me/tokens" {
             label { "Label: " input type="text" name="label" value="cli"; }
             button type="submit" { "New token" }
         }
@@ -424,8 +444,8 @@ fn show_token(title: &str, a: &Account, token: &str) -> Response {
 async fn register_form(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Html<String> {
     let open = s.ladder.cfg.registration == crate::config::Registration::Open;
     let body = html! {
-        form #register method="post" action="/register" {
-            label { "Name: " input type="text" name="name" required pattern="[A-Za-z0-9._-]{1,32}"; }
+        form.box #register method="post" action="/register" {
+            label { "Name: " input type="text" name="name" required pattern="[A-Za-z0-9._\\-]{1,32}"; }
             label { "Invite token" @if open { " (not needed here)" } ": " input type="text" name="invite"; }
             button type="submit" { "Create the account" }
         }
@@ -449,7 +469,7 @@ async fn register(State(s): State<AppState>, Form(f): Form<RegisterForm>) -> Res
 
 async fn login_form(MaybeAuthor(who): MaybeAuthor) -> Html<String> {
     let body = html! {
-        form #login method="post" action="/login" {
+        form.box #login method="post" action="/login" {
             label { "Token: " input type="password" name="token" required; }
             button type="submit" { "Log in" }
         }
@@ -553,39 +573,13 @@ async fn submit(
     }
 }
 
-async fn tournament(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    Path(id): Path<i64>,
-) -> Response {
-    let view = match blocking(move || Ok((s.tournaments.view(&s.ladder, id)?, s))).await {
-        Ok((Some(v), _)) => v,
-        Ok((None, _)) => return error_page(404, who.as_ref(), &format!("no tournament {id}")),
-        Err(e) => return page_error(who.as_ref(), e),
-    };
-    let dir = view["dir"].as_str().unwrap_or("").to_string();
-    let report = std::fs::read_to_string(std::path::Path::new(&dir).join("standings.txt")).ok();
-    let running = view["state"] == "running";
-    let body = html! {
-        @if running { meta http-equiv="refresh" content="3"; }
-        p { "State: " (view["state"].as_str().unwrap_or("")) " · " (view["games_played"]) " games played" }
-        @if let Some(e) = view["error"].as_str() { p.error { (e) } }
-        p { "Directory: " code { (dir) } " (a " code { "durak tournament" } " directory: "
-            code { "durak standings DIR" } " prints it again)" }
-        @if let Some(r) = report {
-            pre #standings { (r) }
-            p { "The full report (charts, a page per bot and per game) is in "
-                code { (dir) "/html/index.html" } "." }
-        }
-    };
-    layout(&format!("Tournament {id}"), who.as_ref(), body).into_response()
-}
-
-/// The replay viewer's files (`durak_replay::html::layout::ASSETS`), by their hashed names: a
-/// name changes with the content, so they are cached for good.
+/// The pages' files (`durak_report::ASSETS`: the shared style, the viewer's, the report's; and
+/// the service's own), by their hashed names: a name changes with the content, so they are
+/// cached for good.
 async fn asset(Path(file): Path<String>) -> Response {
-    let Some(a) = durak_replay::html::layout::ASSETS
+    let Some(a) = durak_report::ASSETS
         .iter()
+        .chain(&[SERVICE_CSS, LEADERBOARD_JS])
         .find(|a| a.file_name() == file)
     else {
         return (StatusCode::NOT_FOUND, "no such file").into_response();

@@ -71,6 +71,9 @@ pub struct Board {
     table_size: usize,
     deals: u32,
     state: Mutex<Option<State>>,
+    /// A generation, counted up whenever what the leaderboard shows may have changed (games
+    /// in, versions in or out, a pause): the live leaderboard and the pages' caches watch it.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 /// A recorded game as the standings read it (the version id is the bot's name there).
@@ -113,7 +116,23 @@ impl Board {
             table_size,
             deals,
             state: Mutex::new(None),
+            changes: tokio::sync::watch::channel(0).0,
         }
+    }
+
+    /// Say that what the leaderboard shows may have changed.
+    pub fn touch(&self) {
+        self.changes.send_modify(|g| *g += 1);
+    }
+
+    /// The generation now (see [`Board::subscribe`]).
+    pub fn generation(&self) -> u64 {
+        *self.changes.borrow()
+    }
+
+    /// A receiver that sees the generation count up.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     fn tournament(&self, ranked: &[Version]) -> Tournament {
@@ -178,6 +197,7 @@ impl Board {
         };
         self.compute(&mut st);
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(st);
+        self.touch();
         Ok(())
     }
 
@@ -205,6 +225,8 @@ impl Board {
                 st.dirty = true;
             }
         }
+        drop(guard);
+        self.touch();
         Ok(())
     }
 

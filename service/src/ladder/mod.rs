@@ -143,6 +143,7 @@ impl Ladder {
         self.db
             .set_setting(PAUSED_KEY, if paused { "1" } else { "0" })?;
         self.paused.store(paused, Ordering::SeqCst);
+        self.board.touch();
         self.notify();
         Ok(())
     }
