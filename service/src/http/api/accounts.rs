@@ -1,0 +1,221 @@
+//! What an author does through the API: their account and page, tokens, invites, uploads.
+
+use super::*;
+
+/// The author's own page: account, bots' versions, tokens.
+#[derive(Serialize)]
+pub struct MeView {
+    pub account: auth::Account,
+    pub versions: Vec<Version>,
+    pub tokens: Vec<TokenInfo>,
+}
+
+#[derive(Serialize)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub label: String,
+    pub created: i64,
+    pub revoked: bool,
+}
+
+pub fn me_view(s: &AppState, a: &auth::Account) -> Result<MeView, String> {
+    let tokens = s.ladder.db.read(|c| {
+        let mut st = c.prepare(
+            "SELECT id, label, created, revoked FROM tokens WHERE account = ?1 ORDER BY id",
+        )?;
+        let rows = st.query_map([a.id], |r| {
+            Ok(TokenInfo {
+                id: r.get(0)?,
+                label: r.get(1)?,
+                created: r.get(2)?,
+                revoked: r.get::<_, i64>(3)? != 0,
+            })
+        })?;
+        rows.collect()
+    })?;
+    Ok(MeView {
+        account: a.clone(),
+        versions: store::versions_of_account(&s.ladder.db, a.id)?,
+        tokens,
+    })
+}
+
+pub(super) async fn me(
+    State(s): State<AppState>,
+    Author(a): Author,
+) -> Result<Json<MeView>, ApiError> {
+    blocking(move || me_view(&s, &a).map(Json).map_err(ApiError::internal)).await
+}
+
+#[derive(Deserialize)]
+pub struct RegisterBody {
+    pub name: String,
+    #[serde(default)]
+    pub invite: Option<String>,
+}
+
+/// Create an account: with an invite, or without when registration is open.
+pub fn register_account(
+    s: &AppState,
+    name: &str,
+    invite: Option<&str>,
+) -> Result<(auth::Account, String), ApiError> {
+    let invite = invite.map(str::trim).filter(|i| !i.is_empty());
+    if invite.is_none() && s.ladder.cfg.registration == crate::config::Registration::Invite {
+        return Err(ApiError::new(
+            403,
+            "this server creates accounts only with an invite token from the organiser: give \
+             it as \"invite\"",
+        ));
+    }
+    auth::create_account(&s.ladder.db, name.trim(), false, invite).map_err(|e| {
+        let status = if e.contains("already") { 409 } else { 400 };
+        ApiError::new(status, e)
+    })
+}
+
+pub(super) async fn register(
+    State(s): State<AppState>,
+    Json(b): Json<RegisterBody>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (a, token) = blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"account": a, "token": token,
+                    "note": "keep the token: it is shown only once"})),
+    ))
+}
+
+#[derive(Deserialize, Default)]
+pub struct TokenBody {
+    #[serde(default)]
+    pub label: String,
+}
+
+pub(super) async fn new_token(
+    State(s): State<AppState>,
+    Author(a): Author,
+    body: Option<Json<TokenBody>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let label = body.map(|b| b.0.label).unwrap_or_default();
+    let (id, token) =
+        blocking(move || auth::add_token(&s.ladder.db, a.id, &label).map_err(ApiError::internal))
+            .await?;
+    Ok((StatusCode::CREATED, Json(json!({"id": id, "token": token}))))
+}
+
+pub(super) async fn revoke_token(
+    State(s): State<AppState>,
+    Author(a): Author,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    let ok =
+        blocking(move || auth::revoke_token(&s.ladder.db, a.id, id).map_err(ApiError::internal))
+            .await?;
+    if !ok {
+        return Err(ApiError::not_found(format!("you have no token {id}")));
+    }
+    Ok(Json(json!({"revoked": id})))
+}
+
+pub(super) async fn invite(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let t = blocking(move || auth::new_invite(&s.ladder.db).map_err(ApiError::internal)).await?;
+    Ok((StatusCode::CREATED, Json(json!({"invite": t}))))
+}
+
+/// Receive an archive into a file of the uploads folder, at most `max` bytes, synced.
+pub async fn receive(
+    s: &AppState,
+    mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin,
+) -> Result<tempfile::NamedTempFile, ApiError> {
+    let max = s.ladder.cfg.upload.max_archive;
+    let dir = s.ladder.paths.uploads();
+    let mut f = tempfile::Builder::new()
+        .prefix(".upload-")
+        .tempfile_in(&dir)
+        .map_err(ApiError::internal)?;
+    let mut n: u64 = 0;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::new(400, format!("the upload broke off: {e}")))?;
+        n += chunk.len() as u64;
+        if n > max {
+            return Err(too_large(max));
+        }
+        f.write_all(&chunk).map_err(ApiError::internal)?;
+    }
+    if n == 0 {
+        return Err(ApiError::new(
+            400,
+            "the upload is empty: send the bot's folder as a tar.gz or zip archive",
+        ));
+    }
+    f.as_file().sync_all().map_err(ApiError::internal)?;
+    Ok(f)
+}
+
+pub fn too_large(max: u64) -> ApiError {
+    ApiError::new(
+        413,
+        format!(
+            "the archive is larger than {} bytes, the limit of this server: leave out build \
+             outputs, dependencies and data the bot does not need",
+            max
+        ),
+    )
+}
+
+/// Accept a received upload (blocking: unpack, check, keep).
+pub fn accept_upload(
+    s: &AppState,
+    a: &auth::Account,
+    file: tempfile::NamedTempFile,
+) -> Result<Version, ApiError> {
+    let l = &s.ladder;
+    let path = file.path().to_path_buf();
+    let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &path);
+    // On success the file was renamed away; otherwise it goes.
+    let _ = file.keep().map(|(_, p)| {
+        if r.is_err() {
+            let _ = std::fs::remove_file(p);
+        }
+    });
+    let v = r.map_err(|e| ApiError::new(e.status, e.message))?;
+    l.notify();
+    Ok(v)
+}
+
+pub(super) async fn submit(
+    State(s): State<AppState>,
+    Author(a): Author,
+    headers: axum::http::HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let max = s.ladder.cfg.upload.max_archive;
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > max {
+            return Err(too_large(max));
+        }
+    }
+    let stream = body
+        .into_data_stream()
+        .map(|r| r.map_err(|e| e.to_string()));
+    let file = receive(&s, stream).await?;
+    let s2 = s.clone();
+    let v = blocking(move || accept_upload(&s2, &a, file)).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "version": v,
+            "url": format!("/bots/{}/versions/{}", v.bot, v.n),
+            "api": format!("/api/bots/{}/versions/{}", v.bot, v.n),
+            "note": "kept; it is built and checked next, and its page shows the report",
+        })),
+    ))
+}

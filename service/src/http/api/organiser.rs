@@ -1,0 +1,115 @@
+//! What the organiser does through the API: pause and resume the ladder, take versions out,
+//! start and read fixed tournaments.
+
+use super::*;
+
+pub(super) async fn pause(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.ladder.set_paused(true).map_err(ApiError::internal)).await?;
+    Ok(Json(json!({"paused": true})))
+}
+
+pub(super) async fn resume(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.ladder.set_paused(false).map_err(ApiError::internal)).await?;
+    Ok(Json(json!({"paused": false})))
+}
+
+#[derive(Deserialize, Default)]
+pub struct ReasonBody {
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Take a version out of the ladder by the organiser's hand.
+pub fn set_out(
+    s: &AppState,
+    bot: &str,
+    n: i64,
+    state: &str,
+    reason: &str,
+) -> Result<Version, ApiError> {
+    let v = store::versions_of_bot(&s.ladder.db, bot)?
+        .into_iter()
+        .find(|v| v.n == n)
+        .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))?;
+    s.ladder.db.write(|c| {
+        c.execute(
+            "UPDATE versions SET state = ?1, reason = ?2 WHERE id = ?3",
+            rusqlite::params![state, reason, v.id],
+        )
+    })?;
+    s.ladder.version_left(v.id)?;
+    Ok(store::version(&s.ladder.db, v.id)?.unwrap_or(v))
+}
+
+pub(super) async fn disqualify(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path((bot, n)): Path<(String, i64)>,
+    body: Option<Json<ReasonBody>>,
+) -> Result<Json<Version>, ApiError> {
+    let reason = body
+        .and_then(|b| b.0.reason)
+        .unwrap_or_else(|| "disqualified by the organiser".into());
+    blocking(move || set_out(&s, &bot, n, "disqualified", &reason))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn remove(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path((bot, n)): Path<(String, i64)>,
+) -> Result<Json<Version>, ApiError> {
+    blocking(move || set_out(&s, &bot, n, "removed", "removed by the organiser"))
+        .await
+        .map(Json)
+}
+
+#[derive(Deserialize, Default)]
+pub struct TournamentBody {
+    /// Deals per table (default 10).
+    #[serde(default)]
+    pub games: Option<u32>,
+}
+
+pub(super) async fn start_tournament(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    body: Option<Json<TournamentBody>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let games = body.and_then(|b| b.0.games).unwrap_or(10);
+    let id = blocking(move || {
+        s.tournaments
+            .start(&s.ladder, games)
+            .map_err(|e| ApiError::new(409, e))
+    })
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": id, "url": format!("/tournaments/{id}"),
+                    "api": format!("/api/tournaments/{id}")})),
+    ))
+}
+
+pub(super) async fn tournament(
+    State(s): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        s.tournaments
+            .view(&s.ladder, id)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))
+    })
+    .await
+}
+
+pub(super) async fn tournaments(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    blocking(move || Ok(Json(json!({"tournaments": s.tournaments.list(&s.ladder)?})))).await
+}
