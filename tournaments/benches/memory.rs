@@ -20,7 +20,8 @@
 //!
 //! The tournament directories go to `BENCH_DIR` (default: a temporary directory), one at a
 //! time (300,000 replays are about 7 GB). `DURAK_EXE` names the binary (default
-//! `target/release/durak`, built if missing).
+//! `target/release/durak`, built first: `cargo build --release --bin durak`, a no-op when it is
+//! up to date).
 
 use std::collections::HashSet;
 use std::io::Read;
