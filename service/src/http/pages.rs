@@ -289,7 +289,7 @@ async fn version(
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
-                " (" (fmt_ci(st.elo_ci95)) "), " (st.games) " games, " (st.losses) " losses." }
+                " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
         }
         p { "Command: " code { (ver.command) } " · language: " (ver.language) }
         @if let Some(b) = &v.build {
@@ -597,4 +597,26 @@ async fn asset(Path(file): Path<String>) -> Response {
         a.text,
     )
         .into_response()
+}
+
+/// `n thing` or `n things` (`loss`: `losses`).
+fn plural(n: u64, thing: &str) -> String {
+    match (n, thing.ends_with('s')) {
+        (1, _) => format!("1 {thing}"),
+        (_, true) => format!("{n} {thing}es"),
+        (_, false) => format!("{n} {thing}s"),
+    }
+}
+
+#[cfg(test)]
+mod plural_tests {
+    use super::plural;
+
+    #[test]
+    fn counts_read_as_words() {
+        assert_eq!(plural(1, "loss"), "1 loss");
+        assert_eq!(plural(2, "loss"), "2 losses");
+        assert_eq!(plural(0, "game"), "0 games");
+        assert_eq!(plural(1, "game"), "1 game");
+    }
 }
