@@ -20,7 +20,8 @@ use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
 use crate::runner::{Observer, Shared};
 use crate::sequencer::{Closed, Decided};
-use std::path::{Path, PathBuf};
+use durak_referee::replay::{sync_files, sync_path};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,9 +37,6 @@ pub const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(20);
 /// groups grow to [`GROUP_LIMIT`], then the writer waits for it (push back).
 const GROUP_MAX: usize = 1024;
 const GROUP_LIMIT: usize = 4 * GROUP_MAX;
-
-/// Threads that fdatasync a group's replays together.
-const SYNC_THREADS: usize = 4;
 
 /// What the tables send the writer.
 pub(crate) enum Msg {
@@ -399,37 +397,6 @@ impl Committer {
     fn fail(&mut self, e: String) {
         self.shared.fail(e);
     }
-}
-
-/// fdatasync each file, a few at a time in parallel (the journal then commits them together).
-fn sync_files(paths: &[PathBuf]) -> Result<(), (PathBuf, std::io::Error)> {
-    if paths.is_empty() {
-        return Ok(());
-    }
-    let per = paths.len().div_ceil(SYNC_THREADS);
-    std::thread::scope(|s| {
-        let workers: Vec<_> = paths
-            .chunks(per)
-            .map(|chunk| {
-                s.spawn(move || {
-                    for p in chunk {
-                        std::fs::File::open(p)
-                            .and_then(|f| f.sync_data())
-                            .map_err(|e| (p.clone(), e))?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .try_for_each(|w| w.join().unwrap_or(Ok(())))
-    })
-}
-
-/// fsync a file or a directory by path.
-fn sync_path(p: &Path) -> std::io::Result<()> {
-    std::fs::File::open(p)?.sync_data()
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 
 use crate::db::{now_ms, Db};
 use durak_protocol::{Fault, FaultKind};
+use durak_referee::replay::{sync_files, sync_path};
 use durak_referee::GameRecord;
 use rusqlite::params;
 use std::collections::{BTreeSet, HashSet};
@@ -34,9 +35,6 @@ use std::time::Duration;
 
 /// Games in one commit, at most.
 pub const MAX_BATCH: usize = 512;
-
-/// Threads that fdatasync a batch's replays together.
-const SYNC_THREADS: usize = 4;
 
 /// Where a game's replay lives, relative to the data directory.
 pub fn replay_rel(job: i64, game: u32) -> String {
@@ -402,39 +400,6 @@ fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file_mut().write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// fdatasync each file, a few at a time in parallel (the journal then commits them together).
-fn sync_files(paths: &[PathBuf]) -> Result<(), (PathBuf, std::io::Error)> {
-    if paths.is_empty() {
-        return Ok(());
-    }
-    let per = paths.len().div_ceil(SYNC_THREADS);
-    if per == paths.len() {
-        return paths
-            .iter()
-            .try_for_each(|p| sync_path(p).map_err(|e| (p.clone(), e)));
-    }
-    std::thread::scope(|s| {
-        let workers: Vec<_> = paths
-            .chunks(per)
-            .map(|chunk| {
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .try_for_each(|p| sync_path(p).map_err(|e| (p.clone(), e)))
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .try_for_each(|w| w.join().unwrap_or(Ok(())))
-    })
-}
-
-/// fsync a file or a directory by path.
-fn sync_path(p: &Path) -> std::io::Result<()> {
-    std::fs::File::open(p)?.sync_data()
 }
 
 /// Games of a job already recorded.
