@@ -318,9 +318,14 @@ fn hostile_builds_are_stopped_in_the_sandbox_with_the_reason() {
     let s = server(tmp.path(), &["--sandbox", "strict"]);
     let token = s.author("mallory");
     let cases = [
+        // A bomb whose first shell waits for it: it meets the process limit, whatever the
+        // machine's speed. (The `:(){ :|:& };:` form, whose first shell returns at once, is a
+        // race instead: the sandbox's PID namespace ends with that shell, taking the bomb with
+        // it, sometimes before it reached 64 processes; harmless, but then the build passed,
+        // which made this test fail now and then. That form is tested below.)
         (
             "forkbomb",
-            "f() { f | f & }; f; wait",
+            "f() { f | f; }; f",
             "tried to run more than 64 processes at once",
         ),
         (
@@ -367,6 +372,30 @@ fn hostile_builds_are_stopped_in_the_sandbox_with_the_reason() {
             processes_with(&marker).is_empty().then_some(())
         });
     }
+    // The bomb whose first shell returns at once: refused for its processes when it reached
+    // the limit before that shell ended, else it died with the sandbox's PID namespace, and
+    // the (empty) build passed. Either way nothing of it is left running.
+    let marker = "durak-hostile-build-orphan-bomb";
+    let bot = sh_bot(
+        tmp.path(),
+        "orphanbomb",
+        "",
+        Some(&format!("f() {{ f | f & }}; f; wait # {marker}")),
+    );
+    let a = s.upload(&token, &durak_service::archive::pack(&bot).unwrap());
+    assert_eq!(a.status, 201, "orphanbomb: {}", a.json);
+    let v = s.checked("orphanbomb", 1);
+    match v["state"].as_str() {
+        Some("failed") => {
+            let why = v["reason"].as_str().unwrap_or("");
+            assert!(why.contains("processes at once"), "orphanbomb: {why}");
+        }
+        Some("active") => assert_eq!(v["build"]["ok"], true, "orphanbomb: {v}"),
+        other => panic!("orphanbomb: state {other:?}: {v}"),
+    }
+    wait_for("no process left of the orphan bomb's build", 20, || {
+        processes_with(marker).is_empty().then_some(())
+    });
     // The server is fine and the ladder still plays.
     let g = s.games();
     wait_for("more ladder games", 60, || (s.games() > g).then_some(()));
