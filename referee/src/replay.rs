@@ -57,15 +57,9 @@ impl ReplayLog {
     }
 
     fn write(&self, path: &Path, sync: bool) -> std::io::Result<()> {
-        let dir = path.parent().unwrap_or_else(|| Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".replay-")
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let mut text = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
+        self.write_lines(&mut text)?;
         if is_compressed_name(path) {
-            let mut text = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
-            self.write_lines(&mut text)?;
             // One compressor per thread, reused game after game (a level-9 context is a few
             // MB: allocated once, not per game).
             let packed = COMPRESSOR.with(|c| -> std::io::Result<Vec<u8>> {
@@ -76,23 +70,35 @@ impl ReplayLog {
                 // The frame header holds the size: a reader allocates once.
                 c.as_mut().expect("just made").compress(&text)
             })?;
-            tmp.as_file_mut().write_all(&packed)?;
+            write_file_atomic(path, &packed, sync)
         } else {
-            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-            self.write_lines(&mut w)?;
-            w.flush()?;
+            write_file_atomic(path, &text, sync)
         }
-        if sync {
-            tmp.as_file().sync_all()?;
-        }
-        tmp.persist(path).map_err(|e| e.error)?;
-        if sync {
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
     }
+}
+
+/// Write `bytes` to `path` atomically: through a temporary file beside it, renamed into place
+/// (complete or absent). With `sync`, the file and its folder are synced before it returns;
+/// without, [`sync_files`] makes a group of them durable later. Replays written by the referee
+/// and replays received by the service both go through here.
+pub fn write_file_atomic(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".replay-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.as_file_mut().write_all(bytes)?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    if sync {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
 }
 
 thread_local! {

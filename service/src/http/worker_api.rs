@@ -95,7 +95,7 @@ impl FromRequestParts<AppState> for Worker {
 }
 
 /// A version as a worker needs it.
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WorkerVersion {
     pub id: i64,
     pub label: String,
@@ -108,8 +108,9 @@ pub struct WorkerVersion {
     pub bot_url: Option<String>,
 }
 
-/// A claimed job, with everything needed to play it.
-#[derive(Serialize)]
+/// A claimed job, with everything needed to play it: what the server sends and what
+/// `durak worker` reads (`crate::worker`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Claimed {
     pub job: Job,
     /// Pass it back to renew, post and release.

@@ -135,12 +135,7 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
         }
         let plan: Vec<PlannedGame> = (0..d)
             .filter(|&i| !done.contains(&((r * d + i) as u32)))
-            .map(|i| PlannedGame {
-                index: i as u32,
-                seed: job.deals[i].seed,
-                dealer: Some(job.deals[i].dealer as Seat),
-                first_game: true,
-            })
+            .map(|i| job.planned(i))
             .collect();
         if plan.is_empty() {
             continue;

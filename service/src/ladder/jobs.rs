@@ -52,6 +52,16 @@ impl Job {
         (0..k).map(|s| self.seats[(s + rotation) % k]).collect()
     }
 
+    /// Deal `deal` as the referee plays it (at any rotation: the same deck and dealer).
+    pub fn planned(&self, deal: usize) -> durak_referee::PlannedGame {
+        durak_referee::PlannedGame {
+            index: deal as u32,
+            seed: self.deals[deal].seed,
+            dealer: Some(self.deals[deal].dealer as durak_rules::Seat),
+            first_game: true,
+        }
+    }
+
     /// (rotation, deal) of game `game`.
     pub fn split(&self, game: u32) -> (usize, usize) {
         let d = self.deals.len();

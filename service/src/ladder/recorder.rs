@@ -23,7 +23,7 @@
 
 use crate::db::{now_ms, Db};
 use durak_protocol::{Fault, FaultKind};
-use durak_referee::replay::{sync_files, sync_path};
+use durak_referee::replay::{sync_files, sync_path, write_file_atomic};
 use durak_referee::GameRecord;
 use rusqlite::params;
 use std::collections::{BTreeSet, HashSet};
@@ -214,7 +214,7 @@ impl Committer {
             if !dir.is_dir() {
                 new_dirs.insert(dir.clone());
             }
-            match write_unsynced(&path, &g.replay) {
+            match write_file_atomic(&path, &g.replay, false) {
                 Ok(()) => {
                     files.push(path);
                     dirs.insert(dir);
@@ -385,21 +385,6 @@ fn insert_one(
         }
     }
     Ok(out)
-}
-
-/// Write `bytes` to `path` through a temporary file renamed into place (complete or absent),
-/// without waiting for the disk.
-fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".replay-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.as_file_mut().write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// Games of a job already recorded.

@@ -14,7 +14,7 @@
 
 mod play;
 
-pub use play::{play_games, Claimed, JobVersion, Played};
+pub use play::{play_games, Claimed, Played, WorkerVersion};
 
 use crate::client::{Answer, Client};
 use crate::http::worker_api::SHA256_HEADER;
@@ -152,7 +152,7 @@ impl Ctx {
     }
 
     /// The folder of a submitted version: from the cache, or fetched, checked and unpacked.
-    fn folder(&self, v: &JobVersion) -> Result<PathBuf, String> {
+    fn folder(&self, v: &WorkerVersion) -> Result<PathBuf, String> {
         let sha = v
             .sha256
             .as_deref()

@@ -2,45 +2,16 @@
 //! the tests, which play a job's games to forge them).
 
 use super::stopping;
+pub use crate::http::worker_api::{Claimed, WorkerVersion};
 use crate::ladder::executor::replay_bytes;
-use crate::ladder::jobs::Job;
 use crate::ladder::verify::PostedResult;
-use durak_protocol::Limits;
 use durak_referee::{
-    play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, ResourceLimits,
-    Sandbox, SeatSpec,
+    play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, Sandbox, SeatSpec,
 };
 use durak_rules::{Seat, Variant};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-/// A version of a claimed job.
-#[derive(Clone, Debug, Deserialize)]
-pub struct JobVersion {
-    pub id: i64,
-    pub label: String,
-    pub house: bool,
-    pub command: String,
-    pub sha256: Option<String>,
-    pub size: Option<u64>,
-    pub bot_url: Option<String>,
-}
-
-/// A claimed job as the server sends it (`POST /api/worker/claim`).
-#[derive(Clone, Debug, Deserialize)]
-pub struct Claimed {
-    pub job: Job,
-    pub lease: String,
-    pub lease_ms: i64,
-    pub games: Vec<u32>,
-    pub variant: String,
-    pub table_size: usize,
-    pub limits: Limits,
-    pub resources: ResourceLimits,
-    pub max_moves: u32,
-    pub versions: Vec<JobVersion>,
-}
 
 /// A game played, as posted.
 #[derive(Clone, Debug, Serialize)]
@@ -79,15 +50,7 @@ pub async fn play_games(
             .games
             .iter()
             .filter(|&&g| g as usize / d == r)
-            .map(|&g| {
-                let i = g as usize % d;
-                PlannedGame {
-                    index: i as u32,
-                    seed: job.deals[i].seed,
-                    dealer: Some(job.deals[i].dealer as Seat),
-                    first_game: true,
-                }
-            })
+            .map(|&g| job.planned(g as usize % d))
             .collect();
         if plan.is_empty() {
             continue;
