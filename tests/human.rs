@@ -202,6 +202,10 @@ fn q_is_recorded_as_the_person_quitting() {
         !screen.contains("Keep reading stdin"),
         "advice for bots\n{screen}"
     );
+    assert!(
+        !screen.contains("for the first time"),
+        "advice for bots\n{screen}"
+    );
     assert!(!screen.contains("exited with code"), "{screen}");
     let replay = std::fs::read_to_string(replays.join("game-0001.jsonl")).unwrap();
     assert!(replay.contains("the person quit"), "{replay}");

@@ -1005,8 +1005,10 @@ async fn ask(
     live.kinds.unread |= REQUEST;
     // A bot that dies here may have died on a kind of message it never read before: say so.
     let new = live.kinds.new_ones();
+    // Not for the person at the human seat: they quit.
+    let human = live.proc.is_human();
     let hint = move |mut f: Fault| {
-        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 {
+        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 && !human {
             f.detail.push_str(&format!(
                 "; since its last answer it was sent {} for the first time (read every kind of \
                  message, ignoring what you do not use)",
