@@ -46,7 +46,7 @@ enum Command {
     Submit(check_cmd::SubmitArgs),
     /// Play a seat yourself, in this terminal (what `durak play human BOT` starts).
     #[command(hide = true)]
-    Human,
+    Human(human::HumanArgs),
     /// Run the judge service: authors submit bots, a ladder plays them for ever, pages and a
     /// JSON API show it (docs/SERVICE.md).
     Serve(serve_cmd::ServeArgs),
@@ -90,7 +90,7 @@ fn main() -> ExitCode {
         Command::Worker(args) => worker_cmd::worker(args),
         Command::WorkerToken(args) => worker_cmd::worker_token(args),
         Command::Bot { name } => bot(&name),
-        Command::Human => human::run(),
+        Command::Human(a) => human::run(a),
     };
     match result {
         Ok(code) => code,

@@ -4,8 +4,10 @@ use crate::CmdResult;
 use clap::Args;
 use durak_protocol::text::escape_controls;
 use durak_protocol::Limits;
+use durak_referee::process::HUMAN;
 use durak_referee::{
-    play_match, BotCommand, MatchConfig, MatchResult, ResourceLimits, Sandbox, SeatSpec,
+    play_match_with, BotCommand, GameRecord, MatchConfig, MatchResult, ResourceLimits, Sandbox,
+    SeatSpec,
 };
 use durak_rules::Variant;
 use std::path::PathBuf;
@@ -70,6 +72,10 @@ pub struct PlayArgs {
     limits_rlimit: Vec<String>,
     #[command(flatten)]
     affinity: crate::AffinityArg,
+    /// The human seat in plain lines (a transcript, a `> ` prompt) instead of the full-screen
+    /// view: for a screen reader, a log, or moves piped in by a script.
+    #[arg(long)]
+    plain: bool,
     /// Bots: a command line ("python3 bot.py") or builtin:random / builtin:greedy.
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
@@ -94,6 +100,23 @@ pub fn run(args: PlayArgs) -> CmdResult {
     for l in &args.limits_rlimit {
         resources.set(l).map_err(|e| format!("--limit {e}"))?;
     }
+    let humans = args.bots.iter().filter(|b| b.as_str() == HUMAN).count();
+    if humans > 1 {
+        return Err(format!(
+            "{humans} human seats: one person plays one seat (the others are bots)"
+        ));
+    }
+    let stdin_tty = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let stdout_tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if humans == 1 && !stdin_tty && !args.plain {
+        return Err(
+            "the human seat plays in a terminal: run `durak play human BOT` in one, or \
+             give --plain to type the moves as lines on stdin (stdin is not a terminal)"
+                .to_string(),
+        );
+    }
+    // The full-screen view owns the terminal while the match runs: the game lines wait.
+    let full_screen = humans == 1 && !args.plain && stdin_tty && stdout_tty;
     let mut seats = Vec::new();
     for spec in &args.bots {
         let mut command = BotCommand::parse(spec)?.with_sandbox(args.sandbox);
@@ -101,9 +124,11 @@ pub fn run(args: PlayArgs) -> CmdResult {
         command.check_exists()?;
         // A person thinks longer than a bot: ten minutes a move, an hour in the bank.
         let limits = if command.is_human() {
-            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-                return Err("the human seat plays in a terminal: run durak play human ... in                             one (stdin is not a terminal)"
-                    .to_string());
+            if !full_screen {
+                command.args.push("--plain".into());
+            }
+            for b in &args.bots {
+                command.args.extend(["--name".to_string(), b.clone()]);
             }
             Limits {
                 move_ms: limits.move_ms.max(600_000),
@@ -145,43 +170,94 @@ pub fn run(args: PlayArgs) -> CmdResult {
             .expect("a free directory"),
     });
     let json = args.json;
-    let result = crate::runtime_sequential(&args.affinity)?
-        .block_on(play_match(&cfg, |g| {
+    let saved = full_screen.then(terminal::Saved::take);
+    // Each game's lines as soon as it ends (its replay is being written meanwhile), or, under
+    // the full-screen view, once the match is over.
+    let mut held = Vec::new();
+    let played = crate::runtime_sequential(&args.affinity)?.block_on(play_match_with(
+        &cfg,
+        |g, _| {
             if !json {
-                let loser = match g.loser {
-                    Some(l) => format!("seat {l} is the durak"),
-                    None => "draw".to_string(),
-                };
-                // Fault details quote what the bot sent: escaped for the terminal.
-                let faults: Vec<String> = g
-                    .faults
-                    .iter()
-                    .map(|f| format!("seat {} {}: {}", f.seat, f.kind, escape_controls(&f.detail)))
-                    .collect();
-                println!(
-                    "game {:>3}  {loser:<20} {:>4} moves {:>6} ms{}",
-                    g.game,
-                    g.moves,
-                    g.duration_ms,
-                    if faults.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  FAULT {}", faults.join("; "))
-                    }
-                );
-                // Where to see it: the moves, the error sent and the bot's stderr.
-                if let (false, Some(p)) = (faults.is_empty(), &g.replay) {
-                    println!("          see it: durak replay {}", p.display());
+                let text = game_lines(g);
+                if full_screen {
+                    held.push(text);
+                } else {
+                    print!("{text}");
+                    let _ = std::io::Write::flush(&mut std::io::stdout());
                 }
             }
-        }))
-        .map_err(|e| format!("the match could not be played: {e}"))?;
+            Vec::new()
+        },
+        |_| {},
+    ));
+    if let Some(t) = saved {
+        t.restore();
+    }
+    let result = played.map_err(|e| format!("the match could not be played: {e}"))?;
+    for text in held {
+        print!("{text}");
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&result).expect("json"));
     } else {
         print_summary(&result);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A game's result line, and where to see it when a seat faulted.
+fn game_lines(g: &GameRecord) -> String {
+    let loser = match g.loser {
+        Some(l) => format!("seat {l} is the durak"),
+        None => "draw".to_string(),
+    };
+    // Fault details quote what the bot sent: escaped for the terminal.
+    let faults: Vec<String> = g
+        .faults
+        .iter()
+        .map(|f| format!("seat {} {}: {}", f.seat, f.kind, escape_controls(&f.detail)))
+        .collect();
+    let mut out = format!(
+        "game {:>3}  {loser:<20} {:>4} moves {:>6} ms{}\n",
+        g.game,
+        g.moves,
+        g.duration_ms,
+        if faults.is_empty() {
+            String::new()
+        } else {
+            format!("  FAULT {}", faults.join("; "))
+        }
+    );
+    // Where to see it: the moves, the error sent and the bot's stderr.
+    if let (false, Some(p)) = (faults.is_empty(), &g.replay) {
+        out += &format!("          see it: durak replay {}\n", p.display());
+    }
+    out
+}
+
+/// The terminal as it was before the full-screen human seat took it, put back after the match
+/// even if the seat's process was killed in raw mode on the alternate screen.
+mod terminal {
+    pub struct Saved(Option<libc::termios>);
+
+    impl Saved {
+        pub fn take() -> Saved {
+            // SAFETY: tcgetattr fills the struct it is given; fd 0 is the terminal.
+            let mut t: libc::termios = unsafe { std::mem::zeroed() };
+            let ok = unsafe { libc::tcgetattr(0, &mut t) } == 0;
+            Saved(ok.then_some(t))
+        }
+
+        pub fn restore(self) {
+            if let Some(t) = self.0 {
+                // SAFETY: the settings tcgetattr gave for the same descriptor.
+                unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) };
+            }
+            // Leave the alternate screen, show the cursor (harmless when already done).
+            print!("\x1b[?1049l\x1b[?25h");
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        }
+    }
 }
 
 /// Whether `dir` holds a replay of a match (`game-*.jsonl`).

@@ -109,6 +109,11 @@ pub fn io_problem(f: &IoFault, doing: &str, limits: &Limits, bank_ms: u64) -> Pr
             FaultKind::Closed,
             format!("the bot closed its stdout while the referee {doing}"),
         ),
+        // Only the human seat quits, and check-bot refuses it.
+        IoFault::Quit => (
+            FaultKind::Crash,
+            format!("the person quit while the referee {doing}"),
+        ),
         IoFault::LineTooLong => (
             FaultKind::LineTooLong,
             format!(

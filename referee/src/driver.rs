@@ -254,6 +254,10 @@ fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_ms: u64) -> 
             FaultKind::LineTooLong,
             format!("the bot sent a line longer than the limit ({what})"),
         ),
+        IoFault::Quit => (
+            FaultKind::Crash,
+            "the person quit (q at the prompt): the seat forfeits the game".to_string(),
+        ),
     };
     Fault {
         seat,
@@ -469,7 +473,7 @@ pub async fn play_planned(
     }
     settle(pending, &mut on_saved).await?;
     let losses = series.losses().to_vec();
-    for s in seats.iter_mut() {
+    for (i, s) in seats.iter_mut().enumerate() {
         if let Some(mut live) = s.live.take() {
             let _ = live
                 .proc
@@ -478,8 +482,13 @@ pub async fn play_planned(
                     Duration::from_millis(200),
                 )
                 .await;
-            // Give a well-behaved bot a moment to exit on its own, then kill the group.
-            let _ = tokio::time::timeout(Duration::from_millis(100), async {
+            // Give a well-behaved bot a moment to exit on its own, then kill the group; the
+            // human seat, a move's time (the person looks at the last game's end first).
+            let grace = match live.proc.is_human() {
+                true => Duration::from_millis(cfg.seats[i].limits.move_ms.max(100)),
+                false => Duration::from_millis(100),
+            };
+            let _ = tokio::time::timeout(grace, async {
                 while live.proc.try_exit().is_none() {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
@@ -559,6 +568,7 @@ impl GameRun<'_> {
             // Exited by itself with a status code (not killed by a signal: a CPU limit, a
             // segfault), in a game it said nothing in, after finishing one.
             let exited = f.kind == FaultKind::Crash
+                && !live.proc.is_human()
                 && live.proc.try_exit().is_some_and(|st| st.code().is_some());
             if exited && live.games_done > 0 && !live.answered {
                 f.detail.push_str(
@@ -995,8 +1005,10 @@ async fn ask(
     live.kinds.unread |= REQUEST;
     // A bot that dies here may have died on a kind of message it never read before: say so.
     let new = live.kinds.new_ones();
+    // Not for the person at the human seat: they quit.
+    let human = live.proc.is_human();
     let hint = move |mut f: Fault| {
-        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 {
+        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 && !human {
             f.detail.push_str(&format!(
                 "; since its last answer it was sent {} for the first time (read every kind of \
                  message, ignoring what you do not use)",

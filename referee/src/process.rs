@@ -34,6 +34,15 @@ pub struct BotCommand {
 /// organiser at the keyboard, not a bot).
 pub const HUMAN: &str = "human";
 
+/// The exit code of the human seat when the person quits (`q` at the prompt): the referee
+/// records "the person quit" ([`IoFault::Quit`]), not a crash's advice for bots.
+pub const HUMAN_QUIT: i32 = 3;
+
+/// The file descriptors the human seat gets the referee's stdin and stdout on (its own stdin
+/// and stdout speak the protocol): where the person types and reads.
+pub const HUMAN_KEYS_FD: i32 = 3;
+pub const HUMAN_SCREEN_FD: i32 = 4;
+
 /// The built-in bots (`builtin:NAME`).
 pub const BUILTINS: [&str; 2] = ["random", "greedy"];
 
@@ -243,6 +252,8 @@ pub enum IoFault {
     /// stdout (or stdin) closed while the process lives.
     Closed,
     LineTooLong,
+    /// The human seat's person quit (it exited with [`HUMAN_QUIT`]).
+    Quit,
 }
 
 /// What [`BotProcess::spawn_with`] needs besides the command.
@@ -293,6 +304,8 @@ pub struct BotProcess {
     cgroup: Option<isolation::cgroup::BotCgroup>,
     /// Where the supervisor marks that it finished.
     done: isolation::DoneFlag,
+    /// The human seat ([`BotCommand::is_human`]).
+    human: bool,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -412,19 +425,37 @@ impl BotProcess {
             _uid: prep.uid_lease,
             cgroup: prep.cgroup,
             done: prep.done,
+            human: false,
         })
     }
 
     /// The human seat: `durak human` in the referee's terminal and its foreground process
     /// group (it reads the keyboard), with no supervisor, sandbox or private directory.
+    /// The referee's stdin and stdout (the terminal, or what a test pipes in) are its
+    /// [`HUMAN_KEYS_FD`] and [`HUMAN_SCREEN_FD`].
     fn spawn_human(cmd: &BotCommand, opts: &SpawnOptions) -> io::Result<BotProcess> {
-        let mut child = Command::new(&cmd.program)
-            .args(&cmd.args)
+        use std::os::fd::{AsRawFd, OwnedFd};
+        // Copies above the low descriptors (close-on-exec), moved into place in the child.
+        let keys: OwnedFd = rustix::io::fcntl_dupfd_cloexec(std::io::stdin(), 10)?;
+        let screen: OwnedFd = rustix::io::fcntl_dupfd_cloexec(std::io::stdout(), 10)?;
+        let (k, s) = (keys.as_raw_fd(), screen.as_raw_fd());
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()?;
+            .kill_on_drop(true);
+        // SAFETY: dup2 is async-signal-safe; the descriptors stay open until spawn returns.
+        unsafe {
+            c.pre_exec(move || {
+                if libc::dup2(k, HUMAN_KEYS_FD) < 0 || libc::dup2(s, HUMAN_SCREEN_FD) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = c.spawn()?;
+        drop((keys, screen));
         let pid = child.id().map(|p| p as i32);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped");
@@ -450,7 +481,13 @@ impl BotProcess {
             _uid: None,
             cgroup: None,
             done,
+            human: true,
         })
+    }
+
+    /// Whether this is the human seat's process.
+    pub fn is_human(&self) -> bool {
+        self.human
     }
 
     /// The supervisor's pid (the bot's main process is its child).
@@ -541,6 +578,9 @@ impl BotProcess {
     /// The fault of a bot whose supervisor ended with `status`: killed by the kernel for
     /// memory (its cgroup says so), or a crash.
     fn ended(&self, status: ExitStatus) -> IoFault {
+        if self.human && status.code() == Some(HUMAN_QUIT) {
+            return IoFault::Quit;
+        }
         if self.cgroup.as_ref().is_some_and(|cg| cg.oom_kills() > 0) {
             return self.memory_fault(Some(status));
         }

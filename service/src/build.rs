@@ -264,7 +264,7 @@ pub async fn run(
                 break;
             }
             Err(IoFault::Closed) => stdout_open = false,
-            Err(IoFault::Crash(_)) => break,
+            Err(IoFault::Crash(_) | IoFault::Quit) => break,
         }
     }
     let status = proc.try_exit();

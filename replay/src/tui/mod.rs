@@ -10,6 +10,7 @@
 //! seat in `durak play` — can show a position the same way with its own header and keys.
 
 pub mod layout;
+pub mod seat;
 
 use crate::sim::Simulation;
 use crate::view::step_view;
