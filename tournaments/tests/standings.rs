@@ -231,7 +231,9 @@ fn every_count_matches_the_hand_computed_case() {
     assert_eq!((ba.score, ba.elo), (Some(0.5), Some(0.0)));
     let u = ba.unpaired.as_ref().unwrap();
     assert!(close(u.score_sd, 0.5) && close(u.los, 0.5));
-    assert_eq!(u.elo_ci95, [None, None]);
+    // On the logit scale: 0 ± z·0.5/¼ (both scored: both ends finite, ±681 Elo).
+    let half = 400.0 * 1.959963984540054 * 0.5 / 0.25 / std::f64::consts::LN_10;
+    assert!(close(u.elo_ci95[0].unwrap(), -half) && close(u.elo_ci95[1].unwrap(), half));
     assert_eq!(ba.paired.as_ref().unwrap(), u);
     assert_eq!(ba.deals.unwrap().split, 1);
     let bc = pair(&s, "b", "c");
@@ -247,12 +249,15 @@ fn every_count_matches_the_hand_computed_case() {
     assert_eq!((ac.ahead, ac.behind, ac.draws), (1, 0, 1));
     let u = ac.unpaired.as_ref().unwrap();
     assert!(close(ac.score.unwrap(), 0.75) && close(u.score_sd, 0.25));
-    let low: f64 = 0.75 - 1.959963984540054 * 0.25;
+    // Logit scale: ln 3 ± z·0.25/(0.75·0.25), in Elo (on the score, 0.75 − z·0.25 gave −181.7
+    // and the upper end crossed 1).
+    let low = 3f64.ln() - 1.959963984540054 * 0.25 / (0.75 * 0.25);
     assert!(close(
         u.elo_ci95[0].unwrap(),
-        400.0 * (low / (1.0 - low)).log10()
+        400.0 * low / std::f64::consts::LN_10
     ));
-    assert!((u.elo_ci95[0].unwrap() + 181.70).abs() < 0.01);
+    assert!((u.elo_ci95[0].unwrap() + 263.13).abs() < 0.01);
+    assert!((u.elo_ci95[1].unwrap() - 644.82).abs() < 0.01);
     assert!(close(u.los, 0.760250), "{}", u.los);
     assert_eq!(ac.deals.unwrap().won_drew, 1);
 
@@ -278,7 +283,7 @@ fn every_count_matches_the_hand_computed_case() {
     assert!(text.contains("25.0%") && text.contains("=1"), "{text}");
     assert!(text.contains("forfeit 2, timeout 1"), "{text}");
     assert!(
-        text.contains("[-113.4, +∞]") && text.contains("[-181.7, +∞]"),
+        text.contains("[-113.4, +∞]") && text.contains("[-263.1, +644.8]"),
         "{text}"
     );
 }

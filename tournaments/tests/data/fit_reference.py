@@ -26,7 +26,7 @@ k / (2 sd^2).
 Everything else is computed here from the definitions, with numpy and scipy: the covariances
 (model: the inverse Hessian, which choix's own Top1Fcts.hessian gives; paired: the sandwich over
 deals from per-game gradients), LOS (scipy.stats.norm), tie groups, pair figures (trinomial and
-per-deal), Wilson intervals (scipy.stats.binomtest).
+per-deal, the interval on the logit scale), Wilson intervals (scipy.stats.binomtest).
 """
 import csv
 import itertools
@@ -270,9 +270,13 @@ def pair_figures(games, i, j, paired):
 
         # A clean sweep (no draws here): Wilson's interval.
         ci = binomtest(int(hs.sum() / 2), int(ns.sum())).proportion_ci(0.95, method="wilson")
-        lo, hi = ci.low, ci.high
+        elo_ci = [elo(ci.low) if ci.low > 0 else None, elo(ci.high) if ci.high < 1 else None]
     else:
-        lo, hi = p - Z * sd, p + Z * sd
+        # On the logit scale (delta method): logit(p) +- Z sd / (p (1 - p)), in Elo.
+        from scipy.special import logit
+
+        half = Z * sd / (p * (1 - p))
+        elo_ci = [ELO * (logit(p) - half), ELO * (logit(p) + half)]
     return {
         "games": together,
         "ahead": a,
@@ -281,7 +285,7 @@ def pair_figures(games, i, j, paired):
         "score": p,
         "elo": elo(p),
         "sd": sd,
-        "elo_ci95": [elo(lo) if lo > 0 else None, elo(hi) if hi < 1 else None],
+        "elo_ci95": [None if e is None else float(e) for e in elo_ci],
         # The spread at an even score; none at all (every unit even): ½.
         "los": float(norm.cdf((p - 0.5) / sd_even)) if sd_even > 0 else 0.5,
     }
