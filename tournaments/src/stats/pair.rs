@@ -102,6 +102,17 @@ impl PairSums {
         self.nn += n * n;
     }
 
+    /// Add `count` units of `h` half points out of `n` comparisons each.
+    pub fn add_units(&mut self, h: f64, n: f64, count: u64) {
+        let c = count as f64;
+        self.units += count;
+        self.h += c * h;
+        self.n += c * n;
+        self.hh += c * h * h;
+        self.hn += c * h * n;
+        self.nn += c * n * n;
+    }
+
     /// Add another set of units.
     pub fn add(&mut self, o: &PairSums) {
         self.units += o.units;
