@@ -392,7 +392,8 @@ fn a_game_nobody_played_says_nothing() {
         let b = get(&s, name);
         assert_eq!((b.games, b.draws, b.losses), (1, 1, 0));
         assert_eq!((b.elo, b.elo_ci95), (None, [None, None]));
-        assert_eq!(b.rank_label, "=1");
+        // No rating: no rank either (not "=1").
+        assert_eq!((b.rank_label.as_str(), b.tied), ("-", false));
     }
     assert_eq!(s.los[0][1], None);
     assert!(!s.to_text().contains("LOS: the likelihood"));
@@ -531,20 +532,56 @@ fn disqualification_takes_the_first_game_whatever_the_order() {
     );
 }
 
-/// A bot with no game yet: no rating, last, alone, empty Elo fields in CSV.
+/// A bot with no game yet (intermediate standings): no rating, last, its rank `-` rather than
+/// a number (it used to be `3`), empty rank and Elo fields in CSV; two such bots are not `=3`.
 #[test]
 fn a_bot_without_games_has_no_rating() {
-    let t = tournament(&["a", "b", "c"], 2);
+    let t = tournament(&["a", "b", "c", "d"], 2);
     let s = Standings::compute(&t, &match_lines("a", "b", 3, 1, 0, 0));
-    let c = get(&s, "c");
-    assert_eq!((c.games, c.elo, c.rank, c.tied), (0, None, 3, false));
-    assert_eq!(s.standings[2].bot, "c");
-    assert!(s.los[2].iter().all(Option::is_none));
+    for (bot, place) in [("c", 2), ("d", 3)] {
+        let c = get(&s, bot);
+        assert_eq!((c.games, c.elo, c.tied), (0, None, false));
+        assert_eq!((c.rank, c.rank_label.as_str()), (place + 1, "-"));
+        assert_eq!(s.standings[place].bot, bot);
+        assert!(s.los[place].iter().all(Option::is_none));
+    }
     let csv = s.to_csv();
     assert!(
-        csv.lines().any(|r| r.starts_with("3,false,c,,,,0,0,0,")),
+        csv.lines().any(|r| r.starts_with(",false,c,,,,0,0,0,")),
         "{csv}"
     );
+    let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["standings"][3]["rank_label"], "-");
+    let text = s.to_text();
+    let row = text.lines().find(|l| l.contains(" c ")).unwrap();
+    assert!(row.trim_start().starts_with("- "), "{text}");
+    assert!(!text.contains("=3"), "{text}");
+}
+
+/// A bot's name is data: written by the `csv` crate, `a,"b"` reads back as itself.
+#[test]
+fn csv_round_trips_a_name_with_a_comma_and_quotes() {
+    let t = tournament(&["a,\"b\"", "plain"], 2);
+    let s = Standings::compute(&t, &match_lines("a,\"b\"", "plain", 3, 1, 0, 0));
+    let csv_text = s.to_csv();
+    let mut r = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = r.headers().unwrap().clone();
+    let bot = headers.iter().position(|h| h == "bot").unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.iter().map(|r| r.len()).max(), Some(headers.len()));
+    let names: Vec<&str> = rows.iter().map(|r| &r[bot]).collect();
+    assert!(
+        names.contains(&"a,\"b\"") && names.contains(&"plain"),
+        "{csv_text}"
+    );
+    for r in &rows {
+        let st = get(&s, &r[bot]);
+        assert_eq!(
+            r[headers.iter().position(|h| h == "games").unwrap()],
+            st.games.to_string()
+        );
+    }
 }
 
 #[test]
