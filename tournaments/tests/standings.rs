@@ -272,7 +272,10 @@ fn every_count_matches_the_hand_computed_case() {
         "{}",
         rows[3]
     );
+    // The loss rate's interval is Wilson's over single games, and says so in CSV and JSON.
+    assert!(rows[0].contains(",loss_rate,loss_ci95_low_unpaired,loss_ci95_high_unpaired,"));
     let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["method"]["loss_rate_interval"], "unpaired");
     assert_eq!(json["standings"][2]["bot"], "c");
     assert_eq!(json["standings"][2]["rank_label"], "=1");
     assert_eq!(json["standings"][2]["faults"]["forfeit"], 2);

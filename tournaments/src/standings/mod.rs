@@ -66,7 +66,9 @@ pub struct BotStanding {
     /// Fault kind → count (kinds that occurred).
     pub faults: BTreeMap<String, u64>,
     pub loss_rate: f64,
-    /// 95% Wilson score interval of the loss rate.
+    /// 95% Wilson score interval of the loss rate, over single games taken as independent
+    /// (unpaired, even in the duplicate formats: `method.loss_rate_interval`); the paired
+    /// comparisons are the Elo interval, LOS and the pairs.
     pub loss_rate_ci95: [f64; 2],
     /// The game after which the bot was disqualified.
     pub disqualified_after_game: Option<u64>,
@@ -138,6 +140,8 @@ pub struct Method {
     /// `"paired"` (over whole deals) or `"unpaired"` (games as independent): the rating
     /// intervals, the LOS matrix and the tie groups use it.
     pub interval: &'static str,
+    /// The loss rate's interval: always `"unpaired"` (Wilson's, games taken as independent).
+    pub loss_rate_interval: &'static str,
     pub confidence: f64,
     pub prior_sd_elo: f64,
 }
@@ -340,6 +344,7 @@ fn assemble(b: StandingsBuilder) -> Standings {
         challenger: challenger.map(|c| t.bots[c].name.clone()),
         method: Method {
             interval: interval_kind,
+            loss_rate_interval: "unpaired",
             confidence: CONFIDENCE,
             prior_sd_elo: PRIOR_SD_ELO,
         },

@@ -271,8 +271,9 @@ impl Standings {
             "losses",
             "draws",
             "loss_rate",
-            "loss_ci95_low",
-            "loss_ci95_high",
+            // Wilson's, games taken as independent even in the duplicate formats.
+            "loss_ci95_low_unpaired",
+            "loss_ci95_high_unpaired",
             "faults",
         ]
         .map(String::from)
