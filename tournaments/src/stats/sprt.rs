@@ -149,7 +149,7 @@ pub fn elo_interval(
     };
     // score_to_elo at k seats is the two-seat Elo less 400·log10(k − 1).
     let shift = 400.0 * (k.saturating_sub(1).max(1) as f64).log10();
-    let elo = |x: f64| x.is_finite().then(|| x - shift);
+    let elo = |x: f64| x.is_finite().then_some(x - shift);
     Some((elo(e.elo), [elo(e.elo_ci95.0), elo(e.elo_ci95.1)]))
 }
 
