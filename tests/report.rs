@@ -355,3 +355,75 @@ fn the_pages_work_from_a_server() {
     );
     assert!(game.contains("Step 4 / "));
 }
+
+/// A two-seat SPRT gauntlet: the index shows the verdict (it used to show no SPRT at all), the
+/// pairs show the five deal outcomes as the text does (the old "won both · split · lost both"
+/// counted a win and a draw as a split) and the paired/unpaired width, and the loss-rate
+/// interval says it is unpaired.
+#[test]
+fn the_report_shows_the_sprt_verdict_and_the_deal_outcomes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("s");
+    let o = Command::new(DURAK)
+        .args(["tournament", "--quiet", "--html", "--format", "gauntlet"])
+        .args([
+            "--challenger",
+            "builtin:greedy",
+            "--sprt",
+            "0,20",
+            "--seed",
+            "5",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .args(["builtin:greedy", "builtin:random"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index = read(&out.join("html/index.html"));
+    let standings: Value = serde_json::from_str(&read(&out.join("html/standings.json"))).unwrap();
+    assert_eq!(standings["sprt"]["decision"], "H1");
+    assert!(
+        index.contains("SPRT: is the challenger better?")
+            && index.contains("H1 accepted: the challenger is better (20 Elo rather than 0)"),
+        "{index}"
+    );
+    assert!(index.contains("LLR +") && index.contains("[-2.94, +2.94]"));
+    // The pair's row: the five bins in the text's order (0, ½, 1, 1½, 2 points), then nothing.
+    let pairs = between(&index, "<h2>Pairs</h2>", "</table>");
+    for h in ["deals 0", ">½<", ">1½<", "width"] {
+        assert!(pairs.contains(h), "{h}: {pairs}");
+    }
+    assert!(!pairs.contains("won both · split"), "{pairs}");
+    let d = &standings["pairs"][0]["deals"];
+    let n = |k: &str| d[k].as_u64().unwrap();
+    let bins = [
+        n("lost_both"),
+        n("lost_drew"),
+        n("split") + n("drew_both"),
+        n("won_drew"),
+        n("won_both"),
+    ];
+    let row = between(pairs, "<tbody>", "</tbody>");
+    let cells: Vec<String> = row
+        .split("<td class=\"num\">")
+        .skip(1)
+        .map(|c| c.split('<').next().unwrap().to_string())
+        .collect();
+    let tail: Vec<u64> = cells[cells.len() - 5..]
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(tail, bins, "{row}");
+    let ratio = standings["pairs"][0]["paired_width_ratio"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        cells.contains(&format!("{:.0}%", 100.0 * ratio)),
+        "{ratio}: {row}"
+    );
+    assert!(
+        index.contains("95% interval (unpaired)")
+            && index.contains("taken as independent (unpaired)")
+    );
+}

@@ -103,3 +103,58 @@ fn off_a_terminal_progress_is_printed_as_lines() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--standings-every N` prints the standings as of each multiple of N exactly, however fast
+/// the games come (a poll every 100 ms used to print "after 109", skip 200, then "after 297").
+#[test]
+fn standings_every_n_come_at_each_multiple_of_n() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(DURAK)
+        .args([
+            "tournament",
+            "--games",
+            "150",
+            "--seed",
+            "5",
+            "--standings-every",
+            "100",
+            "--out",
+            "t",
+            "builtin:greedy",
+            "builtin:random",
+        ])
+        .current_dir(tmp.path())
+        .env("DURAK_EXE", DURAK)
+        .output()
+        .unwrap();
+    let e = text(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    let heads: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("standings after "))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "standings after 100 of 300 games:",
+            "standings after 200 of 300 games:",
+            "standings after 300 of 300 games:"
+        ],
+        "{e}"
+    );
+    // Each block is the standings of exactly those games: the games column sums to 2·N.
+    for (i, block) in e.split("standings after ").skip(1).enumerate() {
+        let games: u64 = block
+            .lines()
+            .filter(|l| l.contains("builtin:"))
+            .take(2)
+            .map(|l| {
+                l.split_whitespace()
+                    .filter_map(|w| w.parse::<u64>().ok())
+                    .find(|&g| g >= 50)
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert_eq!(games, 200 * (i as u64 + 1), "{block}");
+    }
+}

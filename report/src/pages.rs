@@ -145,7 +145,7 @@ fn standings_table(ctx: &Context<'_>, root: &str) -> Markup {
                     th.num data-sort="num" { "rank" } th { "bot" }
                     th.num data-sort="num" { "Elo" } th { "95% interval" }
                     th.num data-sort="num" { "games" } th.num data-sort="num" { "losses" }
-                    th.num data-sort="num" { "loss rate" } th { "95% interval" }
+                    th.num data-sort="num" { "loss rate" } th title="Wilson's, over single games taken as independent (not paired by deal)" { "95% interval (unpaired)" }
                     th.num data-sort="num" { "draws" } th { "faults" }
                 } }
                 tbody {
@@ -272,7 +272,7 @@ fn charts(ctx: &Context<'_>) -> Markup {
             h2 { "Charts" }
             div.chart-grid {
                 (interval_chart("Elo and its 95% interval (the dot: the rating; an arrow: no bound on that side)", &elo, "", None))
-                (interval_chart("Loss rate (times the durak) and its 95% Wilson interval", &loss, "%", Some((0.0, 100.0))))
+                (interval_chart("Loss rate (times the durak) and its 95% Wilson interval, games taken as independent (unpaired)", &loss, "%", Some((0.0, 100.0))))
                 (heat_map(
                     if ctx.t().table_size == 2 {
                         "Head to head: the row bot's wins–losses against the column bot (green: the row bot did better)"
@@ -302,6 +302,9 @@ fn pairs_table(ctx: &Context<'_>, only: Option<&str>) -> Markup {
         .collect();
     let deals = rows.iter().any(|p| p.deals.is_some());
     let paired = rows.iter().any(|p| p.paired.is_some());
+    let incomplete = rows
+        .iter()
+        .any(|p| p.deals.is_some_and(|d| d.incomplete > 0));
     html! {
         @if !rows.is_empty() {
             div.scroll {
@@ -312,8 +315,16 @@ fn pairs_table(ctx: &Context<'_>, only: Option<&str>) -> Markup {
                         th.num data-sort="num" { "draws" } th.num data-sort="num" { "score" }
                         th.num data-sort="num" { "Elo" } th { "95% (games)" }
                         @if paired { th { "95% (deals)" } }
+                        @if paired { th.num data-sort="num" title="the paired interval's width, of the unpaired one's" { "width" } }
                         th.num data-sort="num" { "LOS" }
-                        @if deals { th { "deals: won both · split · lost both" } }
+                        @if deals {
+                            th.num data-sort="num" title="deals lost both games (0 points of 2)" { "deals 0" }
+                            th.num data-sort="num" title="lost one, drew one (½)" { "½" }
+                            th.num data-sort="num" title="won one and lost one, or two draws (1)" { "1" }
+                            th.num data-sort="num" title="won one, drew one (1½)" { "1½" }
+                            th.num data-sort="num" title="deals won both games (2 points of 2)" { "2" }
+                            @if incomplete { th.num data-sort="num" title="deals not played at both rotations yet" { "incomplete" } }
+                        }
                     } }
                     tbody {
                         @for p in &rows {
@@ -323,14 +334,20 @@ fn pairs_table(ctx: &Context<'_>, only: Option<&str>) -> Markup {
                                 td.num { @if let Some(x) = p.score { (pct(x)) } }
                                 td.num { (elo_text(p.elo)) }
                                 td { (interval_of(&p.unpaired)) }
-                                @if paired { td { (interval_of(&p.paired)) } }
+                                @if paired { td.num { @if let Some(r) = p.paired_width_ratio { (format!("{:.0}%", 100.0 * r)) } } }
                                 td.num {
                                     @if let Some(i) = p.paired.as_ref().or(p.unpaired.as_ref()) { (pct(i.los)) }
                                 }
                                 @if deals {
-                                    td { @if let Some(d) = &p.deals {
-                                        (d.won_both) " · " (d.split + d.won_drew + d.drew_both + d.lost_drew) " · " (d.lost_both)
-                                    } }
+                                    @match &p.deals {
+                                        Some(d) => {
+                                            td.num { (d.lost_both) } td.num { (d.lost_drew) }
+                                            td.num { (d.split + d.drew_both) }
+                                            td.num { (d.won_drew) } td.num { (d.won_both) }
+                                            @if incomplete { td.num { (d.incomplete) } }
+                                        }
+                                        None => { td {} td {} td {} td {} td {} @if incomplete { td {} } }
+                                    }
                                 }
                             }
                         }
@@ -383,16 +400,30 @@ fn verified_note(ctx: &Context<'_>) -> Markup {
     }
 }
 
+/// A gauntlet run with the SPRT: the verdict, then where the test stands.
+fn sprt_section(ctx: &Context<'_>) -> Markup {
+    html! {
+        @if let Some(sp) = &ctx.standings.sprt {
+            section.sprt {
+                h2 { "SPRT: is the challenger better?" }
+                p { strong { (sp.verdict()) } }
+                p.note { (sp.to_string()) }
+            }
+        }
+    }
+}
+
 pub fn index_page(ctx: &Context<'_>) -> String {
     let body = html! {
         (header(ctx))
         main.report {
             (links(""))
+            (sprt_section(ctx))
             section { h2 { "Standings" } (standings_table(ctx, "")) }
             (charts(ctx))
             section {
                 h2 { "Pairs" }
-                p.note { "Each pair from their own games only: score (a draw counts half), its Elo, the 95% interval from single games and, with duplicate deals, from whole deals; LOS." }
+                p.note { "Each pair from their own games only: score (a draw counts half), its Elo, the 95% interval from single games and, with duplicate deals, from whole deals (width: the paired interval's, of the unpaired one's); LOS; at two seats, how many deals scored 0, ½, 1, 1½ and 2 points of 2 (lost both … won both)." }
                 (pairs_table(ctx, None))
             }
             section { h2 { "Bots" } (bots_table(ctx, "")) }

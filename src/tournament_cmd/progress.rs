@@ -1,13 +1,16 @@
 //! What `durak tournament` shows while it runs, on stderr: on a terminal, a progress bar; off a
 //! terminal (a pipe, nohup, CI), where a bar would be hidden, a progress line every few seconds
 //! (games done of the total, rate, ETA, faults) and one at the end; with `--standings-every N`,
-//! the standings every N games, computed from what `results.jsonl` holds so far. With the SPRT,
+//! the standings as of each multiple of N games recorded, exactly (the writer's observer feeds
+//! each recorded game to a standings builder, seeded with what `results.jsonl` held at the
+//! start, and prints when the count reaches a multiple). With the SPRT,
 //! the bar and each line also show the test over the games recorded: its LLR, bounds, deals and
 //! games, the challenger's score and Elo with its interval.
 
 use durak_tournaments::results::ResultLine;
 use durak_tournaments::runner::Observer;
 use durak_tournaments::sprt::SprtTracker;
+use durak_tournaments::standings::{Standings, StandingsBuilder};
 use durak_tournaments::{Tournament, TournamentDir};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -36,6 +39,8 @@ pub struct Progress {
     /// The run has said how many games it has ([`Observer::start`]): lines before that would
     /// say 0 of 0.
     begun: std::sync::atomic::AtomicBool,
+    /// `--standings-every N`: N, and the standings of the games recorded so far.
+    every: Mutex<Option<(usize, StandingsBuilder)>>,
 }
 
 impl Progress {
@@ -66,6 +71,7 @@ impl Progress {
             stop: (Mutex::new(false), Condvar::new()),
             sprt: Mutex::new(None),
             begun: std::sync::atomic::AtomicBool::new(false),
+            every: Mutex::new(None),
         }
     }
 
@@ -140,59 +146,57 @@ impl Progress {
         )
     }
 
-    /// Show progress until [`Progress::finish`]: a line every interval off a terminal, and with
-    /// `standings_every`, the standings each time that many more games are recorded (read from
-    /// `results.jsonl`). Returns the thread to join after `finish`.
+    /// Show progress until [`Progress::finish`]: a line every interval off a terminal (a
+    /// thread; returned, to join after `finish`), and with `standings_every`, the standings as
+    /// of each multiple of that many games recorded (from [`Observer::game`], seeded here with
+    /// what `results.jsonl` holds).
     pub fn watch(
         self: &Arc<Progress>,
         t: &Tournament,
         dir: &TournamentDir,
         standings_every: Option<usize>,
     ) -> Option<std::thread::JoinHandle<()>> {
-        if self.quiet || (!self.lines && standings_every.is_none()) {
+        if self.quiet {
+            return None;
+        }
+        if let Some(n) = standings_every.filter(|&n| n > 0) {
+            let mut b = Standings::builder(t);
+            match durak_tournaments::results::LineReader::open(&dir.results_path()) {
+                Ok(lines) => {
+                    for l in lines.flatten() {
+                        b.add(&l.line);
+                    }
+                }
+                Err(e) => self.say(&format!("standings: cannot read them yet: {e}")),
+            }
+            *self.every.lock().unwrap_or_else(|e| e.into_inner()) = Some((n, b));
+        }
+        if !self.lines {
             return None;
         }
         let interval = std::env::var("DURAK_PROGRESS_INTERVAL_MS")
             .ok()
             .and_then(|v| v.parse().ok())
             .map_or(LINE_INTERVAL, Duration::from_millis);
-        let (me, t, dir) = (self.clone(), t.clone(), dir.clone());
+        let me = self.clone();
         std::thread::Builder::new()
             .name("progress".into())
-            .spawn(move || me.ticker(&t, &dir, interval, standings_every))
+            .spawn(move || me.ticker(interval))
             .ok()
     }
 
-    fn ticker(
-        &self,
-        t: &Tournament,
-        dir: &TournamentDir,
-        interval: Duration,
-        every: Option<usize>,
-    ) {
-        let step = Duration::from_millis(100).min(interval);
-        let mut last_line = Instant::now();
-        let mut shown = every.map(|n| self.done.load(Ordering::Relaxed) / n);
+    fn ticker(&self, interval: Duration) {
         loop {
             let stopped = {
                 let guard = self.stop.0.lock().unwrap_or_else(|e| e.into_inner());
                 let (guard, _) = self
                     .stop
                     .1
-                    .wait_timeout_while(guard, step, |stop| !*stop)
+                    .wait_timeout_while(guard, interval, |stop| !*stop)
                     .unwrap_or_else(|e| e.into_inner());
                 *guard
             };
-            if let (Some(n), Some(seen)) = (every, shown.as_mut()) {
-                let now = self.done.load(Ordering::Relaxed) / n;
-                if now > *seen {
-                    *seen = now;
-                    self.standings(t, dir);
-                }
-            }
-            let begun = self.begun.load(Ordering::Relaxed);
-            if self.lines && begun && (stopped || last_line.elapsed() >= interval) {
-                last_line = Instant::now();
+            if self.begun.load(Ordering::Relaxed) {
                 self.say(&self.line());
             }
             if stopped {
@@ -201,15 +205,23 @@ impl Progress {
         }
     }
 
-    fn standings(&self, t: &Tournament, dir: &TournamentDir) {
-        match dir.standings(t) {
-            Ok(s) => self.say(&format!(
+    /// A game was recorded, the `done`th: with `--standings-every N`, count it, and at a
+    /// multiple of N print the standings of exactly those games.
+    fn standings_at(&self, line: &ResultLine, done: usize) {
+        let mut every = self.every.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((n, b)) = every.as_mut() else {
+            return;
+        };
+        b.add(line);
+        if done % *n == 0 {
+            let s = b.clone().finish();
+            drop(every);
+            self.say(&format!(
                 "standings after {} of {} games:\n{}",
                 s.games_played,
                 s.games_scheduled,
                 s.to_text().trim_end()
-            )),
-            Err(e) => self.say(&format!("standings: cannot read them yet: {e}")),
+            ));
         }
     }
 
@@ -242,6 +254,7 @@ impl Observer for Progress {
         if let Some(tr) = self.sprt.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             tr.add(line);
         }
+        self.standings_at(line, done);
         self.done.store(done, Ordering::Relaxed);
         self.faults.store(faults, Ordering::Relaxed);
         self.bar.set_position(done as u64);

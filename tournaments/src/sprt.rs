@@ -14,7 +14,8 @@
 
 use crate::config::{Format, Tournament};
 use crate::results::ResultLine;
-use crate::stats::sprt::{mean_interval, paired_values, score_to_elo, Hypothesis, SprtParams};
+use crate::stats::sprt::{elo_interval, paired_values, Hypothesis, SprtParams};
+use crate::stats::{z_two_sided, PRIOR_DEALS};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -60,8 +61,10 @@ pub struct SprtStatus {
     /// The same test over single games (for comparison; it does not decide).
     pub llr_unpaired: f64,
     /// The Elo of the challenger's score above the field (the inverse of the hypotheses'
-    /// expected score), and its 95 % interval, from the same observations as the LLR (deals when
-    /// paired); an end is `null` when infinite (a score of 0 or 1), all `null` without games.
+    /// expected score), and its 95 % interval: the pairs table's figures
+    /// ([`stats::sprt::elo_interval`](crate::stats::sprt::elo_interval)), paired by deal when
+    /// the test is; an end is `null` when infinite (a score of 0 or 1), all `null` without
+    /// games.
     pub elo: Option<f64>,
     pub elo_ci95: [Option<f64>; 2],
 }
@@ -187,16 +190,22 @@ impl SprtTracker {
         } else {
             (self.game_counts[1] as f64 * (k - 1.0) / k + self.game_counts[2] as f64) / games as f64
         };
-        let (llr, interval) = if self.paired {
-            (llr_paired, mean_interval(&deal_values, &self.deal_counts))
+        let llr = if self.paired {
+            llr_paired
         } else {
-            (llr_unpaired, mean_interval(&game_values, &self.game_counts))
+            llr_unpaired
         };
-        let elo_of = |s: f64| score_to_elo(s, self.k);
-        let (elo, elo_ci95) = match interval {
-            Some((m, lo, hi)) => (elo_of(m), [elo_of(lo.max(0.0)), elo_of(hi.min(1.0))]),
-            None => (None, [None, None]),
-        };
+        let deals = self
+            .paired
+            .then_some((deal_values.as_slice(), self.deal_counts.as_slice()));
+        let (elo, elo_ci95) = elo_interval(
+            (&game_values, &self.game_counts),
+            deals,
+            self.k,
+            PRIOR_DEALS,
+            z_two_sided(),
+        )
+        .unwrap_or((None, [None, None]));
         SprtStatus {
             params: self.params,
             paired: self.paired,

@@ -333,3 +333,53 @@ fn three_seat_deals_score_in_ninths() {
         .unwrap_err()
         .contains("--format gauntlet"));
 }
+
+/// Identical bots: every deal split (the deal decides both games). The verdict's Elo interval
+/// contains 0 with a width (the raw spread of the deals, zero here, used to give
+/// `Elo +0.0 [+0.0, +0.0]`), and it is the pairs table's paired interval for the same games,
+/// at every count of deals; with several outcomes too.
+#[test]
+fn the_verdicts_interval_is_the_pairs_paired_one() {
+    let mut t = gauntlet(2);
+    t.sprt = Some(params());
+    for mixed in [false, true] {
+        let mut lines = Vec::new();
+        for d in 0..50u32 {
+            // Split: new loses at seat 0, wins at seat 1; mixed: every fifth deal won both.
+            let r0 = if mixed && d % 5 == 0 {
+                Some(1)
+            } else {
+                Some(0)
+            };
+            lines.push(game(2 * d as u64, d, ["new", "old"], r0));
+            lines.push(game(2 * d as u64 + 1, d, ["old", "new"], Some(0)));
+            if mixed && d % 7 == 3 {
+                lines.last_mut().unwrap().loser = None;
+                lines.last_mut().unwrap().durak = None;
+                lines.last_mut().unwrap().draw = true;
+            }
+        }
+        let mut tracker = SprtTracker::new(&t, params()).unwrap();
+        for l in &lines {
+            tracker.add(l);
+        }
+        let s = tracker.status();
+        let [lo, hi] = s.elo_ci95.map(Option::unwrap);
+        let elo = s.elo.unwrap();
+        assert!(lo < elo && elo < hi && hi - lo > 10.0, "{mixed}: {s}");
+        if !mixed {
+            assert!(lo < 0.0 && hi > 0.0 && elo.abs() < 1e-9, "{s}");
+            assert!(!s.to_string().contains("[+0.0, +0.0]"), "{s}");
+        }
+        let standings = durak_tournaments::standings::Standings::compute(&t, &lines);
+        let pair = &standings.pairs[0];
+        assert_eq!((pair.bot.as_str(), pair.opponent.as_str()), ("new", "old"));
+        let paired = pair.paired.as_ref().unwrap().elo_ci95.map(Option::unwrap);
+        assert!(
+            (paired[0] - lo).abs() < 1e-9 && (paired[1] - hi).abs() < 1e-9,
+            "{mixed}: {paired:?} {lo} {hi}"
+        );
+        assert!((pair.elo.unwrap() - elo).abs() < 1e-9);
+        assert_eq!(standings.sprt.as_ref().unwrap(), &s);
+    }
+}

@@ -231,7 +231,9 @@ fn every_count_matches_the_hand_computed_case() {
     assert_eq!((ba.score, ba.elo), (Some(0.5), Some(0.0)));
     let u = ba.unpaired.as_ref().unwrap();
     assert!(close(u.score_sd, 0.5) && close(u.los, 0.5));
-    assert_eq!(u.elo_ci95, [None, None]);
+    // On the logit scale: 0 ± z·0.5/¼ (both scored: both ends finite, ±681 Elo).
+    let half = 400.0 * 1.959963984540054 * 0.5 / 0.25 / std::f64::consts::LN_10;
+    assert!(close(u.elo_ci95[0].unwrap(), -half) && close(u.elo_ci95[1].unwrap(), half));
     assert_eq!(ba.paired.as_ref().unwrap(), u);
     assert_eq!(ba.deals.unwrap().split, 1);
     let bc = pair(&s, "b", "c");
@@ -247,12 +249,15 @@ fn every_count_matches_the_hand_computed_case() {
     assert_eq!((ac.ahead, ac.behind, ac.draws), (1, 0, 1));
     let u = ac.unpaired.as_ref().unwrap();
     assert!(close(ac.score.unwrap(), 0.75) && close(u.score_sd, 0.25));
-    let low: f64 = 0.75 - 1.959963984540054 * 0.25;
+    // Logit scale: ln 3 ± z·0.25/(0.75·0.25), in Elo (on the score, 0.75 − z·0.25 gave −181.7
+    // and the upper end crossed 1).
+    let low = 3f64.ln() - 1.959963984540054 * 0.25 / (0.75 * 0.25);
     assert!(close(
         u.elo_ci95[0].unwrap(),
-        400.0 * (low / (1.0 - low)).log10()
+        400.0 * low / std::f64::consts::LN_10
     ));
-    assert!((u.elo_ci95[0].unwrap() + 181.70).abs() < 0.01);
+    assert!((u.elo_ci95[0].unwrap() + 263.13).abs() < 0.01);
+    assert!((u.elo_ci95[1].unwrap() - 644.82).abs() < 0.01);
     assert!(close(u.los, 0.760250), "{}", u.los);
     assert_eq!(ac.deals.unwrap().won_drew, 1);
 
@@ -267,7 +272,10 @@ fn every_count_matches_the_hand_computed_case() {
         "{}",
         rows[3]
     );
+    // The loss rate's interval is Wilson's over single games, and says so in CSV and JSON.
+    assert!(rows[0].contains(",loss_rate,loss_ci95_low_unpaired,loss_ci95_high_unpaired,"));
     let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["method"]["loss_rate_interval"], "unpaired");
     assert_eq!(json["standings"][2]["bot"], "c");
     assert_eq!(json["standings"][2]["rank_label"], "=1");
     assert_eq!(json["standings"][2]["faults"]["forfeit"], 2);
@@ -278,7 +286,7 @@ fn every_count_matches_the_hand_computed_case() {
     assert!(text.contains("25.0%") && text.contains("=1"), "{text}");
     assert!(text.contains("forfeit 2, timeout 1"), "{text}");
     assert!(
-        text.contains("[-113.4, +∞]") && text.contains("[-181.7, +∞]"),
+        text.contains("[-113.4, +∞]") && text.contains("[-263.1, +644.8]"),
         "{text}"
     );
 }
@@ -387,7 +395,8 @@ fn a_game_nobody_played_says_nothing() {
         let b = get(&s, name);
         assert_eq!((b.games, b.draws, b.losses), (1, 1, 0));
         assert_eq!((b.elo, b.elo_ci95), (None, [None, None]));
-        assert_eq!(b.rank_label, "=1");
+        // No rating: no rank either (not "=1").
+        assert_eq!((b.rank_label.as_str(), b.tied), ("-", false));
     }
     assert_eq!(s.los[0][1], None);
     assert!(!s.to_text().contains("LOS: the likelihood"));
@@ -526,20 +535,56 @@ fn disqualification_takes_the_first_game_whatever_the_order() {
     );
 }
 
-/// A bot with no game yet: no rating, last, alone, empty Elo fields in CSV.
+/// A bot with no game yet (intermediate standings): no rating, last, its rank `-` rather than
+/// a number (it used to be `3`), empty rank and Elo fields in CSV; two such bots are not `=3`.
 #[test]
 fn a_bot_without_games_has_no_rating() {
-    let t = tournament(&["a", "b", "c"], 2);
+    let t = tournament(&["a", "b", "c", "d"], 2);
     let s = Standings::compute(&t, &match_lines("a", "b", 3, 1, 0, 0));
-    let c = get(&s, "c");
-    assert_eq!((c.games, c.elo, c.rank, c.tied), (0, None, 3, false));
-    assert_eq!(s.standings[2].bot, "c");
-    assert!(s.los[2].iter().all(Option::is_none));
+    for (bot, place) in [("c", 2), ("d", 3)] {
+        let c = get(&s, bot);
+        assert_eq!((c.games, c.elo, c.tied), (0, None, false));
+        assert_eq!((c.rank, c.rank_label.as_str()), (place + 1, "-"));
+        assert_eq!(s.standings[place].bot, bot);
+        assert!(s.los[place].iter().all(Option::is_none));
+    }
     let csv = s.to_csv();
     assert!(
-        csv.lines().any(|r| r.starts_with("3,false,c,,,,0,0,0,")),
+        csv.lines().any(|r| r.starts_with(",false,c,,,,0,0,0,")),
         "{csv}"
     );
+    let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["standings"][3]["rank_label"], "-");
+    let text = s.to_text();
+    let row = text.lines().find(|l| l.contains(" c ")).unwrap();
+    assert!(row.trim_start().starts_with("- "), "{text}");
+    assert!(!text.contains("=3"), "{text}");
+}
+
+/// A bot's name is data: written by the `csv` crate, `a,"b"` reads back as itself.
+#[test]
+fn csv_round_trips_a_name_with_a_comma_and_quotes() {
+    let t = tournament(&["a,\"b\"", "plain"], 2);
+    let s = Standings::compute(&t, &match_lines("a,\"b\"", "plain", 3, 1, 0, 0));
+    let csv_text = s.to_csv();
+    let mut r = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = r.headers().unwrap().clone();
+    let bot = headers.iter().position(|h| h == "bot").unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.iter().map(|r| r.len()).max(), Some(headers.len()));
+    let names: Vec<&str> = rows.iter().map(|r| &r[bot]).collect();
+    assert!(
+        names.contains(&"a,\"b\"") && names.contains(&"plain"),
+        "{csv_text}"
+    );
+    for r in &rows {
+        let st = get(&s, &r[bot]);
+        assert_eq!(
+            r[headers.iter().position(|h| h == "games").unwrap()],
+            st.games.to_string()
+        );
+    }
 }
 
 #[test]

@@ -311,3 +311,68 @@ fn the_order_of_the_results_does_not_matter() {
     assert_eq!(a, c);
     assert_eq!(a.to_json(), c.to_json());
 }
+
+/// The SPRT's figures on fixed histograms (2 and 3 seats, paired deals and single games)
+/// against scipy: the GSPRT's LLR (each hypothesis's constrained maximum-likelihood
+/// distribution found by SLSQP, not the closed form used here), Wald's bounds, and the Elo
+/// interval (the pair figures' definition).
+#[test]
+fn the_sprt_matches_scipy() {
+    use durak_tournaments::stats::sprt::{elo_interval, expected_score, SprtParams};
+    use durak_tournaments::stats::{z_two_sided, PRIOR_DEALS};
+    let r = reference();
+    let cases = r["sprt"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    let floats = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let counts = |v: &Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    for c in cases {
+        let k = c["table_size"].as_u64().unwrap() as usize;
+        let f = |key: &str| c[key].as_f64().unwrap();
+        let p = SprtParams::new(f("elo0"), f("elo1"), f("alpha"), f("beta")).unwrap();
+        let ctx = format!("k {k}, H0 {} H1 {}", p.elo0, p.elo1);
+        assert!(close(expected_score(p.elo0, k), f("s0"), 1e-12), "{ctx}");
+        assert!(close(expected_score(p.elo1, k), f("s1"), 1e-12), "{ctx}");
+        let (dv, dc) = (floats(&c["deal_values"]), counts(&c["deal_counts"]));
+        let (gv, gc) = (floats(&c["game_values"]), counts(&c["game_counts"]));
+        let paired = p.llr(&dv, &dc, k);
+        let unpaired = p.llr(&gv, &gc, k);
+        // SLSQP converges to about 1e-9 of the likelihood.
+        assert!(close(paired, f("llr_paired"), 1e-6), "{ctx}: {paired}");
+        assert!(
+            close(unpaired, f("llr_unpaired"), 1e-6),
+            "{ctx}: {unpaired}"
+        );
+        let (lo, hi) = p.bounds();
+        let b = floats(&c["bounds"]);
+        assert!(close(lo, b[0], 1e-12) && close(hi, b[1], 1e-12), "{ctx}");
+        for (kind, deals) in [
+            ("paired", Some((dv.as_slice(), dc.as_slice()))),
+            ("unpaired", None),
+        ] {
+            let (elo, [l, h]) =
+                elo_interval((&gv, &gc), deals, k, PRIOR_DEALS, z_two_sided()).unwrap();
+            let want = &c[kind];
+            let wci = floats(&want["elo_ci95"]);
+            assert!(
+                close(elo.unwrap(), num(&want["elo"]).unwrap(), 1e-9),
+                "{ctx} {kind}"
+            );
+            assert!(
+                close(l.unwrap(), wci[0], 1e-9) && close(h.unwrap(), wci[1], 1e-9),
+                "{ctx} {kind}: [{l:?}, {h:?}] {wci:?}"
+            );
+        }
+    }
+}

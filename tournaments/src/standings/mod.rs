@@ -41,11 +41,14 @@ pub const PRIOR_SD_ELO: f64 = 500.0;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BotStanding {
-    /// 1 + the number of bots ranked above this one's tie group.
+    /// 1 + the number of bots ranked above this one's tie group (a bot without a rating: its
+    /// place after the rated bots, for sorting only).
     pub rank: usize,
-    /// The rank as printed: `"=2"` when the bot shares it.
+    /// The rank as printed: `"=2"` when the bot shares it, `"-"` for a bot without a rating
+    /// (no game that counts yet).
     pub rank_label: String,
-    /// Whether other bots share this rank (the data does not order them at 95 %).
+    /// Whether other bots share this rank (the data does not order them at 95 %); never for a
+    /// bot without a rating.
     pub tied: bool,
     pub bot: String,
     /// Elo relative to the mean of the rated bots; `null` without a game that counts.
@@ -63,7 +66,9 @@ pub struct BotStanding {
     /// Fault kind → count (kinds that occurred).
     pub faults: BTreeMap<String, u64>,
     pub loss_rate: f64,
-    /// 95% Wilson score interval of the loss rate.
+    /// 95% Wilson score interval of the loss rate, over single games taken as independent
+    /// (unpaired, even in the duplicate formats: `method.loss_rate_interval`); the paired
+    /// comparisons are the Elo interval, LOS and the pairs.
     pub loss_rate_ci95: [f64; 2],
     /// The game after which the bot was disqualified.
     pub disqualified_after_game: Option<u64>,
@@ -135,6 +140,8 @@ pub struct Method {
     /// `"paired"` (over whole deals) or `"unpaired"` (games as independent): the rating
     /// intervals, the LOS matrix and the tie groups use it.
     pub interval: &'static str,
+    /// The loss rate's interval: always `"unpaired"` (Wilson's, games taken as independent).
+    pub loss_rate_interval: &'static str,
     pub confidence: f64,
     pub prior_sd_elo: f64,
 }
@@ -247,9 +254,8 @@ fn assemble(b: StandingsBuilder) -> Standings {
         )
     };
     let mut groups_of = tie_groups(rated_count, los_at);
-    if rated_count < n {
-        groups_of.push(rated_count..n);
-    }
+    // Bots without a rating come after the others, each alone (rank label `-`).
+    groups_of.extend((rated_count..n).map(|p| p..p + 1));
     let mut rank_of = vec![(0usize, false); n];
     for g in &groups_of {
         for p in g.clone() {
@@ -288,7 +294,9 @@ fn assemble(b: StandingsBuilder) -> Standings {
             let (lo, hi) = wilson(c.losses, c.games, z);
             BotStanding {
                 rank,
-                rank_label: if tied {
+                rank_label: if fitted[i].is_none() {
+                    "-".to_string()
+                } else if tied {
                     format!("={rank}")
                 } else {
                     rank.to_string()
@@ -336,6 +344,7 @@ fn assemble(b: StandingsBuilder) -> Standings {
         challenger: challenger.map(|c| t.bots[c].name.clone()),
         method: Method {
             interval: interval_kind,
+            loss_rate_interval: "unpaired",
             confidence: CONFIDENCE,
             prior_sd_elo: PRIOR_SD_ELO,
         },

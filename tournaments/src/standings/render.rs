@@ -256,29 +256,39 @@ impl Standings {
         out
     }
 
-    /// One CSV row per bot, in rank order. An infinite interval end is `-inf` or `inf`; a bot
-    /// without a rating has empty Elo fields.
+    /// One CSV row per bot, in rank order (written by the `csv` crate: a bot's name is quoted
+    /// as it needs). An infinite interval end is `-inf` or `inf`; a bot without a rating has
+    /// empty rank and Elo fields.
     pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "rank,tied,bot,elo,elo_ci95_low,elo_ci95_high,games,losses,draws,loss_rate,\
-             loss_ci95_low,loss_ci95_high,faults",
-        );
-        for k in FaultKind::ALL {
-            out.push_str(&format!(",{}", k.name()));
-        }
-        out.push_str(",disqualified_after_game");
+        let mut header: Vec<String> = [
+            "rank",
+            "tied",
+            "bot",
+            "elo",
+            "elo_ci95_low",
+            "elo_ci95_high",
+            "games",
+            "losses",
+            "draws",
+            "loss_rate",
+            // Wilson's, games taken as independent even in the duplicate formats.
+            "loss_ci95_low_unpaired",
+            "loss_ci95_high_unpaired",
+            "faults",
+        ]
+        .map(String::from)
+        .to_vec();
+        header.extend(FaultKind::ALL.iter().map(|k| k.name().to_string()));
+        header.push("disqualified_after_game".into());
         // A gauntlet: each opponent's row also holds the challenger's pair against it.
         let gauntlet = self.challenger.is_some();
         if gauntlet {
-            out.push_str(
-                ",challenger_games,challenger_score,challenger_elo,challenger_elo_ci95_low,\
-                 challenger_elo_ci95_high,challenger_elo_ci95_low_unpaired,\
-                 challenger_elo_ci95_high_unpaired,challenger_los,challenger_deals_0,\
-                 challenger_deals_half,challenger_deals_1,challenger_deals_1half,\
-                 challenger_deals_2",
-            );
+            header.extend(PAIR_CSV_COLUMNS.iter().map(|c| format!("challenger_{c}")));
         }
-        out.push('\n');
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.write_record(&header).expect("CSV into memory");
         for s in &self.standings {
             let total: u64 = s.faults.values().sum();
             let end = |x: Option<f64>, inf: &str| match (s.elo, x) {
@@ -286,41 +296,44 @@ impl Standings {
                 (Some(_), Some(v)) => format!("{v:.3}"),
                 (Some(_), None) => inf.to_string(),
             };
-            out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{}",
-                s.rank,
-                s.tied,
-                csv_field(&s.bot),
+            let mut row = vec![
+                if s.elo.is_some() {
+                    s.rank.to_string()
+                } else {
+                    String::new()
+                },
+                s.tied.to_string(),
+                s.bot.clone(),
                 s.elo.map(|e| format!("{e:.3}")).unwrap_or_default(),
                 end(s.elo_ci95[0], "-inf"),
                 end(s.elo_ci95[1], "inf"),
-                s.games,
-                s.losses,
-                s.draws,
-                s.loss_rate,
-                s.loss_rate_ci95[0],
-                s.loss_rate_ci95[1],
-                total
-            ));
-            for k in FaultKind::ALL {
-                out.push_str(&format!(",{}", s.fault_count(k)));
-            }
-            out.push_str(&format!(
-                ",{}",
+                s.games.to_string(),
+                s.losses.to_string(),
+                s.draws.to_string(),
+                format!("{:.6}", s.loss_rate),
+                format!("{:.6}", s.loss_rate_ci95[0]),
+                format!("{:.6}", s.loss_rate_ci95[1]),
+                total.to_string(),
+            ];
+            row.extend(FaultKind::ALL.iter().map(|&k| s.fault_count(k).to_string()));
+            row.push(
                 s.disqualified_after_game
                     .map(|g| g.to_string())
-                    .unwrap_or_default()
-            ));
+                    .unwrap_or_default(),
+            );
             if gauntlet {
                 let pair = self
                     .pairs
                     .iter()
                     .find(|p| Some(&p.bot) == self.challenger.as_ref() && p.opponent == s.bot);
-                out.push_str(&pair.map(pair_csv).unwrap_or_else(|| ",".repeat(13)));
+                match pair {
+                    Some(p) => row.extend(pair_csv(p)),
+                    None => row.extend(PAIR_CSV_COLUMNS.iter().map(|_| String::new())),
+                }
             }
-            out.push('\n');
+            w.write_record(&row).expect("CSV into memory");
         }
-        out
+        String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of strings")
     }
 }
 
@@ -405,11 +418,27 @@ fn pentanomial(d: &crate::stats::pair::DealOutcomes) -> String {
     s
 }
 
-/// The 13 `challenger_*` CSV fields of a pair (each with its leading comma): games, score,
-/// Elo, the interval (paired when there is one), the unpaired interval, LOS, the deals scoring
-/// 0, ½, 1, 1½ and 2 points (two seats). An infinite end is `-inf` or `inf`; what does not
-/// apply is empty.
-fn pair_csv(p: &PairStanding) -> String {
+/// The `challenger_*` CSV columns of a pair ([`pair_csv`]).
+const PAIR_CSV_COLUMNS: [&str; 13] = [
+    "games",
+    "score",
+    "elo",
+    "elo_ci95_low",
+    "elo_ci95_high",
+    "elo_ci95_low_unpaired",
+    "elo_ci95_high_unpaired",
+    "los",
+    "deals_0",
+    "deals_half",
+    "deals_1",
+    "deals_1half",
+    "deals_2",
+];
+
+/// The 13 `challenger_*` CSV fields of a pair: games, score, Elo, the interval (paired when
+/// there is one), the unpaired interval, LOS, the deals scoring 0, ½, 1, 1½ and 2 points (two
+/// seats). An infinite end is `-inf` or `inf`; what does not apply is empty.
+fn pair_csv(p: &PairStanding) -> Vec<String> {
     let num = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_default();
     let end = |i: &Option<PairInterval>, e: usize| match i {
         None => String::new(),
@@ -428,35 +457,30 @@ fn pair_csv(p: &PairStanding) -> String {
     } else {
         &p.unpaired
     };
-    let deals = match p.deals {
-        Some(d) => format!(
-            "{},{},{},{},{}",
-            d.lost_both,
-            d.lost_drew,
-            d.split + d.drew_both,
-            d.won_drew,
-            d.won_both
-        ),
-        None => ",,,,".to_string(),
-    };
-    format!(
-        ",{},{},{elo},{},{},{},{},{},{deals}",
-        p.games,
+    let mut out = vec![
+        p.games.to_string(),
         p.score.map(|s| format!("{s:.6}")).unwrap_or_default(),
+        elo,
         end(main, 0),
         end(main, 1),
         end(&p.unpaired, 0),
         end(&p.unpaired, 1),
         num(main.as_ref().map(|i| i.los)),
-    )
-}
-
-pub(super) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+    ];
+    match p.deals {
+        Some(d) => out.extend(
+            [
+                d.lost_both,
+                d.lost_drew,
+                d.split + d.drew_both,
+                d.won_drew,
+                d.won_both,
+            ]
+            .map(|x| x.to_string()),
+        ),
+        None => out.extend((0..5).map(|_| String::new())),
     }
+    out
 }
 
 /// "1 game", "2 games".
@@ -465,17 +489,5 @@ fn plural(n: usize, what: &str) -> String {
         format!("1 {what}")
     } else {
         format!("{n} {what}s")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_quotes_what_needs_it() {
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("plain"), "plain");
     }
 }

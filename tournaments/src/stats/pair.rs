@@ -11,15 +11,22 @@
 //! unit `u`, the score `p = Σh / 2Σn` is a ratio estimator and its variance about a score `x` is
 //! `S(x)/(Σn)²`, `S(x) = U/(U−1) · Σᵤ (hᵤ/2 − x·nᵤ)²` over `U` units.
 //!
-//! - The **interval** is `p ± z·√S(p)/Σn`, mapped to Elo at both ends (an end past 0 or 1 is
-//!   infinite). After a clean sweep (`p` = 0 or 1) there is no spread to measure; the interval
-//!   is then Wilson's for `Σh/2` of `Σn` (its open end infinite).
+//! - The **interval** is built on the logit scale, where Elo is linear:
+//!   `ln(p/(1−p)) ± z·σ/(p(1−p))` with `σ = √S(p)/Σn` (the delta method), mapped to Elo
+//!   (`400/ln 10` per unit) and to the score (the logistic) at both ends; both ends are finite
+//!   whenever both bots scored (a normal interval on the score itself would cross 1 at 38–2).
+//!   After a clean sweep (`p` = 0 or 1) there is no spread to measure; the interval is then
+//!   Wilson's for `Σh/2` of `Σn`, its open end infinite.
 //! - **LOS** is `Φ((p − ½) / (√S(½)/Σn))`, the spread taken at an even score: over single games
 //!   without draws that is fastchess's `Φ((W − L)/√(W + L))` (here with the factor `U/(U−1)`).
 //! - **Paired** figures blend the spread of deals with that of single games, as the fit does
 //!   ([`paired_estimate`]), so that a few deals do not look unanimous.
 
-use super::{elo_of_score, normal_cdf, wilson_real};
+use super::{elo_of_score, normal_cdf, wilson_real, ELO_PER_NAT};
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
 
 /// The sums over units that a pair estimate needs (half points `h`, comparisons `n`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -93,6 +100,17 @@ impl PairSums {
         self.hh += h * h;
         self.hn += h * n;
         self.nn += n * n;
+    }
+
+    /// Add `count` units of `h` half points out of `n` comparisons each.
+    pub fn add_units(&mut self, h: f64, n: f64, count: u64) {
+        let c = count as f64;
+        self.units += count;
+        self.h += c * h;
+        self.n += c * n;
+        self.hh += c * h * h;
+        self.hn += c * h * n;
+        self.nn += c * n * n;
     }
 
     /// Add another set of units.
@@ -173,17 +191,28 @@ impl PairEstimate {
         } else {
             0.0
         };
-        let score_ci95 = if sd.is_finite() && (p <= 0.0 || p >= 1.0) {
-            wilson_real(h / 2.0, n, z)
+        let (score_ci95, elo_ci95) = if sd.is_finite() && (p <= 0.0 || p >= 1.0) {
+            let w = wilson_real(h / 2.0, n, z);
+            (w, (elo_of_score(w.0), elo_of_score(w.1)))
+        } else if sd.is_finite() {
+            // On the logit scale (the delta method: the sd of ln(p/(1−p)) is sd/(p(1−p))), so
+            // that both ends stay finite whenever both bots scored.
+            let logit = (p / (1.0 - p)).ln();
+            let half = z * sd / (p * (1.0 - p));
+            let (lo, hi) = (logit - half, logit + half);
+            (
+                (logistic(lo), logistic(hi)),
+                (ELO_PER_NAT * lo, ELO_PER_NAT * hi),
+            )
         } else {
-            ((p - z * sd).max(0.0), (p + z * sd).min(1.0))
+            ((0.0, 1.0), (f64::NEG_INFINITY, f64::INFINITY))
         };
         PairEstimate {
             score: p,
             sd,
             elo: elo_of_score(p),
             score_ci95,
-            elo_ci95: (elo_of_score(score_ci95.0), elo_of_score(score_ci95.1)),
+            elo_ci95,
             los,
         }
     }
@@ -264,8 +293,15 @@ mod tests {
         let sd = (100.0f64 / 99.0 * 16.0).sqrt() / 100.0;
         assert!((e.sd - sd).abs() < 1e-12, "{} {sd}", e.sd);
         assert!((e.elo - 400.0 * (0.7f64 / 0.3).log10()).abs() < 1e-9);
-        let lo = 400.0 * ((0.7 - Z * sd) / (1.0 - 0.7 + Z * sd)).log10();
-        assert!((e.elo_ci95.0 - lo).abs() < 1e-9);
+        // On the logit scale: ln(0.7/0.3) ± Z·sd/0.21, in Elo.
+        let half = Z * sd / (0.7 * 0.3);
+        let lo = 400.0 * ((0.7f64 / 0.3).ln() - half) / std::f64::consts::LN_10;
+        let hi = 400.0 * ((0.7f64 / 0.3).ln() + half) / std::f64::consts::LN_10;
+        assert!((e.elo_ci95.0 - lo).abs() < 1e-9 && (e.elo_ci95.1 - hi).abs() < 1e-9);
+        assert!(
+            (e.score_ci95.1 - 10f64.powf(hi / 400.0) / (1.0 + 10f64.powf(hi / 400.0))).abs()
+                < 1e-12
+        );
         // LOS with the spread at ½: residuals ½ (wins), −½ (losses), 0 (draws): √(100/99·20)
         // /100; fastchess's Φ((W − L)/√(W + L)) but for the factor 100/99.
         let even = (100.0f64 / 99.0 * 20.0).sqrt() / 100.0;
@@ -311,6 +347,30 @@ mod tests {
         let los = super::super::normal_cdf(0.5 / ((10.0f64 / 9.0 * 2.5).sqrt() / 10.0));
         assert!((sweep.los - los).abs() < 1e-12 && sweep.los < 0.9999);
         assert!(PairSums::default().estimate(Z).is_none());
+    }
+
+    /// 38 wins and 2 losses: both bots scored, so both ends are finite (a normal interval on
+    /// the score, 0.95 ± 0.068, crossed 1 and gave [+348.8, +∞]); only a clean sweep is open.
+    #[test]
+    fn a_lopsided_score_has_finite_ends() {
+        let e = PairSums::from_games(38, 2, 0).estimate(Z).unwrap();
+        let (lo, hi) = e.elo_ci95;
+        assert!(lo.is_finite() && hi.is_finite(), "{lo} {hi}");
+        assert!(
+            lo < e.elo && e.elo < hi && lo > 200.0,
+            "{lo} {} {hi}",
+            e.elo
+        );
+        // sd = √(40/39 · (38·0.05² + 2·0.95²))/40; on the logit scale ÷ 0.95·0.05.
+        let sd = (40.0f64 / 39.0 * (38.0 * 0.0025 + 2.0 * 0.9025)).sqrt() / 40.0;
+        let want = 400.0 * (19f64.ln() + Z * sd / 0.0475) / std::f64::consts::LN_10;
+        assert!((hi - want).abs() < 1e-9, "{hi} {want}");
+        // The mirror image: finite too.
+        let m = PairSums::from_games(2, 38, 0).estimate(Z).unwrap();
+        assert!((m.elo_ci95.0 + hi).abs() < 1e-9 && (m.elo_ci95.1 + lo).abs() < 1e-9);
+        // 40–0 stays open above.
+        let sweep = PairSums::from_games(40, 0, 0).estimate(Z).unwrap();
+        assert_eq!(sweep.elo_ci95.1, f64::INFINITY);
     }
 
     /// Mirrored sums are the sums of the mirrored units.

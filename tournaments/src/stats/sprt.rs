@@ -119,27 +119,38 @@ pub fn score_to_elo(score: f64, table_size: usize) -> Option<f64> {
     (score > 0.0 && score < 1.0).then(|| 400.0 * (score / ((1.0 - score) * others)).log10())
 }
 
-/// The mean of observations scored `values[i]` seen `counts[i]` times, and its 95 % interval
-/// (normal, from their spread); `None` without observations.
-pub fn mean_interval(values: &[f64], counts: &[u64]) -> Option<(f64, f64, f64)> {
-    let n: f64 = counts.iter().sum::<u64>() as f64;
-    if n == 0.0 {
-        return None;
-    }
-    let mean = values
-        .iter()
-        .zip(counts)
-        .map(|(v, &c)| v * c as f64)
-        .sum::<f64>()
-        / n;
-    let var = values
-        .iter()
-        .zip(counts)
-        .map(|(v, &c)| c as f64 * (v - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    let half = super::z_two_sided() * (var / n).sqrt();
-    Some((mean, mean - half, mean + half))
+/// The challenger's Elo above the field and its 95 % interval, as `(elo, [low, high])` with
+/// `None` for an infinite value; `None` without games. `games` is the histogram of single games'
+/// scores (`values`, `counts`); `deals`, when paired, that of whole deals' mean scores, each deal
+/// `k` games. The figures are [`pair`](super::pair)'s, with the challenger's score in place of a
+/// pair's (each game one comparison worth `2·score` half points): the score over the games, its
+/// interval on the logit scale, its spread from whole deals blended with the games' as if
+/// `prior_deals` deals of it had been seen ([`pair::paired_estimate`](super::pair::paired_estimate),
+/// the same as the pairs table). Mapped to Elo at `k` seats by [`score_to_elo`].
+pub fn elo_interval(
+    games: (&[f64], &[u64]),
+    deals: Option<(&[f64], &[u64])>,
+    k: usize,
+    prior_deals: f64,
+    z: f64,
+) -> Option<(Option<f64>, [Option<f64>; 2])> {
+    use super::pair::{paired_estimate, PairSums};
+    let sums = |(values, counts): (&[f64], &[u64]), games_each: f64| {
+        let mut s = PairSums::default();
+        for (&v, &c) in values.iter().zip(counts) {
+            s.add_units(2.0 * games_each * v, games_each, c);
+        }
+        s
+    };
+    let g = sums(games, 1.0);
+    let e = match deals {
+        Some(d) => paired_estimate(&sums(d, k as f64), &g, prior_deals, z)?,
+        None => g.estimate(z)?,
+    };
+    // score_to_elo at k seats is the two-seat Elo less 400·log10(k − 1).
+    let shift = 400.0 * (k.saturating_sub(1).max(1) as f64).log10();
+    let elo = |x: f64| x.is_finite().then_some(x - shift);
+    Some((elo(e.elo), [elo(e.elo_ci95.0), elo(e.elo_ci95.1)]))
 }
 
 /// The generalized log-likelihood ratio of mean `s1` against mean `s0` (module docs). `values`
@@ -244,14 +255,6 @@ mod tests {
             }
         }
         assert_eq!(score_to_elo(1.0, 2), None);
-        // Scores ¼, ¾ twice each: mean ½, sd ½ over 4 → ± 1.96 · ¼ / √4... of the mean.
-        let (m, lo, hi) = mean_interval(&[0.25, 0.75], &[2, 2]).unwrap();
-        assert!((m - 0.5).abs() < 1e-15);
-        assert!(
-            (hi - m - 1.959963984540054 * 0.25 / 2.0).abs() < 1e-9
-                && (m - lo - (hi - m)).abs() < 1e-12
-        );
-        assert_eq!(mean_interval(&[0.0], &[0]), None);
         assert!(SprtParams::new(5.0, 5.0, 0.05, 0.05).is_err());
         assert!(SprtParams::new(0.0, 5.0, 0.0, 0.05).is_err());
         assert!(SprtParams::new(0.0, 5.0, 0.05, 0.7).is_err());

@@ -5,6 +5,7 @@
     python3 fit_reference.py extract RESULTS.jsonl OUT.csv   # a results.jsonl as a small CSV
     python3 fit_reference.py simulate                        # writes three_seats_sim.csv
     python3 fit_reference.py > fit_reference.json            # the figures, from the CSVs here
+                                                             # (and the SPRT's, seeded here)
 
 Inputs (this directory), one game per row: id, table, deal, seats (names joined by '|'), and the
 outcome: the durak's seat, "draw", or "void" (nobody played: every seat forfeited).
@@ -26,7 +27,15 @@ k / (2 sd^2).
 Everything else is computed here from the definitions, with numpy and scipy: the covariances
 (model: the inverse Hessian, which choix's own Top1Fcts.hessian gives; paired: the sandwich over
 deals from per-game gradients), LOS (scipy.stats.norm), tie groups, pair figures (trinomial and
-per-deal), Wilson intervals (scipy.stats.binomtest).
+per-deal, the interval on the logit scale), Wilson intervals (scipy.stats.binomtest).
+
+"sprt" (tournaments/src/stats/sprt.rs, checked in tests/standings_reference.rs): fixed
+histograms of a challenger's scores, at 2 and 3 seats, paired (whole deals) and single games. For
+each hypothesis the maximum-likelihood distribution over the histogram's values with the
+hypothesis's mean score is found by scipy.optimize (SLSQP, a generic constrained optimiser, not
+the closed form the Rust code solves), the LLR is the log-ratio of the two likelihoods, the
+bounds are Wald's, and the Elo interval is the pair figures' (the score over the games, the
+spread of deals blended with the games' as KAPPA deals, the interval on the logit scale).
 """
 import csv
 import itertools
@@ -270,9 +279,13 @@ def pair_figures(games, i, j, paired):
 
         # A clean sweep (no draws here): Wilson's interval.
         ci = binomtest(int(hs.sum() / 2), int(ns.sum())).proportion_ci(0.95, method="wilson")
-        lo, hi = ci.low, ci.high
+        elo_ci = [elo(ci.low) if ci.low > 0 else None, elo(ci.high) if ci.high < 1 else None]
     else:
-        lo, hi = p - Z * sd, p + Z * sd
+        # On the logit scale (delta method): logit(p) +- Z sd / (p (1 - p)), in Elo.
+        from scipy.special import logit
+
+        half = Z * sd / (p * (1 - p))
+        elo_ci = [ELO * (logit(p) - half), ELO * (logit(p) + half)]
     return {
         "games": together,
         "ahead": a,
@@ -281,7 +294,7 @@ def pair_figures(games, i, j, paired):
         "score": p,
         "elo": elo(p),
         "sd": sd,
-        "elo_ci95": [elo(lo) if lo > 0 else None, elo(hi) if hi < 1 else None],
+        "elo_ci95": [None if e is None else float(e) for e in elo_ci],
         # The spread at an even score; none at all (every unit even): ½.
         "los": float(norm.cdf((p - 0.5) / sd_even)) if sd_even > 0 else 0.5,
     }
@@ -339,6 +352,125 @@ def reference(name):
     }
 
 
+def expected_score(elo_, k):
+    return 1 - 1 / (1 + (k - 1) * 10 ** (elo_ / 400))
+
+
+def constrained_fit(values, counts, mean):
+    """max sum n_i log q_i subject to sum q = 1, sum q a = mean (a never seen value counts as
+    1e-3 of an observation, fishtest's regularisation)."""
+    from scipy.optimize import minimize
+
+    a = np.asarray(values, dtype=float)
+    n = np.maximum(np.asarray(counts, dtype=float), 1e-3)
+    cons = [
+        {"type": "eq", "fun": lambda q: q.sum() - 1},
+        {"type": "eq", "fun": lambda q: q @ a - mean},
+    ]
+    r = minimize(
+        lambda q: -(n * np.log(np.maximum(q, 1e-300))).sum() / n.sum(),
+        n / n.sum(),
+        constraints=cons,
+        bounds=[(1e-12, 1)] * len(a),
+        method="SLSQP",
+        options={"ftol": 1e-16, "maxiter": 2000},
+    )
+    assert r.success, r.message
+    return n, r.x
+
+
+def gsprt_llr(values, counts, s0, s1):
+    n, q0 = constrained_fit(values, counts, s0)
+    _, q1 = constrained_fit(values, counts, s1)
+    return float((n * np.log(q1 / q0)).sum())
+
+
+def sprt_interval(k, game_values, game_counts, deal_values=None, deal_counts=None):
+    """The challenger's Elo above the field and its interval, from the units' definition:
+    a game is a unit of 2*score half points of 1 comparison, a deal of 2*k*mean of k."""
+
+    def units(values, counts, each):
+        h = np.repeat(2.0 * each * np.asarray(values), counts)
+        return h, np.full(len(h), float(each))
+
+    hs, ns = units(game_values, game_counts, 1)
+    p = hs.sum() / (2 * ns.sum())
+
+    def spread(h, n, x):
+        u = len(h)
+        return u / (u - 1) * ((h / 2 - x * n) ** 2).sum() if u > 1 else None
+
+    s = spread(hs, ns, p)
+    if deal_values is not None:
+        dh, dn = units(deal_values, deal_counts, k)
+        sd_ = spread(dh, dn, p)
+        if sd_ is not None:
+            s = (KAPPA * s + len(dh) * sd_) / (KAPPA + len(dh))
+    sd = math.sqrt(s) / ns.sum()
+    shift = 400 * math.log10(k - 1)
+    lg = math.log(p / (1 - p))
+    half = Z * sd / (p * (1 - p))
+    return {
+        "elo": ELO * lg - shift,
+        "elo_ci95": [ELO * (lg - half) - shift, ELO * (lg + half) - shift],
+    }
+
+
+def sprt_reference():
+    rng = np.random.default_rng(20261203)
+    cases = []
+    for k, elo0, elo1, alpha, beta, deals, strength in [
+        (2, 0.0, 20.0, 0.05, 0.05, 150, 0.3),
+        (2, -10.0, 5.0, 0.1, 0.02, 400, 0.15),
+        (3, 0.0, 10.0, 0.05, 0.05, 120, 0.1),
+    ]:
+        # Deals: for each rotation the challenger scores 1 (another is the durak), 1 - 1/k (a
+        # draw) or 0, with a luck of the deal shared by its rotations.
+        game_counts = [0, 0, 0]
+        deal_units = []
+        for _ in range(deals):
+            luck = rng.normal(0.0, 0.8)
+            total = 0
+            for r in range(k):
+                u = rng.random()
+                x = strength + (luck if r % 2 == 0 else -luck)
+                if u < 0.05:
+                    game_counts[1] += 1
+                    total += k - 1
+                elif rng.random() < (1 - 1 / k) / ((1 - 1 / k) + math.exp(-x) / k):
+                    game_counts[2] += 1
+                    total += k
+                else:
+                    game_counts[0] += 1
+            deal_units.append(total)
+        values = sorted({k * a + (k - 1) * b for a in range(k + 1) for b in range(k + 1 - a)})
+        deal_counts = [deal_units.count(v) for v in values]
+        deal_values = [v / (k * k) for v in values]
+        game_values = [0.0, 1 - 1 / k, 1.0]
+        s0, s1 = expected_score(elo0, k), expected_score(elo1, k)
+        cases.append(
+            {
+                "table_size": k,
+                "elo0": elo0,
+                "elo1": elo1,
+                "alpha": alpha,
+                "beta": beta,
+                "deal_values": deal_values,
+                "deal_counts": deal_counts,
+                "game_values": game_values,
+                "game_counts": game_counts,
+                "s0": s0,
+                "s1": s1,
+                "llr_paired": gsprt_llr(deal_values, deal_counts, s0, s1),
+                "llr_unpaired": gsprt_llr(game_values, game_counts, s0, s1),
+                "bounds": [math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)],
+                "paired": sprt_interval(k, game_values, game_counts, deal_values, deal_counts),
+                "unpaired": sprt_interval(k, game_values, game_counts),
+            }
+        )
+    return cases
+
+
 def main():
     global Z
     from scipy.stats import norm
@@ -351,6 +483,7 @@ def main():
         simulate()
         return
     out = {name: reference(name) for name in DATASETS}
+    out["sprt"] = sprt_reference()
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
