@@ -371,6 +371,8 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             stop_after: None,
             shard: settings.shard,
             replays: settings.replays,
+            // The configuration, whatever its name (`-c settings.conf`): it holds the seed.
+            hidden: args.config.iter().map(|c| cwd.join(c)).collect(),
         },
     );
     let outcome = crate::runtime()?.block_on(async {

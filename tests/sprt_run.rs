@@ -20,6 +20,7 @@ fn bot(name: &str, command: &str) -> Bot {
         name: name.into(),
         command: command.into(),
         cwd: "/".into(),
+        own_cwd: true,
         limits: Limits::default(),
     }
 }
@@ -68,6 +69,7 @@ fn run(t: &Tournament, path: &Path, concurrency: usize, stop_after: Option<usize
             stop_after,
             shard: None,
             replays: Default::default(),
+            hidden: Vec::new(),
         },
     ))
     .unwrap()

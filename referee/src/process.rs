@@ -100,9 +100,11 @@ impl BotCommand {
         self
     }
 
-    /// The files and directories this bot is made of, absolute: its working directory, the
-    /// program when it is a path, the arguments that name existing files. What other bots must
-    /// not see (`MatchConfig::hidden`).
+    /// The files and directories this bot is made of, absolute: its working directory (unless
+    /// it only starts there, `Isolation::foreign_cwd`), the program when it is a path, the
+    /// arguments that name existing files, and the directories of those files (their modules,
+    /// their data). What other bots must not see (`MatchConfig::hidden`; a bot's own files
+    /// stay visible to it even when another's directory holds them).
     pub fn own_paths(&self) -> Vec<PathBuf> {
         if self.spec.starts_with("builtin:") || self.is_human() {
             return Vec::new();
@@ -113,19 +115,32 @@ impl BotCommand {
             Some(c) => here.join(c),
             None => here,
         };
-        let mut out: Vec<PathBuf> = self.cwd.iter().map(|_| base.clone()).collect();
+        let mut out: Vec<PathBuf> = self
+            .cwd
+            .iter()
+            .filter(|_| !self.isolation.foreign_cwd)
+            .map(|_| base.clone())
+            .collect();
+        let mut files = Vec::new();
         let p = &self.program;
         if p.components().count() > 1 || p.is_absolute() {
-            out.push(base.join(p));
+            files.push(base.join(p));
         }
         for a in &self.args {
             if !a.starts_with('-') && (a.contains('/') || a.contains('.')) {
                 let f = base.join(a);
                 if f.exists() {
-                    out.push(f);
+                    files.push(f);
                 }
             }
         }
+        for f in &files {
+            let dir = f.parent().filter(|d| d.components().count() > 2 && !f.is_dir());
+            if let Some(d) = dir.filter(|d| !d.starts_with("/usr")) {
+                out.push(d.to_path_buf());
+            }
+        }
+        out.extend(files);
         out
     }
 

@@ -73,6 +73,9 @@ pub struct RunOptions {
     pub shard: Option<crate::shard::Shard>,
     /// How replays are written (zstd or plain).
     pub replays: crate::settings::ReplayFormat,
+    /// More paths no bot may see (strict mode), beyond the tournament's directory and the
+    /// bots' files: the configuration file, whatever it is called.
+    pub hidden: Vec<std::path::PathBuf>,
 }
 
 impl RunOptions {
@@ -88,6 +91,7 @@ impl RunOptions {
             stop_after: None,
             shard: None,
             replays: Default::default(),
+            hidden: Vec::new(),
         }
     }
 }
@@ -541,8 +545,9 @@ async fn run_pass(
         slot_tx.try_send(slot).expect("room for every slot");
     }
     // What no bot may see (strict mode; each bot's own files stay visible to it): the
-    // tournament's directory and every bot's files.
+    // tournament's directory, the configuration file and every bot's files.
     let mut hidden = vec![dir.path.clone()];
+    hidden.extend(opts.hidden.iter().cloned());
     for b in &t.bots {
         hidden.extend(b.bot_command()?.own_paths());
     }

@@ -281,7 +281,7 @@ fn prepare_strict(
     // What the bot may see of the host, read-only: its own files, and nothing of the match.
     let v = view(
         spec,
-        r.cwd.as_deref(),
+        (r.cwd.as_deref(), !iso.foreign_cwd),
         r.program_abs.as_deref(),
         &r.arg_paths,
         &ctx.hidden,
@@ -301,6 +301,15 @@ fn prepare_strict(
     }
     // A build's working directory is shown read-write (`Isolation::writable_cwd`).
     let writable = match (&v.chdir, iso.writable_cwd) {
+        (Some(_), true) if v.chdir_made => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "bot {spec:?}: a read-write working directory must be the bot's own \
+                     (not only where it starts)"
+                ),
+            ))
+        }
         (Some(c), true) => {
             if let Some(h) = v.hidden.iter().find(|h| h.starts_with(c)) {
                 return Err(io::Error::new(
@@ -323,6 +332,12 @@ fn prepare_strict(
         }
         _ => None,
     };
+    // Where the bot only starts: made, empty but for what is shown inside it (read-only once
+    // sealed; inside the private /tmp when it lies under /tmp).
+    if let Some(c) = v.chdir.as_ref().filter(|_| v.chdir_made) {
+        b.push(["--dir"]);
+        b.path(c);
+    }
     for d in &v.dirs {
         if writable.as_ref() == Some(d) {
             b.push(["--bind"]);
