@@ -47,16 +47,43 @@ fn stderr_of(replay: &Path) -> String {
 /// terminal, as an organiser's shell would). The bot tries to write to /dev/tty, which would
 /// reach the organiser's screen (and, with TIOCSTI, type into the shell): it has no
 /// controlling terminal, so /dev/tty cannot be opened, and `tty_nr` in its /proc stat is 0.
+/// Then it opens every terminal it can find, `/dev/pts/N` (the organiser's among them), and
+/// tries TIOCSTI on each: it never types anything, also when the tests run as root (root
+/// keeps CAP_SYS_ADMIN, which allows TIOCSTI into any terminal, unless the bot's
+/// capabilities are dropped). What it would type is a NUL byte, harmless to a shell.
 fn has_no_controlling_terminal(sb: Sandbox) {
     let Some(script) = require("script", "bsdutils") else {
         return;
     };
+    let Some(python) = require_interpreter("python3", "python3") else {
+        return;
+    };
     let h = Hostile::new();
     h.seat(
-        r#"{ if printf 'TTY-MARK\n' > /dev/tty; then echo TTY-OPENED; else echo TTY-REFUSED; fi
-echo "TTYNR=$(cut -d' ' -f7 /proc/self/stat)"; } >&2 2>&1
+        &format!(
+            r#"{{ if printf 'TTY-MARK\n' > /dev/tty; then echo TTY-OPENED; else echo TTY-REFUSED; fi
+echo "TTYNR=$(cut -d' ' -f7 /proc/self/stat)"; }} >&2 2>&1
+{python} -c '
+import fcntl, glob, os, sys, termios
+ptys = sorted(glob.glob("/dev/pts/[0-9]*"))
+print("PTYS", len(ptys), file=sys.stderr)
+for p in ptys:
+    try:
+        fd = os.open(p, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as e:
+        print("CANNOT-OPEN", p, e.errno, file=sys.stderr)
+        continue
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"\0")
+        print("TYPED-INTO", p, file=sys.stderr)
+    except OSError as e:
+        print("NO-TIOCSTI", p, e.errno, file=sys.stderr)
+    os.close(fd)
+'
 exec "$DURAK" bot random
 "#,
+            python = python.display()
+        ),
         hostile_limits(),
         sb,
     );
@@ -82,6 +109,18 @@ exec "$DURAK" bot random
     let err = stderr_of(&h.replay_dir().join("game-0000.jsonl"));
     assert!(err.contains("TTY-REFUSED"), "{err}");
     assert!(err.contains("TTYNR=0"), "{err}");
+    assert!(!err.contains("TYPED-INTO"), "the bot typed into a terminal: {err}");
+    let ptys: usize = err
+        .lines()
+        .find_map(|l| l.strip_prefix("PTYS "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the probe ran: {err}"));
+    match sb {
+        // script's terminal at least: the probe was tried on it.
+        Sandbox::Default => assert!(ptys >= 1, "{err}"),
+        // The sandbox's /dev/pts holds no terminal of the host.
+        Sandbox::Strict => assert_eq!(ptys, 0, "{err}"),
+    }
     assert_no_process_left(&h);
 }
 

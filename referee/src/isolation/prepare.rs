@@ -60,6 +60,13 @@ pub(crate) struct ChildSetup {
     pub ids: Option<(u32, u32)>,
     /// The address of the supervisor's mark (`DoneFlag::addr`; 0: none).
     pub done_flag: usize,
+    /// Default mode: the bot's side drops every capability (bounding, ambient, inheritable,
+    /// permitted, effective; as root also root's right to regain them at exec) and sets
+    /// `PR_SET_NO_NEW_PRIVS`, so a bot run by root cannot use root's privileges: no TIOCSTI
+    /// into a terminal that is not its own, no reading another user's files, no signalling
+    /// other users' processes. Strict mode needs none of it (the bot runs as its own uid, and
+    /// bubblewrap drops capabilities itself).
+    pub drop_caps: bool,
 }
 
 /// One limit to set: the resource, its soft and hard values (`None`: unlimited).
@@ -219,6 +226,7 @@ fn prepare_default(
     let done = DoneFlag::new()?;
     let mut setup = limits.setup();
     setup.done_flag = done.addr();
+    setup.drop_caps = true;
     let plan = ChildPlan {
         setup,
         cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
