@@ -555,9 +555,19 @@ impl BotProcess {
 
     /// The fault of a bot whose supervisor ended with `status`: killed by the kernel for
     /// memory (its cgroup says so), or a crash.
+    /// A supervisor that ended without its mark, and not by the referee's hand, was killed
+    /// under the bot (the bot then died of `PR_SET_PDEATHSIG`): the fault says so, not the
+    /// signal, which would blame nobody.
     fn ended(&self, status: ExitStatus) -> IoFault {
         if self.cgroup.as_ref().is_some_and(|cg| cg.oom_kills() > 0) {
             return self.memory_fault(Some(status));
+        }
+        if !self.killed_supervisor && !self.done.is_set() {
+            return IoFault::Crash(format!(
+                "killed its supervisor (the process that cleans up after it), and so itself: \
+                 the supervisor {}",
+                describe_exit(status)
+            ));
         }
         IoFault::Crash(self.describe(status))
     }
