@@ -428,11 +428,20 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             },
         );
     }
-    if summary.already > 0 {
+    if summary.already > 0 || summary.recovered > 0 {
+        let recovered = match summary.recovered {
+            0 => String::new(),
+            n => format!(
+                ", {n} finished by the stopped run recorded now from {}",
+                dir.pending_path()
+                    .file_name()
+                    .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+            ),
+        };
         note(
             args.quiet,
             &format!(
-                "resumed: {} games were already recorded, {} played now",
+                "resumed: {} games were already recorded{recovered}, {} played now",
                 summary.already, summary.played
             ),
         );

@@ -104,6 +104,9 @@ pub struct RunSummary {
     pub already: usize,
     /// Games played by this run.
     pub played: usize,
+    /// Games a killed run had finished but not recorded (`pending.jsonl`), recorded by this
+    /// one without being played again.
+    pub recovered: usize,
     /// How the results writer kept up.
     pub writer: WriterStats,
     /// The SPRT over every recorded game (with `--sprt`).
@@ -211,6 +214,7 @@ pub async fn run_tournament(
             total,
             already,
             played: 0,
+            recovered: 0,
             writer: WriterStats::default(),
             sprt: Some(status),
             closed: Some(Closed::Decided),
@@ -225,6 +229,7 @@ pub async fn run_tournament(
     // Games a killed run finished but had not recorded (their turn had not come, or their
     // group was not committed): taken in, not played again.
     let prefill = pending_games(&schedule, dir, &scan.record);
+    let recovered = prefill.len();
     let pending = dir.restart_pending(&prefill)?;
     opts.observer.start(total - outside, already, scan.faults);
 
@@ -374,7 +379,8 @@ pub async fn run_tournament(
     Ok(RunSummary {
         total: total - outside,
         already,
-        played: recorded - outside - already,
+        played: (recorded - outside - already).saturating_sub(recovered),
+        recovered: recovered.min(recorded - outside - already),
         writer: stats,
         sprt,
         closed,
