@@ -109,7 +109,10 @@ exec "$DURAK" bot random
     let err = stderr_of(&h.replay_dir().join("game-0000.jsonl"));
     assert!(err.contains("TTY-REFUSED"), "{err}");
     assert!(err.contains("TTYNR=0"), "{err}");
-    assert!(!err.contains("TYPED-INTO"), "the bot typed into a terminal: {err}");
+    assert!(
+        !err.contains("TYPED-INTO"),
+        "the bot typed into a terminal: {err}"
+    );
     let ptys: usize = err
         .lines()
         .find_map(|l| l.strip_prefix("PTYS "))
@@ -334,10 +337,7 @@ for line in sys.stdin:
         // Whenever the referee sees it (at the next answer, or the supervisor's end, which
         // ends the bot too): the bot is named as the one that killed it, never a bare
         // "killed by signal 9".
-        assert!(
-            f.detail.contains("killed its supervisor"),
-            "n = {n}: {f:?}"
-        );
+        assert!(f.detail.contains("killed its supervisor"), "n = {n}: {f:?}");
     }
 }
 
@@ -415,13 +415,22 @@ fn strict_bot_sees_only_its_own_files_whatever_the_layout() {
     w("contest.conf", &config);
     w("contest.toml~", &config);
     w("contest.toml.bak", &config);
-    w("old/t-9/tournament.toml", "[tournament]\nseed = 9 # OLD-SEED-MARK\n");
-    w("old/results.jsonl.1", "{\"deck_seed\": 1, \"note\": \"SEED-MARK\"}\n");
+    w(
+        "old/t-9/tournament.toml",
+        "[tournament]\nseed = 9 # OLD-SEED-MARK\n",
+    );
+    w(
+        "old/results.jsonl.1",
+        "{\"deck_seed\": 1, \"note\": \"SEED-MARK\"}\n",
+    );
     w(
         "old/g.json",
         "{\"type\":\"header\",\"deck\":[\"6S\"],\"note\":\"SEED-MARK\"}\n",
     );
-    w("bots/bob/bob.sh", "#!/bin/sh\n# BOB-MARK\nexec \"$1\" bot random\n");
+    w(
+        "bots/bob/bob.sh",
+        "#!/bin/sh\n# BOB-MARK\nexec \"$1\" bot random\n",
+    );
     w("bots/bob/data.txt", "BOB-MARK: the other bot's weights\n");
     // Where the probes look: everything around the contest, and /tmp (not the whole disk: in
     // default mode that would take minutes; /tmp's first finds only, the stderr kept is
@@ -530,7 +539,12 @@ exec "$1" bot random
         match sb {
             Sandbox::Default => assert!(err.contains("contest.conf"), "{err}"),
             Sandbox::Strict => {
-                for n in ["contest.conf", "tournament.toml", "results.jsonl\n", "data.txt"] {
+                for n in [
+                    "contest.conf",
+                    "tournament.toml",
+                    "results.jsonl\n",
+                    "data.txt",
+                ] {
                     assert!(!err.contains(n), "strict mode, dave: {n} leaked: {err}");
                 }
             }

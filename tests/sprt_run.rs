@@ -84,11 +84,6 @@ fn results(path: &Path) -> Vec<ResultLine> {
     lines
 }
 
-/// Games waiting in `pending.jsonl` (finished, not recorded).
-fn pending(path: &Path) -> usize {
-    LineReader::open(&path.join("pending.jsonl")).map_or(0, |r| r.count())
-}
-
 /// When each replay file was last written.
 fn replay_times(path: &Path) -> std::collections::HashMap<PathBuf, std::time::SystemTime> {
     std::fs::read_dir(path.join("replays"))
@@ -102,7 +97,10 @@ fn replay_times(path: &Path) -> std::collections::HashMap<PathBuf, std::time::Sy
 /// the stopped run, not played again).
 fn taken_in(
     path: &Path,
-    before: &(Vec<ResultLine>, std::collections::HashMap<PathBuf, std::time::SystemTime>),
+    before: &(
+        Vec<ResultLine>,
+        std::collections::HashMap<PathBuf, std::time::SystemTime>,
+    ),
 ) -> usize {
     let (lines, times) = before;
     let old: std::collections::HashSet<u64> = lines.iter().map(|l| l.id).collect();
@@ -251,7 +249,11 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
     let before = (results(parts.path()), replay_times(parts.path()));
     let second = run(&t, parts.path(), 2, Some(13));
     assert_eq!((second.already, second.recovered + second.played), (7, 13));
-    assert_eq!(second.recovered, taken_in(parts.path(), &before), "{second:?}");
+    assert_eq!(
+        second.recovered,
+        taken_in(parts.path(), &before),
+        "{second:?}"
+    );
     let before = (results(parts.path()), replay_times(parts.path()));
     let last = run(&t, parts.path(), 2, None);
     assert_eq!(last.already, 20);

@@ -135,7 +135,9 @@ impl BotCommand {
             }
         }
         for f in &files {
-            let dir = f.parent().filter(|d| d.components().count() > 2 && !f.is_dir());
+            let dir = f
+                .parent()
+                .filter(|d| d.components().count() > 2 && !f.is_dir());
             if let Some(d) = dir.filter(|d| !d.starts_with("/usr")) {
                 out.push(d.to_path_buf());
             }

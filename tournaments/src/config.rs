@@ -957,16 +957,8 @@ impl Tournament {
                 let builtin = a.command.starts_with("builtin:");
                 cmp(
                     &format!("{key} cwd"),
-                    if builtin {
-                        String::new()
-                    } else {
-                        cwd_text(a)
-                    },
-                    if builtin {
-                        String::new()
-                    } else {
-                        cwd_text(b)
-                    },
+                    if builtin { String::new() } else { cwd_text(a) },
+                    if builtin { String::new() } else { cwd_text(b) },
                 );
                 cmp(
                     &format!("{key} limits"),

@@ -451,17 +451,31 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().canonicalize().unwrap();
         let c = d.join("contest");
-        for f in ["bots/spy/spy.py", "bots/spy/model.bin", "top.py", "contest.conf"] {
+        for f in [
+            "bots/spy/spy.py",
+            "bots/spy/model.bin",
+            "top.py",
+            "contest.conf",
+        ] {
             std::fs::create_dir_all(c.join(f).parent().unwrap()).unwrap();
             std::fs::write(c.join(f), "").unwrap();
         }
         let start = (Some(c.as_path()), false);
         // A script in a folder of its own: that folder (its modules, its data), nothing else.
-        let v = view("python3 bots/spy/spy.py", start, None, &[c.join("bots/spy/spy.py")], &[])
-            .unwrap();
+        let v = view(
+            "python3 bots/spy/spy.py",
+            start,
+            None,
+            &[c.join("bots/spy/spy.py")],
+            &[],
+        )
+        .unwrap();
         assert_eq!(v.dirs, vec![c.join("bots/spy")]);
         assert!(v.files.is_empty());
-        assert_eq!((v.chdir.as_deref(), v.chdir_made), (Some(c.as_path()), true));
+        assert_eq!(
+            (v.chdir.as_deref(), v.chdir_made),
+            (Some(c.as_path()), true)
+        );
         // A script at the top of the start directory (the configuration's): the file alone,
         // whatever else lies beside it.
         let v = view("python3 top.py", start, None, &[c.join("top.py")], &[]).unwrap();
@@ -470,11 +484,20 @@ mod tests {
         // Naming the start directory itself (`java -cp . Bot`), or one holding it: refused.
         for named in [c.clone(), d.clone()] {
             let e = view("java -cp . Bot", start, None, &[named], &[]).unwrap_err();
-            assert!(e.to_string().contains("give the bot a `cwd` of its own"), "{e}");
+            assert!(
+                e.to_string().contains("give the bot a `cwd` of its own"),
+                "{e}"
+            );
         }
         // The same directory given as the bot's own is shown whole.
-        let v = view("python3 top.py", (Some(c.as_path()), true), None, &[c.join("top.py")], &[])
-            .unwrap();
+        let v = view(
+            "python3 top.py",
+            (Some(c.as_path()), true),
+            None,
+            &[c.join("top.py")],
+            &[],
+        )
+        .unwrap();
         assert_eq!(v.dirs, vec![c.clone()]);
         assert!(!v.chdir_made);
     }
