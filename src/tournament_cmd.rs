@@ -371,6 +371,8 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             stop_after: None,
             shard: settings.shard,
             replays: settings.replays,
+            // The configuration, whatever its name (`-c settings.conf`): it holds the seed.
+            hidden: args.config.iter().map(|c| cwd.join(c)).collect(),
         },
     );
     let outcome = crate::runtime()?.block_on(async {
@@ -426,11 +428,20 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             },
         );
     }
-    if summary.already > 0 {
+    if summary.already > 0 || summary.recovered > 0 {
+        let recovered = match summary.recovered {
+            0 => String::new(),
+            n => format!(
+                ", {n} finished by the stopped run recorded now from {}",
+                dir.pending_path()
+                    .file_name()
+                    .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+            ),
+        };
         note(
             args.quiet,
             &format!(
-                "resumed: {} games were already recorded, {} played now",
+                "resumed: {} games were already recorded{recovered}, {} played now",
                 summary.already, summary.played
             ),
         );

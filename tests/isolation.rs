@@ -47,16 +47,43 @@ fn stderr_of(replay: &Path) -> String {
 /// terminal, as an organiser's shell would). The bot tries to write to /dev/tty, which would
 /// reach the organiser's screen (and, with TIOCSTI, type into the shell): it has no
 /// controlling terminal, so /dev/tty cannot be opened, and `tty_nr` in its /proc stat is 0.
+/// Then it opens every terminal it can find, `/dev/pts/N` (the organiser's among them), and
+/// tries TIOCSTI on each: it never types anything, also when the tests run as root (root
+/// keeps CAP_SYS_ADMIN, which allows TIOCSTI into any terminal, unless the bot's
+/// capabilities are dropped). What it would type is a NUL byte, harmless to a shell.
 fn has_no_controlling_terminal(sb: Sandbox) {
     let Some(script) = require("script", "bsdutils") else {
         return;
     };
+    let Some(python) = require_interpreter("python3", "python3") else {
+        return;
+    };
     let h = Hostile::new();
     h.seat(
-        r#"{ if printf 'TTY-MARK\n' > /dev/tty; then echo TTY-OPENED; else echo TTY-REFUSED; fi
-echo "TTYNR=$(cut -d' ' -f7 /proc/self/stat)"; } >&2 2>&1
+        &format!(
+            r#"{{ if printf 'TTY-MARK\n' > /dev/tty; then echo TTY-OPENED; else echo TTY-REFUSED; fi
+echo "TTYNR=$(cut -d' ' -f7 /proc/self/stat)"; }} >&2 2>&1
+{python} -c '
+import fcntl, glob, os, sys, termios
+ptys = sorted(glob.glob("/dev/pts/[0-9]*"))
+print("PTYS", len(ptys), file=sys.stderr)
+for p in ptys:
+    try:
+        fd = os.open(p, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as e:
+        print("CANNOT-OPEN", p, e.errno, file=sys.stderr)
+        continue
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"\0")
+        print("TYPED-INTO", p, file=sys.stderr)
+    except OSError as e:
+        print("NO-TIOCSTI", p, e.errno, file=sys.stderr)
+    os.close(fd)
+'
 exec "$DURAK" bot random
 "#,
+            python = python.display()
+        ),
         hostile_limits(),
         sb,
     );
@@ -82,6 +109,21 @@ exec "$DURAK" bot random
     let err = stderr_of(&h.replay_dir().join("game-0000.jsonl"));
     assert!(err.contains("TTY-REFUSED"), "{err}");
     assert!(err.contains("TTYNR=0"), "{err}");
+    assert!(
+        !err.contains("TYPED-INTO"),
+        "the bot typed into a terminal: {err}"
+    );
+    let ptys: usize = err
+        .lines()
+        .find_map(|l| l.strip_prefix("PTYS "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the probe ran: {err}"));
+    match sb {
+        // script's terminal at least: the probe was tried on it.
+        Sandbox::Default => assert!(ptys >= 1, "{err}"),
+        // The sandbox's /dev/pts holds no terminal of the host.
+        Sandbox::Strict => assert_eq!(ptys, 0, "{err}"),
+    }
     assert_no_process_left(&h);
 }
 
@@ -292,16 +334,17 @@ for line in sys.stdin:
         assert_eq!(faults.len(), 1, "n = {n}: {faults:?}");
         let f = &faults[0];
         assert_eq!((f.seat, f.kind), (0, FaultKind::Crash), "n = {n}: {f:?}");
-        assert!(
-            f.detail.contains("supervisor") || f.detail.contains("signal 9"),
-            "n = {n}: {f:?}"
-        );
+        // Whenever the referee sees it (at the next answer, or the supervisor's end, which
+        // ends the bot too): the bot is named as the one that killed it, never a bare
+        // "killed by signal 9".
+        assert!(f.detail.contains("killed its supervisor"), "n = {n}: {f:?}");
     }
 }
 
-/// Everything a strict bot can write, together, is bounded by `tmp_size`: `/`, `/dev` and its
-/// rebuilt working directory are read-only, `/dev/shm` and `/tmp` (with its HOME) are small
-/// tmpfs sharing the bound.
+/// Everything a strict bot can write, together, is bounded by `tmp_size`: `/` and `/dev` are
+/// read-only, `/dev/shm` and `/tmp` (with its HOME) are small tmpfs sharing the bound, and its
+/// rebuilt working directory, here under /tmp, lies inside that /tmp (filled last, it gets
+/// nothing: the bound is reached).
 #[test]
 fn strict_bounds_what_it_writes() {
     if !strict_ready() {
@@ -329,9 +372,10 @@ exec "$DURAK" bot random
     }
     assert_eq!(wrote.len(), 6, "{err}");
     let cwd = h.bot_dir().canonicalize().unwrap().display().to_string();
-    for place in ["/", "/dev", cwd.as_str()] {
+    for place in ["/", "/dev"] {
         assert_eq!(wrote[place], 0, "{place} is read-only: {err}");
     }
+    assert_eq!(wrote[cwd.as_str()], 0, "/tmp is full by then: {err}");
     assert!(wrote["/tmp"] > 0, "the probe can write somewhere: {err}");
     let total: u64 = wrote.values().sum();
     assert!(total <= 8 << 20, "{total} bytes written in all: {err}");
@@ -339,10 +383,13 @@ exec "$DURAK" bot random
 }
 
 /// A tournament laid out the way organisers do: the configuration (with its seed) next to
-/// the bots' scripts and the output, bots without a `cwd` of their own, an earlier
-/// tournament's directory beside it. A bot looks everywhere for the seed, results, replays and
-/// the other bot's script. In default mode it finds them (documented); in strict mode nothing
-/// but its own file.
+/// the bots' scripts and the output, not named `.toml` (`-c contest.conf`), with an editor's
+/// backups of it, an earlier tournament's directory, renamed results and a replay beside it;
+/// bots without a `cwd` of their own, one at the top of the folder, one in a folder of its own
+/// next to another bot's (with its data), and one whose `cwd` is that folder. Each probe looks everywhere for the seed, results,
+/// replays and the other bots' files. In default mode it finds them (documented); in strict
+/// mode nothing but its own files: a bot without a `cwd` sees only what its command names,
+/// never the configuration's directory.
 #[test]
 fn strict_bot_sees_only_its_own_files_whatever_the_layout() {
     if !strict_ready() {
@@ -350,57 +397,73 @@ fn strict_bot_sees_only_its_own_files_whatever_the_layout() {
     }
     let t = tempfile::tempdir().unwrap();
     let contest = t.path().join("contest");
-    std::fs::create_dir_all(contest.join("old/t-9")).unwrap();
-    for d in [
-        t.path(),
-        &contest,
-        &contest.join("old"),
-        &contest.join("old/t-9"),
-    ] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    std::fs::write(
-        contest.join("old/t-9/tournament.toml"),
+    let w = |rel: &str, body: &str| {
+        let p = contest.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, body).unwrap();
+        let mode = if rel.ends_with(".sh") { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // The durak executable comes as an argument (strict mode shows the files a command names).
+    let config = format!(
+        "# SEED-MARK\n[tournament]\nseed = 424242\ngames = 1\n\n\
+         [[bot]]\nname = \"alice\"\ncommand = \"sh alice.sh {DURAK}\"\n\n\
+         [[bot]]\nname = \"carol\"\ncommand = \"sh bots/carol/carol.sh {DURAK}\"\n\n\
+         [[bot]]\nname = \"bob\"\ncommand = \"sh bots/bob/bob.sh {DURAK}\"\n\n\
+         [[bot]]\nname = \"dave\"\ncommand = \"sh dave.sh {DURAK}\"\ncwd = \".\"\n"
+    );
+    w("contest.conf", &config);
+    w("contest.toml~", &config);
+    w("contest.toml.bak", &config);
+    w(
+        "old/t-9/tournament.toml",
         "[tournament]\nseed = 9 # OLD-SEED-MARK\n",
-    )
-    .unwrap();
-    // Where the probe looks: everything around the contest, and /tmp (not the whole disk:
-    // in default mode that would take minutes). Its patterns are cut in two so that it does
-    // not find itself.
+    );
+    w(
+        "old/results.jsonl.1",
+        "{\"deck_seed\": 1, \"note\": \"SEED-MARK\"}\n",
+    );
+    w(
+        "old/g.json",
+        "{\"type\":\"header\",\"deck\":[\"6S\"],\"note\":\"SEED-MARK\"}\n",
+    );
+    w(
+        "bots/bob/bob.sh",
+        "#!/bin/sh\n# BOB-MARK\nexec \"$1\" bot random\n",
+    );
+    w("bots/bob/data.txt", "BOB-MARK: the other bot's weights\n");
+    // Where the probes look: everything around the contest, and /tmp (not the whole disk: in
+    // default mode that would take minutes; /tmp's first finds only, the stderr kept is
+    // bounded). Their patterns are cut in two so that they do not find themselves.
     let probe = format!(
         r#"#!/bin/sh
-{{ echo "FOUND:"; find {root} /tmp \( -name '*.toml' -o -name '*.jsonl' -o -name 'bob.sh' \) 2>/dev/null
-   grep -rl -e SEED-MA""RK -e BOB-MA""RK {root} 2>/dev/null | sed 's/^/GREP /'; }} >&2
+look() {{ find "$1" \( -name '*.toml*' -o -name '*.conf' -o -name '*.jsonl*' -o -name '*.json' \
+     -o -name 'bob.sh' -o -name 'data.txt' \) 2>/dev/null; }}
+{{ echo "FOUND:"; look {root}
+   grep -rl -e SEED-MA""RK -e BOB-MA""RK {root} 2>/dev/null | sed 's/^/GREP /'
+   look /tmp | head -n 20; }} >&2
 exec "$1" bot random
 "#,
         root = t.path().display()
     );
-    std::fs::write(contest.join("alice.sh"), &probe).unwrap();
-    std::fs::write(
-        contest.join("bob.sh"),
-        "#!/bin/sh\n# BOB-MARK\nexec \"$1\" bot random\n",
-    )
-    .unwrap();
-    for f in ["alice.sh", "bob.sh"] {
-        std::fs::set_permissions(contest.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    w("alice.sh", &probe);
+    w("bots/carol/carol.sh", &probe);
+    w("dave.sh", &probe);
+    let mut d = contest.clone();
+    while d.starts_with(t.path()) {
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        d.pop();
     }
-    // The durak executable comes as an argument (strict mode shows the files a command names).
-    std::fs::write(
-        contest.join("contest.toml"),
-        format!(
-            "# SEED-MARK\n[tournament]\nseed = 424242\ngames = 1\n\n\
-             [[bot]]\nname = \"alice\"\ncommand = \"sh alice.sh {DURAK}\"\n\n\
-             [[bot]]\nname = \"bob\"\ncommand = \"sh bob.sh {DURAK}\"\n"
-        ),
-    )
-    .unwrap();
+    for d in ["old", "old/t-9", "bots", "bots/bob", "bots/carol"] {
+        std::fs::set_permissions(contest.join(d), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     for sb in [Sandbox::Default, Sandbox::Strict] {
         let out = contest.join(format!("out-{}", sb.name()));
         let o = durak(
             &[
                 "tournament",
                 "-c",
-                contest.join("contest.toml").to_str().unwrap(),
+                "contest.conf",
                 "--sandbox",
                 sb.name(),
                 "--out",
@@ -410,44 +473,79 @@ exec "$1" bot random
             &contest,
         );
         assert!(o.status.success(), "{}", text(&o.stderr));
-        // Alice's game at seat 0 of table 0.
         let replays = out.join("replays");
         let mut names: Vec<PathBuf> = std::fs::read_dir(&replays)
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
         names.sort();
-        let err: String = names
-            .iter()
-            .map(|p| common::replay_text(p).unwrap())
-            .filter(|r| r.contains("\"name\":\"alice\",\"command\"") && r.contains("FOUND:"))
-            .map(|r| {
-                r.lines()
-                    .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                    .filter(|v| v["type"] == "stderr")
-                    .map(|v| v["text"].as_str().unwrap_or("").to_string())
-                    .collect::<String>()
-            })
-            .next()
-            .unwrap_or_else(|| panic!("alice's probe output in {}", replays.display()));
-        let found = |needle: &str| err.contains(needle);
-        match sb {
-            Sandbox::Default => {
-                // The probe works: the default mode hides nothing of the user's files.
-                for n in ["contest.toml", "tournament.toml", "results.jsonl", "bob.sh"] {
-                    assert!(found(n), "default mode: {n} in {err}");
+        // A probe's output: its stderr in the first game it played.
+        let probe_output = |bot: &str| -> String {
+            names
+                .iter()
+                .map(|p| common::replay_text(p).unwrap())
+                .filter(|r| r.contains(&format!("\"name\":\"{bot}\",\"command\"")))
+                .map(|r| {
+                    r.lines()
+                        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                        .filter(|v| v["type"] == "stderr")
+                        .map(|v| v["text"].as_str().unwrap_or("").to_string())
+                        .collect::<String>()
+                })
+                .find(|e| e.contains("FOUND:"))
+                .unwrap_or_else(|| panic!("{bot}'s probe output in {}", replays.display()))
+        };
+        for bot in ["alice", "carol"] {
+            let err = probe_output(bot);
+            let found = |needle: &str| err.contains(needle);
+            match sb {
+                Sandbox::Default => {
+                    // The probe works: the default mode hides nothing of the user's files.
+                    for n in [
+                        "contest.conf",
+                        "contest.toml~",
+                        "contest.toml.bak",
+                        "tournament.toml",
+                        "results.jsonl",
+                        "results.jsonl.1",
+                        "g.json",
+                        "bob.sh",
+                        "data.txt",
+                        "GREP",
+                    ] {
+                        assert!(found(n), "default mode, {bot}: {n} in {err}");
+                    }
+                }
+                Sandbox::Strict => {
+                    for n in [
+                        "contest.conf",
+                        "contest.toml",
+                        "tournament.toml",
+                        ".jsonl",
+                        ".json",
+                        "bob.sh",
+                        "data.txt",
+                        "GREP",
+                    ] {
+                        assert!(!found(n), "strict mode, {bot}: {n} leaked: {err}");
+                    }
                 }
             }
+        }
+        // Dave's own directory is the configuration's (`cwd = "."`, the organiser's choice):
+        // he sees it, but never the configuration file itself, a tournament's directory, nor
+        // the other bots' folders (the directories of the files their commands name).
+        let err = probe_output("dave");
+        match sb {
+            Sandbox::Default => assert!(err.contains("contest.conf"), "{err}"),
             Sandbox::Strict => {
                 for n in [
-                    "contest.toml",
+                    "contest.conf",
                     "tournament.toml",
-                    "results.jsonl",
-                    ".jsonl",
-                    "bob.sh",
-                    "GREP",
+                    "results.jsonl\n",
+                    "data.txt",
                 ] {
-                    assert!(!found(n), "strict mode: {n} leaked: {err}");
+                    assert!(!err.contains(n), "strict mode, dave: {n} leaked: {err}");
                 }
             }
         }

@@ -12,7 +12,7 @@ use durak_tournaments::sequencer::Closed;
 use durak_tournaments::sprt::SprtTracker;
 use durak_tournaments::stats::sprt::{Hypothesis, SprtParams};
 use durak_tournaments::{run_tournament, Schedule, TournamentDir};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn bot(name: &str, command: &str) -> Bot {
@@ -20,6 +20,7 @@ fn bot(name: &str, command: &str) -> Bot {
         name: name.into(),
         command: command.into(),
         cwd: "/".into(),
+        own_cwd: true,
         limits: Limits::default(),
     }
 }
@@ -68,6 +69,7 @@ fn run(t: &Tournament, path: &Path, concurrency: usize, stop_after: Option<usize
             stop_after,
             shard: None,
             replays: Default::default(),
+            hidden: Vec::new(),
         },
     ))
     .unwrap()
@@ -80,6 +82,37 @@ fn results(path: &Path) -> Vec<ResultLine> {
         .collect();
     lines.sort_by_key(|l| l.id);
     lines
+}
+
+/// When each replay file was last written.
+fn replay_times(path: &Path) -> std::collections::HashMap<PathBuf, std::time::SystemTime> {
+    std::fs::read_dir(path.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
+        .collect()
+}
+
+/// Games recorded since `before` whose replay is the one that was already there (written by
+/// the stopped run, not played again).
+fn taken_in(
+    path: &Path,
+    before: &(
+        Vec<ResultLine>,
+        std::collections::HashMap<PathBuf, std::time::SystemTime>,
+    ),
+) -> usize {
+    let (lines, times) = before;
+    let old: std::collections::HashSet<u64> = lines.iter().map(|l| l.id).collect();
+    results(path)
+        .iter()
+        .filter(|l| !old.contains(&l.id))
+        .filter(|l| {
+            let r = path.join(l.replay.as_ref().expect("a replay per game"));
+            let now = std::fs::metadata(&r).unwrap().modified().unwrap();
+            times.get(&r) == Some(&now)
+        })
+        .count()
 }
 
 fn replays(path: &Path) -> usize {
@@ -210,11 +243,25 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
     assert_eq!(first.closed, Some(Closed::Budget));
     assert_eq!(first.played, 7);
     assert_eq!(first.sprt.as_ref().unwrap().decision, None);
+    // What a stopped run finished but did not record (`pending.jsonl`) is recorded by the
+    // next one without being played again, and counted apart from what it plays (the resume
+    // note says both): a game taken in keeps the replay the stopped run wrote.
+    let before = (results(parts.path()), replay_times(parts.path()));
     let second = run(&t, parts.path(), 2, Some(13));
-    assert_eq!((second.already, second.played), (7, 13));
+    assert_eq!((second.already, second.recovered + second.played), (7, 13));
+    assert_eq!(
+        second.recovered,
+        taken_in(parts.path(), &before),
+        "{second:?}"
+    );
+    let before = (results(parts.path()), replay_times(parts.path()));
     let last = run(&t, parts.path(), 2, None);
     assert_eq!(last.already, 20);
-    check_decided(&t, parts.path(), &last, Hypothesis::H1);
+    assert_eq!(last.recovered, taken_in(parts.path(), &before), "{last:?}");
+    assert!(
+        second.recovered + last.recovered > 0,
+        "the stopped runs left games to take in: the check above checked something"
+    );
     assert_eq!(
         last.sprt, once.sprt,
         "the same verdict after the same games"

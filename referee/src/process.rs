@@ -109,9 +109,11 @@ impl BotCommand {
         self
     }
 
-    /// The files and directories this bot is made of, absolute: its working directory, the
-    /// program when it is a path, the arguments that name existing files. What other bots must
-    /// not see (`MatchConfig::hidden`).
+    /// The files and directories this bot is made of, absolute: its working directory (unless
+    /// it only starts there, `Isolation::foreign_cwd`), the program when it is a path, the
+    /// arguments that name existing files, and the directories of those files (their modules,
+    /// their data). What other bots must not see (`MatchConfig::hidden`; a bot's own files
+    /// stay visible to it even when another's directory holds them).
     pub fn own_paths(&self) -> Vec<PathBuf> {
         if self.spec.starts_with("builtin:") || self.is_human() {
             return Vec::new();
@@ -122,19 +124,34 @@ impl BotCommand {
             Some(c) => here.join(c),
             None => here,
         };
-        let mut out: Vec<PathBuf> = self.cwd.iter().map(|_| base.clone()).collect();
+        let mut out: Vec<PathBuf> = self
+            .cwd
+            .iter()
+            .filter(|_| !self.isolation.foreign_cwd)
+            .map(|_| base.clone())
+            .collect();
+        let mut files = Vec::new();
         let p = &self.program;
         if p.components().count() > 1 || p.is_absolute() {
-            out.push(base.join(p));
+            files.push(base.join(p));
         }
         for a in &self.args {
             if !a.starts_with('-') && (a.contains('/') || a.contains('.')) {
                 let f = base.join(a);
                 if f.exists() {
-                    out.push(f);
+                    files.push(f);
                 }
             }
         }
+        for f in &files {
+            let dir = f
+                .parent()
+                .filter(|d| d.components().count() > 2 && !f.is_dir());
+            if let Some(d) = dir.filter(|d| !d.starts_with("/usr")) {
+                out.push(d.to_path_buf());
+            }
+        }
+        out.extend(files);
         out
     }
 
@@ -577,12 +594,22 @@ impl BotProcess {
 
     /// The fault of a bot whose supervisor ended with `status`: killed by the kernel for
     /// memory (its cgroup says so), or a crash.
+    /// A supervisor that ended without its mark, and not by the referee's hand, was killed
+    /// under the bot (the bot then died of `PR_SET_PDEATHSIG`): the fault says so, not the
+    /// signal, which would blame nobody.
     fn ended(&self, status: ExitStatus) -> IoFault {
         if self.human && status.code() == Some(HUMAN_QUIT) {
             return IoFault::Quit;
         }
         if self.cgroup.as_ref().is_some_and(|cg| cg.oom_kills() > 0) {
             return self.memory_fault(Some(status));
+        }
+        if !self.killed_supervisor && !self.done.is_set() {
+            return IoFault::Crash(format!(
+                "killed its supervisor (the process that cleans up after it), and so itself: \
+                 the supervisor {}",
+                describe_exit(status)
+            ));
         }
         IoFault::Crash(self.describe(status))
     }

@@ -193,6 +193,7 @@ pub async fn run(
             sandbox,
             limits: cfg.limits,
             writable_cwd: true,
+            foreign_cwd: false,
         },
     };
     let opts = SpawnOptions {

@@ -66,6 +66,7 @@ impl Tournaments {
                 name: name_of(v),
                 command: v.command.clone(),
                 cwd,
+                own_cwd: !v.house,
                 limits: cfg.ladder.limits,
             });
         }
@@ -247,6 +248,7 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         stop_after: None,
         shard: None,
         replays: durak_tournaments::settings::ReplayFormat::Plain,
+        hidden: Vec::new(),
     };
     rt.block_on(run_tournament(t, &td, &lock, opts))?;
     let read = td.read_results()?;

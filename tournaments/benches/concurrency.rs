@@ -46,6 +46,7 @@ fn tournament(games: u32) -> Tournament {
         name: name.into(),
         command: command.into(),
         cwd: "/".into(),
+        own_cwd: true,
         limits: Limits::default(),
     };
     Tournament {
@@ -99,6 +100,7 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
                 stop_after: None,
                 shard: None,
                 replays: Default::default(),
+                hidden: Vec::new(),
             },
         ))
         .expect("the tournament runs");

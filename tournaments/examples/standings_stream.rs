@@ -51,6 +51,7 @@ fn main() {
                 name: format!("bot{i}"),
                 command: "builtin:random".into(),
                 cwd: "/".into(),
+                own_cwd: true,
                 limits: Limits::default(),
             })
             .collect(),

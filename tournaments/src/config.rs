@@ -33,7 +33,9 @@
 //! [[bot]]
 //! name = "heuristic-py"
 //! command = "python3 heuristic_bot.py"
-//! cwd = "sample-bots/python"     # relative to this file's directory (the default)
+//! cwd = "sample-bots/python"     # its own directory, relative to this file's; without it the
+//!                                # bot starts in this file's directory, which is not its own
+//!                                # (strict mode shows it only what its command names)
 //! move_ms = 2000                 # per-bot limits override the defaults
 //! ```
 
@@ -264,6 +266,12 @@ pub struct BotSection {
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Where a bot without a `cwd` of its own starts (what the relative paths of its command
+    /// are relative to), when that is not the configuration's directory: `tournament.toml`
+    /// records it for `--resume`. It is not the bot's own directory (strict mode shows the bot
+    /// only what its command names). Exclusive with `cwd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_dir: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -351,7 +359,12 @@ impl ConfigFile {
 pub struct Bot {
     pub name: String,
     pub command: String,
+    /// Where it runs, absolute.
     pub cwd: PathBuf,
+    /// Whether `cwd` is the bot's own directory (a `[[bot]]`'s `cwd`), or only where it starts
+    /// (the configuration's directory, or the command line's for a bot given there): then strict
+    /// mode shows the bot only what its command names (`Isolation::foreign_cwd`).
+    pub own_cwd: bool,
     pub limits: Limits,
 }
 
@@ -368,6 +381,7 @@ impl Bot {
         }
         if !self.command.starts_with("builtin:") {
             c.cwd = Some(self.cwd.clone());
+            c.isolation.foreign_cwd = !self.own_cwd;
         }
         Ok(c)
     }
@@ -570,9 +584,15 @@ impl Input {
                          fix: give a name on one line; it is printed in tables and file names"
                     ));
                 }
-                let cwd = match &b.cwd {
-                    Some(c) => absolute(&file_dir, Path::new(c)),
-                    None => file_dir.clone(),
+                if b.cwd.is_some() && b.start_dir.is_some() {
+                    return Err(format!(
+                        "{here}: both `cwd` and `start_dir` are given\n  fix: keep `cwd` (the \
+                         bot's own directory)"
+                    ));
+                }
+                let cwd = match (&b.cwd, &b.start_dir) {
+                    (Some(c), _) | (None, Some(c)) => absolute(&file_dir, Path::new(c)),
+                    (None, None) => file_dir.clone(),
                 };
                 if self.check_bots && !cwd.is_dir() {
                     return Err(format!(
@@ -587,6 +607,7 @@ impl Input {
                     name: b.name.clone(),
                     command: b.command.clone(),
                     cwd,
+                    own_cwd: b.cwd.is_some(),
                     limits: Limits {
                         startup_ms: o.startup_ms.or(b.startup_ms).unwrap_or(defaults.startup_ms),
                         move_ms: o.move_ms.or(b.move_ms).unwrap_or(defaults.move_ms),
@@ -609,6 +630,7 @@ impl Input {
                 name,
                 command: spec.clone(),
                 cwd: self.cwd.clone(),
+                own_cwd: false,
                 limits: defaults,
             };
             self.check_bot(&bot, &here)?;
@@ -850,7 +872,8 @@ impl Tournament {
                 .map(|b| BotSection {
                     name: b.name.clone(),
                     command: b.command.clone(),
-                    cwd: Some(b.cwd.to_string_lossy().into_owned()),
+                    cwd: b.own_cwd.then(|| b.cwd.to_string_lossy().into_owned()),
+                    start_dir: (!b.own_cwd).then(|| b.cwd.to_string_lossy().into_owned()),
                     move_ms: Some(b.limits.move_ms),
                     bank_ms: Some(b.limits.bank_ms),
                     startup_ms: Some(b.limits.startup_ms),
@@ -934,16 +957,8 @@ impl Tournament {
                 let builtin = a.command.starts_with("builtin:");
                 cmp(
                     &format!("{key} cwd"),
-                    if builtin {
-                        String::new()
-                    } else {
-                        a.cwd.display().to_string()
-                    },
-                    if builtin {
-                        String::new()
-                    } else {
-                        b.cwd.display().to_string()
-                    },
+                    if builtin { String::new() } else { cwd_text(a) },
+                    if builtin { String::new() } else { cwd_text(b) },
                 );
                 cmp(
                     &format!("{key} limits"),
@@ -953,6 +968,15 @@ impl Tournament {
             }
         }
         d
+    }
+}
+
+/// A bot's directory for messages: `DIR`, or `DIR (where it starts, not its own)`.
+fn cwd_text(b: &Bot) -> String {
+    if b.own_cwd {
+        b.cwd.display().to_string()
+    } else {
+        format!("{} (where it starts, not its own)", b.cwd.display())
     }
 }
 

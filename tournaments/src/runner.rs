@@ -73,6 +73,9 @@ pub struct RunOptions {
     pub shard: Option<crate::shard::Shard>,
     /// How replays are written (zstd or plain).
     pub replays: crate::settings::ReplayFormat,
+    /// More paths no bot may see (strict mode), beyond the tournament's directory and the
+    /// bots' files: the configuration file, whatever it is called.
+    pub hidden: Vec<std::path::PathBuf>,
 }
 
 impl RunOptions {
@@ -88,6 +91,7 @@ impl RunOptions {
             stop_after: None,
             shard: None,
             replays: Default::default(),
+            hidden: Vec::new(),
         }
     }
 }
@@ -100,6 +104,9 @@ pub struct RunSummary {
     pub already: usize,
     /// Games played by this run.
     pub played: usize,
+    /// Games a killed run had finished but not recorded (`pending.jsonl`), recorded by this
+    /// one without being played again.
+    pub recovered: usize,
     /// How the results writer kept up.
     pub writer: WriterStats,
     /// The SPRT over every recorded game (with `--sprt`).
@@ -207,6 +214,7 @@ pub async fn run_tournament(
             total,
             already,
             played: 0,
+            recovered: 0,
             writer: WriterStats::default(),
             sprt: Some(status),
             closed: Some(Closed::Decided),
@@ -221,6 +229,7 @@ pub async fn run_tournament(
     // Games a killed run finished but had not recorded (their turn had not come, or their
     // group was not committed): taken in, not played again.
     let prefill = pending_games(&schedule, dir, &scan.record);
+    let recovered = prefill.len();
     let pending = dir.restart_pending(&prefill)?;
     opts.observer.start(total - outside, already, scan.faults);
 
@@ -370,7 +379,8 @@ pub async fn run_tournament(
     Ok(RunSummary {
         total: total - outside,
         already,
-        played: recorded - outside - already,
+        played: (recorded - outside - already).saturating_sub(recovered),
+        recovered: recovered.min(recorded - outside - already),
         writer: stats,
         sprt,
         closed,
@@ -541,8 +551,9 @@ async fn run_pass(
         slot_tx.try_send(slot).expect("room for every slot");
     }
     // What no bot may see (strict mode; each bot's own files stay visible to it): the
-    // tournament's directory and every bot's files.
+    // tournament's directory, the configuration file and every bot's files.
     let mut hidden = vec![dir.path.clone()];
+    hidden.extend(opts.hidden.iter().cloned());
     for b in &t.bots {
         hidden.extend(b.bot_command()?.own_paths());
     }

@@ -335,6 +335,7 @@ mod tests {
                     name: format!("b{i}"),
                     command: "builtin:random".into(),
                     cwd: "/".into(),
+                    own_cwd: true,
                     limits: Limits::default(),
                 })
                 .collect(),

@@ -431,6 +431,7 @@ mod tests {
             name: name.into(),
             command: "builtin:random".into(),
             cwd: "/".into(),
+            own_cwd: true,
             limits: durak_protocol::Limits::default(),
         };
         Tournament {

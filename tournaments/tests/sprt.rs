@@ -204,6 +204,7 @@ fn gauntlet(k: usize) -> Tournament {
                 name: n.to_string(),
                 command: "builtin:random".into(),
                 cwd: "/".into(),
+                own_cwd: true,
                 limits: Limits::default(),
             })
             .collect(),

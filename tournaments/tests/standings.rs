@@ -51,6 +51,7 @@ fn tournament(names: &[&str], table_size: usize) -> Tournament {
                 name: n.to_string(),
                 command: "builtin:random".into(),
                 cwd: "/".into(),
+                own_cwd: true,
                 limits: Limits::default(),
             })
             .collect(),

@@ -85,6 +85,7 @@ pub fn load(name: &str, bots: &[String], k: usize) -> (Tournament, Vec<ResultLin
                 name: n.clone(),
                 command: "builtin:random".into(),
                 cwd: "/".into(),
+                own_cwd: true,
                 limits: Limits::default(),
             })
             .collect(),

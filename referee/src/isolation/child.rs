@@ -127,6 +127,46 @@ fn bot(plan: &ChildPlan, supervisor: Pid) -> io::Result<()> {
             }
         }
     }
+    if setup.drop_caps {
+        drop_capabilities()?;
+    }
+    Ok(())
+}
+
+/// Default mode: no capability left, none to regain (see `ChildSetup::drop_caps`). Root
+/// regains at exec every capability of its bounding and inheritable sets: both are emptied,
+/// and `SECBIT_NOROOT` (locked) ends root's special case. As another user the bounding set
+/// cannot be changed (EPERM) and holds nothing the bot could use without file capabilities,
+/// which `PR_SET_NO_NEW_PRIVS` disables with set-uid programs.
+fn drop_capabilities() -> io::Result<()> {
+    use rustix::io::Errno;
+    use rustix::thread::{self as th, CapabilitySet, CapabilitySets};
+    if rustix::process::geteuid().is_root() {
+        th::set_capabilities_secure_bits(
+            th::CapabilitiesSecureBits::NO_ROOT | th::CapabilitiesSecureBits::NO_ROOT_LOCKED,
+        )?;
+        for cap in CapabilitySet::all().iter() {
+            match th::remove_capability_from_bounding_set(cap) {
+                // EINVAL: a capability this kernel does not have.
+                Ok(()) | Err(Errno::INVAL) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    // EINVAL: a kernel without ambient capabilities (before 4.3): none to clear.
+    match th::clear_ambient_capability_set() {
+        Ok(()) | Err(Errno::INVAL) => {}
+        Err(e) => return Err(e.into()),
+    }
+    th::set_capabilities(
+        None,
+        CapabilitySets {
+            effective: CapabilitySet::empty(),
+            permitted: CapabilitySet::empty(),
+            inheritable: CapabilitySet::empty(),
+        },
+    )?;
+    th::set_no_new_privs(true)?;
     Ok(())
 }
 

@@ -207,6 +207,7 @@ impl ChildLimits {
             stdio_on_3_4: false,
             ids: None,
             done_flag: 0,
+            drop_caps: false,
             referee: rustix::process::getpid().as_raw_nonzero().get(),
             rlimits: [
                 same(self.address_space, Res::As),

@@ -110,6 +110,14 @@ pub struct Isolation {
     /// configured directory is writable there anyway).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub writable_cwd: bool,
+    /// Strict mode: the working directory is only where the bot starts (and what relative paths
+    /// in its command are relative to), not a directory of its own: it is not shown. The bot
+    /// sees what its command names, as a bot without a working directory does, and never a
+    /// directory holding the working directory. A tournament's bot without a `cwd` starts in
+    /// the configuration's directory this way: the seed, the results and other bots' files
+    /// there stay out of its sight whatever they are called. Default mode: no change.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub foreign_cwd: bool,
 }
 
 /// Where a bot is started from: what the referee knows beyond the command.

@@ -60,6 +60,13 @@ pub(crate) struct ChildSetup {
     pub ids: Option<(u32, u32)>,
     /// The address of the supervisor's mark (`DoneFlag::addr`; 0: none).
     pub done_flag: usize,
+    /// Default mode: the bot's side drops every capability (bounding, ambient, inheritable,
+    /// permitted, effective; as root also root's right to regain them at exec) and sets
+    /// `PR_SET_NO_NEW_PRIVS`, so a bot run by root cannot use root's privileges: no TIOCSTI
+    /// into a terminal that is not its own, no reading another user's files, no signalling
+    /// other users' processes. Strict mode needs none of it (the bot runs as its own uid, and
+    /// bubblewrap drops capabilities itself).
+    pub drop_caps: bool,
 }
 
 /// One limit to set: the resource, its soft and hard values (`None`: unlimited).
@@ -219,6 +226,7 @@ fn prepare_default(
     let done = DoneFlag::new()?;
     let mut setup = limits.setup();
     setup.done_flag = done.addr();
+    setup.drop_caps = true;
     let plan = ChildPlan {
         setup,
         cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
@@ -281,7 +289,7 @@ fn prepare_strict(
     // What the bot may see of the host, read-only: its own files, and nothing of the match.
     let v = view(
         spec,
-        r.cwd.as_deref(),
+        (r.cwd.as_deref(), !iso.foreign_cwd),
         r.program_abs.as_deref(),
         &r.arg_paths,
         &ctx.hidden,
@@ -301,6 +309,15 @@ fn prepare_strict(
     }
     // A build's working directory is shown read-write (`Isolation::writable_cwd`).
     let writable = match (&v.chdir, iso.writable_cwd) {
+        (Some(_), true) if v.chdir_made => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "bot {spec:?}: a read-write working directory must be the bot's own \
+                     (not only where it starts)"
+                ),
+            ))
+        }
         (Some(c), true) => {
             if let Some(h) = v.hidden.iter().find(|h| h.starts_with(c)) {
                 return Err(io::Error::new(
@@ -323,6 +340,12 @@ fn prepare_strict(
         }
         _ => None,
     };
+    // Where the bot only starts: made, empty but for what is shown inside it (read-only once
+    // sealed; inside the private /tmp when it lies under /tmp).
+    if let Some(c) = v.chdir.as_ref().filter(|_| v.chdir_made) {
+        b.push(["--dir"]);
+        b.path(c);
+    }
     for d in &v.dirs {
         if writable.as_ref() == Some(d) {
             b.push(["--bind"]);

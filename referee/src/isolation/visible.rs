@@ -1,6 +1,7 @@
 //! What a strict-mode bot sees of the host: its own files, read-only, and nothing else. Its
-//! working directory (or the directories of the files its command names), the program, the
-//! scripts, reached through any symlinks (each symlink on the way is made again in the sandbox,
+//! working directory when it is its own (or, when it has none or only starts there, the
+//! directories of the files its command names), the program, the scripts, reached through any
+//! symlinks (each symlink on the way is made again in the sandbox,
 //! so the paths the organiser wrote work); minus whatever must stay hidden: the paths the
 //! referee names (replays, the tournament's directory and configuration, other bots' files) and
 //! whatever looks like a tournament's or a match's records inside the visible directories,
@@ -27,17 +28,24 @@ pub(crate) struct View {
     pub hidden: Vec<PathBuf>,
     /// The working directory inside the sandbox (canonical), if one is configured.
     pub chdir: Option<PathBuf>,
+    /// Whether `chdir` is only where the bot starts (not shown): the sandbox makes it, empty
+    /// but for what the bot's command names inside it.
+    pub chdir_made: bool,
 }
 
 /// Entries a scan looks at, at most, over a bot's visible directories.
 pub(crate) const SCAN_LIMIT: usize = 200_000;
 
-/// What a strict bot sees. `cwd`: its configured working directory (absolute); `program`: the
+/// What a strict bot sees. `cwd`: its configured working directory (absolute), shown when
+/// `cwd_own`; otherwise only where it starts (`Isolation::foreign_cwd`, a tournament's bot
+/// without a `cwd` of its own, which starts in the configuration's directory): then the bot
+/// sees what its command names, as a bot without a working directory does, and never a
+/// directory holding that one (a file named at its top is shown alone). `program`: the
 /// program when it is a path (absolute); `args`: the arguments that name existing files
 /// (absolute); `hidden`: what the referee says must not be seen.
 pub(crate) fn view(
     spec: &str,
-    cwd: Option<&Path>,
+    (cwd, cwd_own): (Option<&Path>, bool),
     program: Option<&Path>,
     args: &[PathBuf],
     hidden: &[PathBuf],
@@ -53,11 +61,24 @@ pub(crate) fn view(
         links.append(&mut on_the_way);
         real
     };
-    if let Some(c) = cwd {
-        let real = take(c, &mut own);
-        v.dirs.push(real.clone());
-        v.chdir = Some(real);
+    // Where the bot starts when that is not its own directory (canonical): nothing holding
+    // it is shown whole.
+    let mut start_only: Option<PathBuf> = None;
+    match cwd {
+        Some(c) if cwd_own => {
+            let real = take(c, &mut own);
+            v.dirs.push(real.clone());
+            v.chdir = Some(real);
+        }
+        Some(c) => {
+            let (real, _) = resolve(c);
+            v.chdir = Some(real.clone());
+            v.chdir_made = true;
+            start_only = Some(real);
+        }
+        None => {}
     }
+    let holds_start = |d: &Path| start_only.as_ref().is_some_and(|s| s.starts_with(d));
     if let Some(p) = program {
         if !is_system_path(p) {
             let real = take(p, &mut own);
@@ -75,14 +96,31 @@ pub(crate) fn view(
             continue;
         }
         if real.is_dir() {
+            if holds_start(&real) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "bot {spec:?}: strict mode shows a bot only its own files, and its \
+                         command names {}, which holds the directory it starts in ({}, not \
+                         its own: a tournament's [[bot]] without `cwd` starts in the \
+                         configuration's directory): give the bot a `cwd` of its own, or name \
+                         its files and directories inside it",
+                        real.display(),
+                        start_only.as_deref().unwrap_or(Path::new("")).display()
+                    ),
+                ));
+            }
             v.dirs.push(real);
-        } else if cwd.is_some() {
+        } else if cwd.is_some() && cwd_own {
             v.files.push(real);
         } else {
-            // Without a working directory: the file's directory (sibling modules, data),
-            // unless that directory is a top-level one (/tmp, /home): then the file alone.
+            // Without a working directory of its own: the file's directory (sibling modules,
+            // data), unless that directory is a top-level one (/tmp, /home) or holds where
+            // the bot starts (a configuration's directory): then the file alone.
             match real.parent() {
-                Some(parent) if depth(parent) >= 2 => v.dirs.push(parent.to_path_buf()),
+                Some(parent) if depth(parent) >= 2 && !holds_start(parent) => {
+                    v.dirs.push(parent.to_path_buf())
+                }
                 _ => v.files.push(real),
             }
         }
@@ -384,7 +422,7 @@ mod tests {
         // from her, as are the configuration and the output.
         let v = view(
             "python3 alice.py",
-            Some(&d.join("contest")),
+            (Some(&d.join("contest")), true),
             None,
             &[d.join("contest/alice.py")],
             &[d.join("contest/bob.py"), d.join("contest")],
@@ -402,9 +440,65 @@ mod tests {
         );
         // Reached through a symlink: the link is made again, the real directory shown.
         symlink(d.join("contest"), d.join("via")).unwrap();
-        let v = view("x", Some(&d.join("via")), None, &[], &[]).unwrap();
+        let v = view("x", (Some(&d.join("via")), true), None, &[], &[]).unwrap();
         assert_eq!(v.dirs, vec![d.join("contest")]);
         assert_eq!(v.links, vec![(d.join("contest"), d.join("via"))]);
         assert_eq!(v.chdir, Some(d.join("contest")));
+    }
+
+    #[test]
+    fn a_start_directory_that_is_not_the_bots_own_is_never_shown() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().canonicalize().unwrap();
+        let c = d.join("contest");
+        for f in [
+            "bots/spy/spy.py",
+            "bots/spy/model.bin",
+            "top.py",
+            "contest.conf",
+        ] {
+            std::fs::create_dir_all(c.join(f).parent().unwrap()).unwrap();
+            std::fs::write(c.join(f), "").unwrap();
+        }
+        let start = (Some(c.as_path()), false);
+        // A script in a folder of its own: that folder (its modules, its data), nothing else.
+        let v = view(
+            "python3 bots/spy/spy.py",
+            start,
+            None,
+            &[c.join("bots/spy/spy.py")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(v.dirs, vec![c.join("bots/spy")]);
+        assert!(v.files.is_empty());
+        assert_eq!(
+            (v.chdir.as_deref(), v.chdir_made),
+            (Some(c.as_path()), true)
+        );
+        // A script at the top of the start directory (the configuration's): the file alone,
+        // whatever else lies beside it.
+        let v = view("python3 top.py", start, None, &[c.join("top.py")], &[]).unwrap();
+        assert!(v.dirs.is_empty(), "{v:?}");
+        assert_eq!(v.files, vec![c.join("top.py")]);
+        // Naming the start directory itself (`java -cp . Bot`), or one holding it: refused.
+        for named in [c.clone(), d.clone()] {
+            let e = view("java -cp . Bot", start, None, &[named], &[]).unwrap_err();
+            assert!(
+                e.to_string().contains("give the bot a `cwd` of its own"),
+                "{e}"
+            );
+        }
+        // The same directory given as the bot's own is shown whole.
+        let v = view(
+            "python3 top.py",
+            (Some(c.as_path()), true),
+            None,
+            &[c.join("top.py")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(v.dirs, vec![c.clone()]);
+        assert!(!v.chdir_made);
     }
 }

@@ -152,6 +152,7 @@ impl Board {
                     name: v.id.to_string(),
                     command: v.command.clone(),
                     cwd: PathBuf::new(),
+                    own_cwd: true,
                     limits: durak_protocol::Limits::default(),
                 })
                 .collect(),
