@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::server::{sh_bot, wait_for, Server};
+use common::server::{sh_bot, stray_replays, wait_for, Server};
 use common::{text, DURAK};
 use serde_json::{json, Value};
 use std::process::Command;
@@ -151,6 +151,41 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert!(
         html.contains("id=\"replay-data\""),
         "the replay viewer: {html}"
+    );
+    assert!(html.contains("✓ verified"), "the page verifies the replay");
+    // Replays are stored compressed (issue 16: a few KB a game, not tens), and read back.
+    let db = durak_service::db::Db::open(&s.data.join("service.db")).unwrap();
+    let stored: Vec<String> = db
+        .read(|c| {
+            let mut st = c.prepare("SELECT replay FROM games")?;
+            let r = st.query_map([], |r| r.get(0))?;
+            r.collect()
+        })
+        .unwrap();
+    assert!(!stored.is_empty());
+    let mut bytes = 0;
+    for rel in &stored {
+        assert!(rel.ends_with(".jsonl.zst"), "{rel}");
+        let path = s.data.join(rel);
+        let raw = std::fs::read(&path).unwrap();
+        assert!(raw.starts_with(&durak_referee::replay::ZSTD_MAGIC), "{rel}");
+        bytes += raw.len();
+        let r = durak_replay::read_replay(&path).unwrap();
+        assert!(durak_replay::simulate(&r).verified(), "{rel} verifies");
+    }
+    let per_game = bytes / stored.len();
+    eprintln!(
+        "{} replays, {per_game} bytes a game on average",
+        stored.len()
+    );
+    assert!(per_game < 5 * 1024, "{per_game} bytes a game");
+    assert_eq!(
+        replay.json["text"].as_str().unwrap().as_bytes(),
+        durak_referee::replay::read_replay_bytes(
+            &s.data.join(format!("replays/j{job}/g{game:04}.jsonl.zst"))
+        )
+        .unwrap(),
+        "/api/games/J/G/replay serves the lines, decompressed"
     );
     // Its files (the viewer's script and styles) are served.
     let assets: Vec<&str> = html
@@ -357,11 +392,17 @@ fn the_organiser_pauses_resumes_disqualifies_and_runs_a_tournament() {
 fn a_bot_that_keeps_faulting_is_suspended() {
     let tmp = tempfile::tempdir().unwrap();
     let flag = tmp.path().join("misbehave");
-    let s = Server::start(
-        &tmp.path().join("data"),
+    let data = tmp.path().join("data");
+    // A stray file an older server left (a game never recorded) is removed on the first start.
+    let stray = data.join("replays/j999/r0-g0000.jsonl");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    std::fs::write(&stray, "{}\n").unwrap();
+    let mut s = Server::start(
+        &data,
         // The default sandbox: the bot sees the flag file the test creates.
         &["--sandbox", "default", "--house-bots", "builtin:greedy"],
     );
+    assert!(!stray.exists(), "swept on the first start");
     let token = s.author("ada");
     // Plays well until the flag exists, then answers nonsense to every request.
     let prelude = format!(
@@ -387,6 +428,9 @@ fn a_bot_that_keeps_faulting_is_suspended() {
     wait_for("flaky off the leaderboard", 30, || {
         (!rows(&s).iter().any(|r| r["bot"] == "flaky")).then_some(())
     });
+    // Its jobs were cancelled mid-play: their unrecorded games left no replay file.
+    s.stop();
+    assert_eq!(stray_replays(&data), Vec::<std::path::PathBuf>::new());
 }
 
 #[test]

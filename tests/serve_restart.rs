@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::server::{sh_bot, wait_for, Server};
+use common::server::{sh_bot, stray_replays, wait_for, Server};
 use durak_service::db::Db;
 use durak_service::ladder::jobs;
 use std::collections::BTreeMap;
@@ -31,7 +31,7 @@ fn inspect(data: &Path) -> (Games, Vec<jobs::Job>) {
     for ((job, game), (_, replay)) in &g {
         let r = durak_replay::read_replay(&data.join(replay))
             .unwrap_or_else(|e| panic!("job {job} game {game}: its replay: {e}"));
-        let last = std::fs::read_to_string(data.join(replay)).unwrap();
+        let last = common::replay_text(&data.join(replay)).unwrap();
         assert!(
             last.lines()
                 .last()
@@ -143,6 +143,8 @@ fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
             .then_some(())
     });
     s.stop();
+    // The games given up by the clean stop left no replay file behind.
+    assert_eq!(stray_replays(&data), Vec::<std::path::PathBuf>::new());
     let (end, held) = inspect(&data);
     assert!(
         held.is_empty(),

@@ -47,6 +47,7 @@ pub struct Ladder {
 
 const PAUSED_KEY: &str = "ladder_paused";
 const SEED_KEY: &str = "ladder_seed";
+const SWEPT_KEY: &str = "stray_replays_swept";
 
 /// What makes a ladder the ladder it is, kept on its first start and refused changed on a
 /// restart (its standings would fit games of one variant or table with another's): the setting's
@@ -114,6 +115,15 @@ impl Ladder {
                 s
             }
         };
+        // Once per data directory: older servers left stray replay files (none are made now).
+        if db.setting(SWEPT_KEY)?.is_none() {
+            let n = recorder::sweep_stray_replays(&paths.replays())
+                .map_err(|e| format!("{}: {e}", paths.replays().display()))?;
+            if n > 0 {
+                tracing::info!("removed {n} replay file(s) of games that were never recorded");
+            }
+            db.set_setting(SWEPT_KEY, "1")?;
+        }
         let paused = db.setting(PAUSED_KEY)?.as_deref() == Some("1");
         let l = &cfg.ladder;
         let run_id = format!("{:x}", crate::db::now_ms());

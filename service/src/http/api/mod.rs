@@ -402,7 +402,9 @@ async fn replay(
     let bytes = blocking(move || {
         let row = store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
-        std::fs::read(s.ladder.paths.root.join(&row.replay)).map_err(ApiError::internal)
+        // Its lines, whether the file is compressed (`.jsonl.zst`) or plain.
+        durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+            .map_err(ApiError::internal)
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response())
