@@ -453,3 +453,97 @@ fn the_openapi_document_describes_every_route() {
         }
     }
 }
+
+/// docs/SERVICE.md's organiser commands work as written: `curl -d '{...}'` sends the JSON as
+/// `application/x-www-form-urlencoded` (and `-H 'Content-Type:'` sends no type at all); the
+/// API takes a JSON body whatever its type says.
+#[test]
+fn the_documented_organiser_commands_work_as_written() {
+    let Some(curl) = common::system::require("curl", "curl") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &[]);
+    let token = s.author("ada");
+    for name in ["alpha", "beta"] {
+        let bot = sh_bot(tmp.path(), name, "", None);
+        let a = s.upload(&token, &durak_service::archive::pack(&bot).unwrap());
+        assert_eq!(a.status, 201, "{}", a.json);
+        assert_eq!(s.checked(name, 1)["state"], "active");
+    }
+    let doc = include_str!("../docs/SERVICE.md");
+    let block = doc
+        .split("## The organiser")
+        .nth(1)
+        .and_then(|r| r.split("```sh\n").nth(1))
+        .and_then(|r| r.split("```").next())
+        .unwrap();
+    let mut lines: Vec<String> = block
+        .lines()
+        .filter(|l| l.starts_with("curl "))
+        .map(|l| {
+            let bot = if l.contains("/remove") {
+                "beta"
+            } else {
+                "alpha"
+            };
+            l.replace("/BOT/versions/N/", &format!("/{bot}/versions/1/"))
+        })
+        .collect();
+    assert!(lines.len() >= 7, "{block}");
+    assert!(
+        lines.iter().any(|l| l.contains("-d '{\"reason\"")),
+        "{block}"
+    );
+    // And with no Content-Type at all.
+    lines.push(
+        r#"curl -X POST -H "$AUTH" -H 'Content-Type:' -d '{"label":"none"}' $URL/api/worker-tokens"#
+            .into(),
+    );
+    let org = s.organiser.clone().unwrap();
+    for line in &lines {
+        // The line as documented, curl told to print only the status.
+        let cmd = line.replacen("curl ", "curl -sS -o /dev/null -w '%{http_code}' ", 1);
+        let out = Command::new("sh")
+            .args(["-c", &cmd])
+            .env("AUTH", format!("Authorization: Bearer {org}"))
+            .env("URL", &s.url)
+            .env("PATH", curl.parent().unwrap())
+            .output()
+            .unwrap();
+        let status = text(&out.stdout);
+        assert!(
+            status.starts_with('2'),
+            "{line}: HTTP {status} {}",
+            text(&out.stderr)
+        );
+    }
+    let v = s.get("/api/bots/alpha/versions/1").json;
+    assert_eq!(v["state"], "disqualified", "{v}");
+    assert_eq!(v["reason"], "copied bot", "the body was read: {v}");
+    assert_eq!(s.get("/api/bots/beta/versions/1").json["state"], "removed");
+    let tokens = s.org().get("/api/worker-tokens").unwrap().json;
+    let labels: Vec<&str> = tokens["worker_tokens"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{tokens}"))
+        .iter()
+        .filter_map(|t| t["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["rack-1", "none"], "{tokens}");
+    // Not JSON, or JSON of another shape: refused, saying so.
+    let a = s
+        .org()
+        .post_bytes("/api/worker-tokens", "text/plain", b"label=x")
+        .unwrap();
+    assert_eq!(a.status, 400, "{}", a.json);
+    assert!(
+        a.error().contains("not the JSON this route takes"),
+        "{}",
+        a.json
+    );
+    let a = s
+        .org()
+        .post_bytes("/api/worker-tokens", "application/json", b"{\"label\":3}")
+        .unwrap();
+    assert_eq!(a.status, 422, "{}", a.json);
+}

@@ -9,7 +9,7 @@
 //! plays and releases the job if it stops before the end. The job is done, and counts on the
 //! leaderboard, once every game of it is recorded, whoever posted them.
 
-use super::{blocking, token_of, ApiError, AppState, Organiser};
+use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
 use crate::auth::{self, WorkerToken};
 use crate::ladder::jobs::{self, Job};
 use crate::ladder::recorder;
@@ -258,7 +258,7 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
 async fn claim(
     State(s): State<AppState>,
     Worker(w): Worker,
-    _body: Option<Json<ClaimBody>>,
+    _body: Option<JsonBody<ClaimBody>>,
 ) -> Result<Json<Value>, ApiError> {
     let c = blocking(move || claim_for(&s, &w)).await?;
     Ok(Json(match c {
@@ -287,7 +287,7 @@ async fn renew(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<LeaseBody>,
+    JsonBody(b): JsonBody<LeaseBody>,
 ) -> Result<Json<Value>, ApiError> {
     own_lease(&w, &b.lease)?;
     let lease_ms = s.ladder.cfg.ladder.lease_ms;
@@ -312,7 +312,7 @@ async fn release(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<LeaseBody>,
+    JsonBody(b): JsonBody<LeaseBody>,
 ) -> Result<Json<Value>, ApiError> {
     own_lease(&w, &b.lease)?;
     let released = blocking(move || {
@@ -489,7 +489,7 @@ async fn results(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<ResultsBody>,
+    JsonBody(b): JsonBody<ResultsBody>,
 ) -> Result<Json<ResultsAnswer>, ApiError> {
     blocking(move || record_results(&s, &w, job, b))
         .await
@@ -533,7 +533,7 @@ pub struct TokenBody {
 async fn new_token(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-    body: Option<Json<TokenBody>>,
+    body: Option<JsonBody<TokenBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
     let (id, token) =

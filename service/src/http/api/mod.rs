@@ -11,7 +11,7 @@ use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
 use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
 
-use super::{blocking, ApiError, AppState, Author, Organiser};
+use super::{blocking, ApiError, AppState, Author, JsonBody, Organiser};
 use crate::auth;
 use crate::ladder::board::Leaderboard;
 use crate::store::{self, GameRow, Version};
