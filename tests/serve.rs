@@ -92,6 +92,14 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert_eq!(v["build"]["ok"], true);
     assert_eq!(v["build"]["output"], "compiling\n");
     assert!(v["report_text"].as_str().unwrap().contains("PASSED"), "{v}");
+    // The report shows its author paths relative to the bot, not where the server keeps it.
+    let report_text = v["report_text"].as_str().unwrap();
+    assert!(
+        report_text.contains("working directory: ./ (the bot's folder)"),
+        "{report_text}"
+    );
+    let data = s.data.display().to_string();
+    assert!(!v.to_string().contains(&data), "{data} in {v}");
     assert!(v["timing"].as_array().is_some_and(|t| !t.is_empty()), "{v}");
     let folder = s.data.join("bots").join(format!("v{}", v["id"]));
     assert!(
