@@ -3,7 +3,9 @@
 //! (`openapi.rs`, checked against the routes by a test).
 //!
 //! Authentication: `Authorization: Bearer TOKEN`, or the `durak_token` cookie that the
-//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it).
+//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it),
+//! which holds a login session's token (`auth::new_session`, ended by logging out), not the
+//! account's API token.
 
 pub mod api;
 pub mod cache;
