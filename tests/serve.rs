@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::server::{sh_bot, wait_for, Server};
+use common::server::{sh_bot, stray_replays, wait_for, Server};
 use common::{text, DURAK};
 use serde_json::{json, Value};
 use std::process::Command;
@@ -92,6 +92,14 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert_eq!(v["build"]["ok"], true);
     assert_eq!(v["build"]["output"], "compiling\n");
     assert!(v["report_text"].as_str().unwrap().contains("PASSED"), "{v}");
+    // The report shows its author paths relative to the bot, not where the server keeps it.
+    let report_text = v["report_text"].as_str().unwrap();
+    assert!(
+        report_text.contains("working directory: ./ (the bot's folder)"),
+        "{report_text}"
+    );
+    let data = s.data.display().to_string();
+    assert!(!v.to_string().contains(&data), "{data} in {v}");
     assert!(v["timing"].as_array().is_some_and(|t| !t.is_empty()), "{v}");
     let folder = s.data.join("bots").join(format!("v{}", v["id"]));
     assert!(
@@ -151,6 +159,41 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert!(
         html.contains("id=\"replay-data\""),
         "the replay viewer: {html}"
+    );
+    assert!(html.contains("✓ verified"), "the page verifies the replay");
+    // Replays are stored compressed (issue 16: a few KB a game, not tens), and read back.
+    let db = durak_service::db::Db::open(&s.data.join("service.db")).unwrap();
+    let stored: Vec<String> = db
+        .read(|c| {
+            let mut st = c.prepare("SELECT replay FROM games")?;
+            let r = st.query_map([], |r| r.get(0))?;
+            r.collect()
+        })
+        .unwrap();
+    assert!(!stored.is_empty());
+    let mut bytes = 0;
+    for rel in &stored {
+        assert!(rel.ends_with(".jsonl.zst"), "{rel}");
+        let path = s.data.join(rel);
+        let raw = std::fs::read(&path).unwrap();
+        assert!(raw.starts_with(&durak_referee::replay::ZSTD_MAGIC), "{rel}");
+        bytes += raw.len();
+        let r = durak_replay::read_replay(&path).unwrap();
+        assert!(durak_replay::simulate(&r).verified(), "{rel} verifies");
+    }
+    let per_game = bytes / stored.len();
+    eprintln!(
+        "{} replays, {per_game} bytes a game on average",
+        stored.len()
+    );
+    assert!(per_game < 5 * 1024, "{per_game} bytes a game");
+    assert_eq!(
+        replay.json["text"].as_str().unwrap().as_bytes(),
+        durak_referee::replay::read_replay_bytes(
+            &s.data.join(format!("replays/j{job}/g{game:04}.jsonl.zst"))
+        )
+        .unwrap(),
+        "/api/games/J/G/replay serves the lines, decompressed"
     );
     // Its files (the viewer's script and styles) are served.
     let assets: Vec<&str> = html
@@ -357,11 +400,17 @@ fn the_organiser_pauses_resumes_disqualifies_and_runs_a_tournament() {
 fn a_bot_that_keeps_faulting_is_suspended() {
     let tmp = tempfile::tempdir().unwrap();
     let flag = tmp.path().join("misbehave");
-    let s = Server::start(
-        &tmp.path().join("data"),
+    let data = tmp.path().join("data");
+    // A stray file an older server left (a game never recorded) is removed on the first start.
+    let stray = data.join("replays/j999/r0-g0000.jsonl");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    std::fs::write(&stray, "{}\n").unwrap();
+    let mut s = Server::start(
+        &data,
         // The default sandbox: the bot sees the flag file the test creates.
         &["--sandbox", "default", "--house-bots", "builtin:greedy"],
     );
+    assert!(!stray.exists(), "swept on the first start");
     let token = s.author("ada");
     // Plays well until the flag exists, then answers nonsense to every request.
     let prelude = format!(
@@ -387,6 +436,9 @@ fn a_bot_that_keeps_faulting_is_suspended() {
     wait_for("flaky off the leaderboard", 30, || {
         (!rows(&s).iter().any(|r| r["bot"] == "flaky")).then_some(())
     });
+    // Its jobs were cancelled mid-play: their unrecorded games left no replay file.
+    s.stop();
+    assert_eq!(stray_replays(&data), Vec::<std::path::PathBuf>::new());
 }
 
 #[test]
@@ -408,4 +460,98 @@ fn the_openapi_document_describes_every_route() {
             assert!(a.status == 200 || a.status == 401, "{p}: {}", a.status);
         }
     }
+}
+
+/// docs/SERVICE.md's organiser commands work as written: `curl -d '{...}'` sends the JSON as
+/// `application/x-www-form-urlencoded` (and `-H 'Content-Type:'` sends no type at all); the
+/// API takes a JSON body whatever its type says.
+#[test]
+fn the_documented_organiser_commands_work_as_written() {
+    let Some(curl) = common::system::require("curl", "curl") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &[]);
+    let token = s.author("ada");
+    for name in ["alpha", "beta"] {
+        let bot = sh_bot(tmp.path(), name, "", None);
+        let a = s.upload(&token, &durak_service::archive::pack(&bot).unwrap());
+        assert_eq!(a.status, 201, "{}", a.json);
+        assert_eq!(s.checked(name, 1)["state"], "active");
+    }
+    let doc = include_str!("../docs/SERVICE.md");
+    let block = doc
+        .split("## The organiser")
+        .nth(1)
+        .and_then(|r| r.split("```sh\n").nth(1))
+        .and_then(|r| r.split("```").next())
+        .unwrap();
+    let mut lines: Vec<String> = block
+        .lines()
+        .filter(|l| l.starts_with("curl "))
+        .map(|l| {
+            let bot = if l.contains("/remove") {
+                "beta"
+            } else {
+                "alpha"
+            };
+            l.replace("/BOT/versions/N/", &format!("/{bot}/versions/1/"))
+        })
+        .collect();
+    assert!(lines.len() >= 7, "{block}");
+    assert!(
+        lines.iter().any(|l| l.contains("-d '{\"reason\"")),
+        "{block}"
+    );
+    // And with no Content-Type at all.
+    lines.push(
+        r#"curl -X POST -H "$AUTH" -H 'Content-Type:' -d '{"label":"none"}' $URL/api/worker-tokens"#
+            .into(),
+    );
+    let org = s.organiser.clone().unwrap();
+    for line in &lines {
+        // The line as documented, curl told to print only the status.
+        let cmd = line.replacen("curl ", "curl -sS -o /dev/null -w '%{http_code}' ", 1);
+        let out = Command::new("sh")
+            .args(["-c", &cmd])
+            .env("AUTH", format!("Authorization: Bearer {org}"))
+            .env("URL", &s.url)
+            .env("PATH", curl.parent().unwrap())
+            .output()
+            .unwrap();
+        let status = text(&out.stdout);
+        assert!(
+            status.starts_with('2'),
+            "{line}: HTTP {status} {}",
+            text(&out.stderr)
+        );
+    }
+    let v = s.get("/api/bots/alpha/versions/1").json;
+    assert_eq!(v["state"], "disqualified", "{v}");
+    assert_eq!(v["reason"], "copied bot", "the body was read: {v}");
+    assert_eq!(s.get("/api/bots/beta/versions/1").json["state"], "removed");
+    let tokens = s.org().get("/api/worker-tokens").unwrap().json;
+    let labels: Vec<&str> = tokens["worker_tokens"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{tokens}"))
+        .iter()
+        .filter_map(|t| t["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["rack-1", "none"], "{tokens}");
+    // Not JSON, or JSON of another shape: refused, saying so.
+    let a = s
+        .org()
+        .post_bytes("/api/worker-tokens", "text/plain", b"label=x")
+        .unwrap();
+    assert_eq!(a.status, 400, "{}", a.json);
+    assert!(
+        a.error().contains("not the JSON this route takes"),
+        "{}",
+        a.json
+    );
+    let a = s
+        .org()
+        .post_bytes("/api/worker-tokens", "application/json", b"{\"label\":3}")
+        .unwrap();
+    assert_eq!(a.status, 422, "{}", a.json);
 }

@@ -401,6 +401,39 @@ fn hostile_builds_are_stopped_in_the_sandbox_with_the_reason() {
     wait_for("more ladder games", 60, || (s.games() > g).then_some(()));
 }
 
+/// Under the default configuration (no `--config`): a build writing one big file meets the
+/// file-size rlimit (128M) before the disk limit (256M), and is refused for that, by name —
+/// killed by SIGXFSZ, or (ignoring it) told EFBIG — not with a bare "exited with code 153".
+#[test]
+fn a_build_writing_a_file_over_the_file_size_limit_is_refused_by_name() {
+    if !common::strict_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--sandbox", "strict"]);
+    let token = s.author("mallory");
+    for (name, build) in [
+        ("bigfile", "head -c 2000000000 /dev/zero > big"),
+        (
+            "bigfile-efbig",
+            "trap '' XFSZ; head -c 2000000000 /dev/zero > big",
+        ),
+    ] {
+        let bot = sh_bot(tmp.path(), name, "", Some(build));
+        let a = s.upload(&token, &durak_service::archive::pack(&bot).unwrap());
+        assert_eq!(a.status, 201, "{name}: {}", a.json);
+        let v = s.checked(name, 1);
+        assert_eq!(v["state"], "failed", "{name}: {}", v["build"]);
+        let why = v["reason"].as_str().unwrap();
+        eprintln!("{name}: {why}");
+        assert!(
+            why.contains("the build wrote a file larger than the file-size limit (128M)")
+                && why.contains("fix:"),
+            "{name}: {why}"
+        );
+    }
+}
+
 #[test]
 fn a_c_bot_is_compiled_in_the_sandbox_and_plays() {
     if !common::strict_ready() || common::require("cc", "gcc").is_none() {

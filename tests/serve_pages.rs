@@ -1,6 +1,7 @@
 //! Issue 14: the judge service's live leaderboard (server-sent events), its cached version
 //! pages, and the fixed tournaments' reports served over HTTP (safely: nothing outside the
-//! report's folder), against a real server on loopback whose ladder plays the house bots.
+//! report's folder), against a real server on loopback whose ladder plays the house bots; and
+//! logging in and out (a session of its own in the cookie, ended by logging out).
 
 mod common;
 
@@ -367,4 +368,65 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// A raw HTTP/1.0 request with headers and a body: (status, headers).
+fn raw(s: &Server, method: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
+    let addr = s.url.trim_start_matches("http://");
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        c,
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    c.read_to_end(&mut all).unwrap();
+    let head = String::from_utf8_lossy(&all).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head)
+}
+
+/// The login cookie is a session of its own, not the account's API token (which stays out of
+/// the browser's cookie jar), stored hashed, and logging out ends it: the same cookie, sent
+/// again (copied, stolen), opens nothing.
+#[test]
+fn logging_in_makes_a_session_and_logging_out_ends_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
+    let token = s.author("ada");
+    let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+    let (st, head) = raw(&s, "POST", "/login", form, &format!("token={token}"));
+    assert_eq!(st, 303, "{head}");
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: durak_token="))
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_else(|| panic!("a cookie: {head}"))
+        .to_string();
+    assert!(cookie.starts_with("ds_") && cookie != token, "{cookie}");
+    assert!(head.contains("Max-Age=2592000"), "30 days: {head}");
+    let with_cookie = format!("Cookie: durak_token={cookie}\r\n");
+    assert_eq!(raw(&s, "GET", "/api/me", &with_cookie, "").0, 200);
+    // Stored hashed.
+    let db = durak_service::db::Db::open(&s.data.join("service.db")).unwrap();
+    let hashes: Vec<String> = db
+        .read(|c| {
+            let mut st = c.prepare("SELECT hash FROM sessions")?;
+            let r = st.query_map([], |r| r.get(0))?;
+            r.collect()
+        })
+        .unwrap();
+    assert_eq!(hashes, vec![durak_service::auth::hash(&cookie)]);
+    // A session's token is no login of its own.
+    let (st, _) = raw(&s, "POST", "/login", form, &format!("token={cookie}"));
+    assert_eq!(st, 401);
+    // Logging out ends the session; the API token still opens the account.
+    let (st, head) = raw(&s, "POST", "/logout", &with_cookie, "");
+    assert_eq!(st, 303, "{head}");
+    assert!(head.contains("Max-Age=0"), "{head}");
+    assert_eq!(raw(&s, "GET", "/api/me", &with_cookie, "").0, 401);
+    let bearer = format!("Authorization: Bearer {token}\r\n");
+    assert_eq!(raw(&s, "GET", "/api/me", &bearer, "").0, 200);
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::server::{sh_bot, wait_for, Server};
+use common::server::{sh_bot, stray_replays, wait_for, Server};
 use durak_service::db::Db;
 use durak_service::ladder::jobs;
 use std::collections::BTreeMap;
@@ -31,7 +31,7 @@ fn inspect(data: &Path) -> (Games, Vec<jobs::Job>) {
     for ((job, game), (_, replay)) in &g {
         let r = durak_replay::read_replay(&data.join(replay))
             .unwrap_or_else(|e| panic!("job {job} game {game}: its replay: {e}"));
-        let last = std::fs::read_to_string(data.join(replay)).unwrap();
+        let last = common::replay_text(&data.join(replay)).unwrap();
         assert!(
             last.lines()
                 .last()
@@ -143,6 +143,8 @@ fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
             .then_some(())
     });
     s.stop();
+    // The games given up by the clean stop left no replay file behind.
+    assert_eq!(stray_replays(&data), Vec::<std::path::PathBuf>::new());
     let (end, held) = inspect(&data);
     assert!(
         held.is_empty(),
@@ -175,4 +177,63 @@ fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
         recorded_now >= end.len() && lb["games"].as_u64().unwrap() as usize <= recorded_now,
         "{lb}: {recorded_now} games recorded"
     );
+}
+
+/// The ladder's identity is kept on its first start: a restart with another table size (or
+/// variant, or deals per job) is refused with exit 2, naming the stored and the given value and
+/// the fix, and the data directory is left as it was (it starts again as it was started).
+#[test]
+fn a_restart_with_another_table_size_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut s = Server::start(&data, &["--deals", "1"]);
+    wait_for("a game", 120, || (s.games() >= 1).then_some(()));
+    s.stop();
+    for (flags, stored, given) in [
+        (
+            &["--deals", "1", "--table-size", "3"][..],
+            "table_size = 2",
+            "gives 3",
+        ),
+        (
+            &["--variant", "prostoy", "--deals", "1"][..],
+            "variant = podkidnoy",
+            "gives prostoy",
+        ),
+        (&[][..], "deals = 1", "gives 2"),
+    ] {
+        let mut child = std::process::Command::new(common::DURAK)
+            .args(["serve", "--listen", "127.0.0.1:0", "--sandbox", "default"])
+            .args(flags)
+            .arg("--data-dir")
+            .arg(&data)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Bounded: a server that starts after all is killed (and the test fails).
+        let mut status = None;
+        for _ in 0..300 {
+            status = child.try_wait().unwrap();
+            if status.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if status.is_none() {
+            let _ = child.kill();
+            status = Some(child.wait().unwrap());
+        }
+        let mut e = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut e).unwrap();
+        assert_eq!(status.unwrap().code(), Some(2), "{flags:?}: {e}");
+        assert!(
+            e.contains(stored) && e.contains(given) && e.contains("new data directory"),
+            "{flags:?}: {e}"
+        );
+        assert!(!e.contains("listening on"), "{e}");
+    }
+    let s = Server::start(&data, &["--deals", "1"]);
+    assert!(s.games() >= 1, "{}", s.log());
 }

@@ -14,6 +14,7 @@ mod common;
 
 use common::server::{sh_bot, wait_for, Server};
 use durak_service::db::Db;
+use durak_service::http::worker_api::encode_replay;
 use durak_service::ladder::jobs;
 use durak_service::worker::{play_games, Claimed, Played};
 use serde_json::{json, Value};
@@ -98,8 +99,14 @@ fn post(s: &Server, token: &str, c: &Claimed, games: &[Value]) -> (u16, Value) {
     (a.status, a.json)
 }
 
+/// As `durak worker` posts it: the replay compressed, in base64.
 fn posted(game: u32, p: &Played) -> Value {
-    json!({"game": game, "result": p.result, "replay": p.replay})
+    json!({"game": game, "result": p.result, "replay_zst": p.replay_zst})
+}
+
+/// As an older worker posts it: the replay's lines as they are.
+fn posted_plain(game: u32, p: &Played, text: &str) -> Value {
+    json!({"game": game, "result": p.result, "replay": text})
 }
 
 /// The replay with the cards of its first chosen attack changed: it no longer verifies.
@@ -222,16 +229,41 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         )),
         "{msg}"
     );
-    // Forged: a move changed.
+    // Forged: a move changed (compressed, and plain).
+    let honest = played[&0].text().unwrap();
+    let forged = tampered(&honest);
+    assert_ne!(forged, honest);
     let mut bad = played[&0].clone();
-    bad.replay = tampered(&bad.replay);
-    assert_ne!(bad.replay, played[&0].replay);
-    let (st, e) = post(&s, &w, &c, &[posted(0, &bad)]);
-    assert_eq!(st, 422, "{e}");
-    assert!(
-        e["error"].as_str().unwrap().contains("does not verify"),
-        "{e}"
-    );
+    bad.replay_zst = encode_replay(forged.as_bytes()).unwrap();
+    for body in [posted(0, &bad), posted_plain(0, &bad, &forged)] {
+        let (st, e) = post(&s, &w, &c, &[body]);
+        assert_eq!(st, 422, "{e}");
+        assert!(
+            e["error"].as_str().unwrap().contains("does not verify"),
+            "{e}"
+        );
+    }
+    // Refused: a zstd bomb (a frame unpacking to more than a replay may), base64 that is not,
+    // and a game with no replay or two.
+    let bomb = encode_replay(&vec![b' '; 80 << 20]).unwrap();
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    let both = json!({"game": 0, "replay_zst": played[&0].replay_zst, "replay": honest});
+    for (body, says) in [
+        (
+            json!({"game": 0, "replay_zst": bomb}),
+            "unpacks to more than",
+        ),
+        (
+            json!({"game": 0, "replay_zst": "not base64!"}),
+            "not base64",
+        ),
+        (json!({"game": 0}), "give the replay once"),
+        (both, "give the replay once"),
+    ] {
+        let (st, e) = post(&s, &w, &c, &[body]);
+        assert_eq!(st, 422, "{e}");
+        assert!(e["error"].as_str().unwrap().contains(says), "{says}: {e}");
+    }
     // Forged: a result that is not the replay's.
     let mut bad = played[&0].clone();
     bad.result.loser = match bad.result.loser {
@@ -304,13 +336,22 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         .unwrap();
     assert_eq!(a.status, 409, "{}", a.json);
     assert!(a.error().contains("stop playing it"), "{}", a.error());
+    // (Game 1 as an older worker posts it, plain: the server stores it compressed too.)
+    let text1 = played[&1].text().unwrap();
     let (st, r) = post(
         &s,
         &w,
         &c,
-        &[posted(1, &played[&1]), posted(2, &played[&2])],
+        &[posted_plain(1, &played[&1], &text1), posted(2, &played[&2])],
     );
     assert_eq!((st, r["new"].as_u64()), (200, Some(2)), "{r}");
+    for g in 0..3 {
+        let rel = format!("replays/j{}/g{g:04}.jsonl.zst", c.job.id);
+        let raw = std::fs::read(s.data.join(&rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert!(raw.starts_with(&durak_referee::replay::ZSTD_MAGIC), "{rel}");
+        let lines = durak_referee::replay::read_replay_bytes(&s.data.join(&rel)).unwrap();
+        assert_eq!(lines, played[&g].text().unwrap().into_bytes(), "{rel}");
+    }
     // Another token's lease is refused.
     let (_, w2) = worker_token(&s, "other");
     let (st, e) = post(&s, &w2, &c, &[posted(1, &played[&1])]);

@@ -248,6 +248,19 @@ fn merge_refuses_what_is_not_one_whole_tournament() {
         t,
         &["s1/results.jsonl", "is a game of shard 2/3", "shard 1/3"],
     );
+    // A shard holding all its games and one more, of another shard: named as that, not as
+    // "not finished: 25 of its 24" (whose --resume fix would then refuse).
+    std::fs::write(shards[0].join("results.jsonl"), s1.join("\n") + "\n").unwrap();
+    let mut extra = s2.clone();
+    extra.push(s1[0].clone());
+    std::fs::write(shards[1].join("results.jsonl"), extra.join("\n") + "\n").unwrap();
+    let err = refused(
+        &["merge", s[0], s[1], s[2], "--out", "m6b"],
+        t,
+        &["s2/results.jsonl", "is a game of shard 1/3", "shard 2/3"],
+    );
+    assert!(!err.contains("not finished"), "{err}");
+    std::fs::write(shards[1].join("results.jsonl"), s2.join("\n") + "\n").unwrap();
     // A shard not finished (its last games lost), then finished by --resume, which keeps the
     // shard: then the merge goes through.
     std::fs::write(

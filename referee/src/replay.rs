@@ -56,25 +56,37 @@ impl ReplayLog {
         Ok(())
     }
 
-    fn write(&self, path: &Path, sync: bool) -> std::io::Result<()> {
+    /// The file's bytes: every line with its newline; compressed (a zstd frame, as a `.zst`
+    /// file holds) when `compressed`.
+    pub fn to_bytes(&self, compressed: bool) -> std::io::Result<Vec<u8>> {
         let mut text = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
         self.write_lines(&mut text)?;
-        if is_compressed_name(path) {
-            // One compressor per thread, reused game after game (a level-9 context is a few
-            // MB: allocated once, not per game).
-            let packed = COMPRESSOR.with(|c| -> std::io::Result<Vec<u8>> {
-                let mut c = c.borrow_mut();
-                if c.is_none() {
-                    *c = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL)?);
-                }
-                // The frame header holds the size: a reader allocates once.
-                c.as_mut().expect("just made").compress(&text)
-            })?;
-            write_file_atomic(path, &packed, sync)
+        if compressed {
+            compress_replay(&text)
         } else {
-            write_file_atomic(path, &text, sync)
+            Ok(text)
         }
     }
+
+    fn write(&self, path: &Path, sync: bool) -> std::io::Result<()> {
+        let bytes = self.to_bytes(is_compressed_name(path))?;
+        write_file_atomic(path, &bytes, sync)
+    }
+}
+
+/// A replay's lines compressed as a `.zst` replay file holds them (one zstd frame at
+/// [`ZSTD_LEVEL`], its size in the header), with this thread's compressor.
+pub fn compress_replay(text: &[u8]) -> std::io::Result<Vec<u8>> {
+    // One compressor per thread, reused game after game (a level-9 context is a few MB:
+    // allocated once, not per game).
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL)?);
+        }
+        // The frame header holds the size: a reader allocates once.
+        c.as_mut().expect("just made").compress(text)
+    })
 }
 
 /// Write `bytes` to `path` atomically: through a temporary file beside it, renamed into place
@@ -179,6 +191,26 @@ pub fn decode_replay_bytes(bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// [`decode_replay_bytes`] of bytes from someone else (a worker's post): an error, not an
+/// allocation, when they unpack to more than `max` bytes (a decompression bomb).
+pub fn decode_replay_bytes_limited(bytes: Vec<u8>, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    if !bytes.starts_with(&ZSTD_MAGIC) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    zstd::stream::read::Decoder::new(&bytes[..])?
+        .take(max + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it unpacks to more than {max} bytes"),
+        ));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +248,17 @@ mod tests {
         // A damaged frame is an error, not garbage.
         std::fs::write(&renamed, &raw[..raw.len() / 2]).unwrap();
         assert!(read_replay_bytes(&renamed).is_err());
+        // The bytes as a file holds them, and read with a limit.
+        assert_eq!(log.to_bytes(false).unwrap(), text);
+        let packed = log.to_bytes(true).unwrap();
+        assert_eq!(packed, raw);
+        let n = text.len() as u64;
+        assert_eq!(
+            decode_replay_bytes_limited(packed.clone(), n).unwrap(),
+            text
+        );
+        let e = decode_replay_bytes_limited(packed, n - 1).unwrap_err();
+        assert!(e.to_string().contains("more than"), "{e}");
+        assert_eq!(decode_replay_bytes_limited(text.clone(), 1).unwrap(), text);
     }
 }

@@ -47,8 +47,55 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The account a token belongs to (not revoked).
+/// How long a login session lasts, in days.
+pub const SESSION_DAYS: i64 = 30;
+
+/// A new login session for `account` (what the login cookie holds: `ds_` and 64 hex digits,
+/// stored as its SHA-256 like every token).
+pub fn new_session(db: &Db, account: i64) -> Result<String, String> {
+    let token = format!("ds_{}", &new_token()[3..]);
+    let now = now_ms();
+    db.write(|c| {
+        c.execute(
+            "INSERT INTO sessions(account, hash, created, expires) VALUES (?1, ?2, ?3, ?4)",
+            params![account, hash(&token), now, now + SESSION_DAYS * 86_400_000],
+        )
+    })?;
+    Ok(token)
+}
+
+/// End a login session (logging out): its cookie opens nothing any more.
+pub fn end_session(db: &Db, token: &str) -> Result<(), String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE sessions SET revoked = 1 WHERE hash = ?1",
+            [hash(token)],
+        )
+        .map(|_| ())
+    })
+}
+
+/// The account a token belongs to (not revoked): an API token, or a login session's (not
+/// ended, not expired).
 pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
+    if token.starts_with("ds_") {
+        let h = hash(token);
+        return db.read(|c| {
+            c.query_row(
+                "SELECT a.id, a.name, a.organiser FROM sessions s JOIN accounts a ON a.id = \
+                 s.account WHERE s.hash = ?1 AND s.revoked = 0 AND s.expires > ?2",
+                params![h, now_ms()],
+                |r| {
+                    Ok(Account {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        organiser: r.get::<_, i64>(2)? != 0,
+                    })
+                },
+            )
+            .optional()
+        });
+    }
     let h = hash(token);
     db.read(|c| {
         c.query_row(

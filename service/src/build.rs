@@ -62,6 +62,37 @@ pub fn folder_size(dir: &Path) -> (u64, bool) {
     (total, false)
 }
 
+/// Whether a failed build met the file-size limit: killed by SIGXFSZ (or its shell exited
+/// with 128 + SIGXFSZ, as `sh -c` reports a command killed by it), or a file in its folder
+/// reached the limit (a program that ignores SIGXFSZ gets EFBIG instead).
+fn hit_file_size_limit(s: std::process::ExitStatus, folder: &Path, limit: Option<u64>) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(limit) = limit else { return false };
+    if s.signal() == Some(libc::SIGXFSZ) || s.code() == Some(128 + libc::SIGXFSZ) {
+        return true;
+    }
+    let mut todo = vec![folder.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return false;
+            }
+            let Ok(m) = e.metadata() else { continue };
+            if m.is_dir() {
+                todo.push(e.path());
+            } else if m.is_file() && m.len() >= limit {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// As root, strict mode runs the build under an unprivileged uid of its own: the folder must be
 /// writable by it during the build (`open`), and belong to the service again after (`close`:
 /// owned by root, readable by all, writable by nobody else, so the bot that plays from it can
@@ -311,6 +342,19 @@ pub async fn run(
                 durak_referee::isolation::format_limit(Some(cfg.disk)),
                 durak_referee::process::describe_exit(s)
             )),
+            // Stopped by the file-size rlimit (SIGXFSZ: the shell reports 128 + 25), or told
+            // EFBIG and failed, with a file at the limit: say so, not just "code 153".
+            Some(s) if hit_file_size_limit(s, folder, cfg.limits.file_size) => {
+                let limit = durak_referee::isolation::format_limit(cfg.limits.file_size);
+                Some(format!(
+                    "the build wrote a file larger than the file-size limit ({limit}) of a build \
+                     on this server, and failed: {}\n  fix: write smaller files (at most {limit} \
+                     each, and {} in all), or ask the organiser for a larger limit ([build] \
+                     limits = {{ file_size = ... }})",
+                    durak_referee::process::describe_exit(s),
+                    durak_referee::isolation::format_limit(Some(cfg.disk)),
+                ))
+            }
             Some(s) => Some(format!(
                 "the build failed: {}",
                 durak_referee::process::describe_exit(s)

@@ -13,7 +13,7 @@ use crate::store;
 use durak_checkbot::{Options, Status};
 use durak_referee::BotCommand;
 use rusqlite::{params, OptionalExtension};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -159,11 +159,13 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         replay_dir: None,
         long: cfg.check_long,
     };
-    let report = durak_checkbot::check_bot(&cmd, &opts).await;
-    // The report as JSON, with its text for people beside it.
+    let mut report = durak_checkbot::check_bot(&cmd, &opts).await;
+    // The report as JSON, with its text for people beside it. Its author sees paths relative
+    // to the bot's folder, not where the server keeps it.
+    report.cwd = Some("./ (the bot's folder)".into());
     let mut value = serde_json::to_value(&report).expect("json");
     value["text"] = serde_json::Value::String(report.to_text());
-    let json = value.to_string();
+    let json = relative_paths(&value.to_string(), folder_of(&cmd), &ladder.paths.root);
     let now = now_ms();
     if !report.passed {
         ladder.db.write(|c| {
@@ -210,6 +212,41 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     Ok(())
 }
 
+fn folder_of(cmd: &BotCommand) -> &Path {
+    cmd.cwd.as_deref().unwrap_or(Path::new("."))
+}
+
+/// `json` (a report) with the bot's folder written `./` and the rest of the data directory
+/// `DATA/`: the server's own paths are nobody's business. (Each as given and absolute, and
+/// only where it is a path: followed by `/`, or the folder's whole path.)
+fn relative_paths(json: &str, folder: &Path, root: &Path) -> String {
+    let forms = |p: &Path| {
+        let mut v = vec![p.to_path_buf()];
+        if let Ok(a) = std::path::absolute(p) {
+            v.push(a);
+        }
+        // As the JSON text holds them (escaped as JSON strings are), longest first.
+        let mut v: Vec<String> = v
+            .iter()
+            .map(|p| {
+                let t = serde_json::to_string(&p.display().to_string()).expect("json");
+                t.trim_matches('"').trim_end_matches('/').to_string()
+            })
+            .filter(|t| t.contains('/'))
+            .collect();
+        v.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        v
+    };
+    let mut out = json.to_string();
+    for f in forms(folder) {
+        out = out.replace(&format!("{f}/"), "./").replace(&f, ".");
+    }
+    for r in forms(root) {
+        out = out.replace(&format!("{r}/"), "DATA/");
+    }
+    out
+}
+
 /// House bots (built-in, owned by the organiser) in the ladder from the first start.
 pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
     let now = now_ms();
@@ -241,4 +278,19 @@ pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
         }
         tx.commit()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_shows_paths_relative_to_the_bot() {
+        let json = r#"{"cwd":"/srv/d/bots/v3","text":"started in /srv/d/bots/v3/ (cannot open /srv/d/bots/v3/x, /srv/d/uploads/v3.archive); a word: d/bots"}"#;
+        let out = relative_paths(json, Path::new("/srv/d/bots/v3"), Path::new("/srv/d"));
+        assert_eq!(
+            out,
+            r#"{"cwd":".","text":"started in ./ (cannot open ./x, DATA/uploads/v3.archive); a word: d/bots"}"#
+        );
+    }
 }

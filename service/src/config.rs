@@ -439,6 +439,26 @@ mod tests {
         assert_eq!(c.ladder.lease_ms, 60_000);
     }
 
+    /// docs/SERVICE.md's example configuration parses, and the limits it calls the defaults
+    /// are the defaults.
+    #[test]
+    fn the_documented_configuration_parses_and_shows_the_default_limits() {
+        let doc = include_str!("../../docs/SERVICE.md");
+        let block = doc
+            .split("## Configuration")
+            .nth(1)
+            .and_then(|rest| rest.split("```toml\n").nth(1))
+            .and_then(|rest| rest.split("```").next())
+            .expect("a toml block under ## Configuration");
+        let c = parse(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
+        let d = resolve(None, &Overrides::default()).unwrap();
+        assert_eq!(c.resources, d.resources, "[sandbox] limits");
+        assert_eq!(c.build.limits, d.build.limits, "[build] limits");
+        assert_eq!(c.build.disk, d.build.disk, "[build] disk");
+        assert_eq!(c.upload.max_archive, d.upload.max_archive);
+        assert_eq!(c.upload.max_unpacked, d.upload.max_unpacked);
+    }
+
     #[test]
     fn local_play_and_the_lease_from_the_file_and_the_flags() {
         let text = "[ladder]\nlocal_play = false\nlease_s = 5\n";

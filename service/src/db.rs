@@ -145,6 +145,20 @@ CREATE TABLE worker_tokens (
 ALTER TABLE games ADD COLUMN played_by TEXT;
 "#,
         ),
+        // Login sessions: the web pages' cookie holds a session token of its own (stored
+        // hashed, revoked on logout, ending after SESSION_DAYS), not the account's API token.
+        M::up(
+            r#"
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    hash TEXT NOT NULL UNIQUE,
+    created INTEGER NOT NULL,
+    expires INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+"#,
+        ),
     ])
 }
 

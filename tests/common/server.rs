@@ -184,6 +184,31 @@ impl Server {
     }
 }
 
+/// Files under `DATA/replays/` that are no recorded game's replay (leftovers).
+pub fn stray_replays(data: &Path) -> Vec<PathBuf> {
+    let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
+    let rows: std::collections::HashSet<PathBuf> = db
+        .read(|c| {
+            let mut s = c.prepare("SELECT replay FROM games")?;
+            let r = s.query_map([], |r| r.get::<_, String>(0))?;
+            r.map(|p| p.map(|p| data.join(p))).collect()
+        })
+        .unwrap();
+    let mut out = Vec::new();
+    let Ok(jobs) = std::fs::read_dir(data.join("replays")) else {
+        return out;
+    };
+    for j in jobs {
+        for f in std::fs::read_dir(j.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if !rows.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();

@@ -152,12 +152,31 @@ pub fn merge(
     }
     parts.sort_by_key(|p| p.shard.index);
 
-    // Each shard finished, holding its own games only (verify_results refuses lines that are
-    // not games of the tournament, and a game twice in one file).
+    // Each shard holding its own games only (verify_results refuses lines that are not games
+    // of the tournament, and a game twice in one file), then finished. The lines' shards come
+    // first: a game of another shard counted as one of this shard's would make it look
+    // unfinished or over-full, with a `--resume` fix that then refuses.
     let mut missing_replays = 0;
     let mut first_missing = None;
     for p in &parts {
         let scan = verify_results(&t, &p.dir)?;
+        for l in lines_in_id_order(&p.dir.results_path())? {
+            let l = l?;
+            let (table, g) = schedule.game(l.id).expect("verified against the schedule");
+            if !p.shard.holds(table, g.index) {
+                return Err(format!(
+                    "{}: game {} (table {}, game {}) is a game of shard {}, not of this \
+                     directory's shard {}\n  fix: each shard's directory must hold its own games \
+                     only (was a results file copied between shards?)",
+                    p.dir.results_path().display(),
+                    l.id,
+                    table.id,
+                    g.index,
+                    Shard::of(table, g.index, count),
+                    p.shard
+                ));
+            }
+        }
         let expected = p.shard.games(&schedule);
         if scan.count() != expected || scan.torn_tail {
             return Err(format!(
@@ -177,25 +196,6 @@ pub fn merge(
         missing_replays += scan.missing_replays;
         if first_missing.is_none() {
             first_missing = scan.first_missing;
-        }
-    }
-    for p in &parts {
-        for l in lines_in_id_order(&p.dir.results_path())? {
-            let l = l?;
-            let (table, g) = schedule.game(l.id).expect("verified against the schedule");
-            if !p.shard.holds(table, g.index) {
-                return Err(format!(
-                    "{}: game {} (table {}, game {}) is a game of shard {}, not of this \
-                     directory's shard {}\n  fix: each shard's directory must hold its own games \
-                     only (was a results file copied between shards?)",
-                    p.dir.results_path().display(),
-                    l.id,
-                    table.id,
-                    g.index,
-                    Shard::of(table, g.index, count),
-                    p.shard
-                ));
-            }
         }
     }
     // The disqualifications, as one machine would have decided them.

@@ -3,7 +3,9 @@
 //! (`openapi.rs`, checked against the routes by a test).
 //!
 //! Authentication: `Authorization: Bearer TOKEN`, or the `durak_token` cookie that the
-//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it).
+//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it),
+//! which holds a login session's token (`auth::new_session`, ended by logging out), not the
+//! account's API token.
 
 pub mod api;
 pub mod cache;
@@ -16,7 +18,7 @@ pub mod worker_api;
 
 use crate::auth::{self, Account};
 use crate::ladder::Ladder;
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequest, FromRequestParts, OptionalFromRequest};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -81,6 +83,54 @@ impl IntoResponse for ApiError {
             axum::Json(serde_json::json!({"error": self.message})),
         )
             .into_response()
+    }
+}
+
+/// A JSON body, whatever its `Content-Type` says: `curl -d '{...}'` sends
+/// `application/x-www-form-urlencoded`, and axum's `Json` refuses that (and a body with no
+/// type at all), which made the documented commands fail. A body that is not the JSON the
+/// route takes is refused: 400 when it is not JSON, 422 when it is JSON of another shape.
+/// `Option<JsonBody<T>>`: an empty body is `None`.
+pub struct JsonBody<T>(pub T);
+
+async fn body_bytes<S: Send + Sync>(
+    req: axum::extract::Request,
+    state: &S,
+) -> Result<bytes::Bytes, ApiError> {
+    bytes::Bytes::from_request(req, state)
+        .await
+        .map_err(|e| ApiError::new(e.status().as_u16(), e.body_text()))
+}
+
+fn parse_body<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(b).map_err(|e| {
+        let status = if e.is_data() { 422 } else { 400 };
+        ApiError::new(
+            status,
+            format!("the request's body is not the JSON this route takes: {e}"),
+        )
+    })
+}
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let b = body_bytes(req, state).await?;
+        parse_body(&b).map(JsonBody)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+    async fn from_request(
+        req: axum::extract::Request,
+        state: &S,
+    ) -> Result<Option<Self>, ApiError> {
+        let b = body_bytes(req, state).await?;
+        if b.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        parse_body(&b).map(|t| Some(JsonBody(t)))
     }
 }
 

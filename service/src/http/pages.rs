@@ -424,18 +424,23 @@ async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respons
     layout(&format!("{}'s page", a.name), Some(&a), body).into_response()
 }
 
-fn token_cookie(token: &str) -> String {
-    format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000")
+/// The login cookie: a session token of its own (never the account's API token), for as long
+/// as the session lasts.
+fn session_cookie(session: &str) -> String {
+    format!(
+        "{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        crate::auth::SESSION_DAYS * 86_400
+    )
 }
 
-fn show_token(title: &str, a: &Account, token: &str) -> Response {
+fn show_token(title: &str, a: &Account, token: &str, session: &str) -> Response {
     let body = html! {
         p { "Your token (shown only this once: keep it to submit from the command line or to log in again):" }
         p.token #token { (token) }
         p { a href="/me" { "Go to your page" } }
     };
     (
-        [(header::SET_COOKIE, token_cookie(token))],
+        [(header::SET_COOKIE, session_cookie(session))],
         layout(title, Some(a), body),
     )
         .into_response()
@@ -461,8 +466,13 @@ struct RegisterForm {
 }
 
 async fn register(State(s): State<AppState>, Form(f): Form<RegisterForm>) -> Response {
-    match blocking(move || api::register_account(&s, &f.name, Some(&f.invite))).await {
-        Ok((a, token)) => show_token("Account created", &a, &token),
+    let registered = blocking(move || {
+        let (a, token) = api::register_account(&s, &f.name, Some(&f.invite))?;
+        let session = crate::auth::new_session(&s.ladder.db, a.id)?;
+        Ok((a, token, session))
+    });
+    match registered.await {
+        Ok((a, token, session)) => show_token("Account created", &a, &token, &session),
         Err(e) => page_error(None, e),
     }
 }
@@ -484,10 +494,19 @@ struct LoginForm {
 
 async fn login(State(s): State<AppState>, Form(f): Form<LoginForm>) -> Response {
     let token = f.token.trim().to_string();
-    let t2 = token.clone();
-    match blocking(move || Ok(crate::auth::account_of(&s.ladder.db, &t2)?)).await {
-        Ok(Some(_)) => (
-            [(header::SET_COOKIE, token_cookie(&token))],
+    let session = blocking(move || {
+        // An API token (not a session's: a cookie's value is not a login).
+        if token.starts_with("ds_") {
+            return Ok(None);
+        }
+        match crate::auth::account_of(&s.ladder.db, &token)? {
+            Some(a) => Ok(Some(crate::auth::new_session(&s.ladder.db, a.id)?)),
+            None => Ok(None),
+        }
+    });
+    match session.await {
+        Ok(Some(session)) => (
+            [(header::SET_COOKIE, session_cookie(&session))],
             Redirect::to("/me"),
         )
             .into_response(),
@@ -496,7 +515,19 @@ async fn login(State(s): State<AppState>, Form(f): Form<LoginForm>) -> Response 
     }
 }
 
-async fn logout() -> Response {
+/// Log out: the session ends (its cookie opens nothing any more, wherever it was copied), and
+/// the cookie is cleared.
+async fn logout(State(s): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    let session = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("").split(';'))
+        .find_map(|kv| kv.trim().strip_prefix("durak_token=").map(str::to_string));
+    if let Some(t) = session.filter(|t| t.starts_with("ds_")) {
+        if let Err(e) = blocking(move || Ok(crate::auth::end_session(&s.ladder.db, &t)?)).await {
+            return page_error(None, e);
+        }
+    }
     (
         [(
             header::SET_COOKIE,

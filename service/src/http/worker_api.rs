@@ -9,7 +9,7 @@
 //! plays and releases the job if it stops before the end. The job is done, and counts on the
 //! leaderboard, once every game of it is recorded, whoever posted them.
 
-use super::{blocking, token_of, ApiError, AppState, Organiser};
+use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
 use crate::auth::{self, WorkerToken};
 use crate::ladder::jobs::{self, Job};
 use crate::ladder::recorder;
@@ -258,7 +258,7 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
 async fn claim(
     State(s): State<AppState>,
     Worker(w): Worker,
-    _body: Option<Json<ClaimBody>>,
+    _body: Option<JsonBody<ClaimBody>>,
 ) -> Result<Json<Value>, ApiError> {
     let c = blocking(move || claim_for(&s, &w)).await?;
     Ok(Json(match c {
@@ -287,7 +287,7 @@ async fn renew(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<LeaseBody>,
+    JsonBody(b): JsonBody<LeaseBody>,
 ) -> Result<Json<Value>, ApiError> {
     own_lease(&w, &b.lease)?;
     let lease_ms = s.ladder.cfg.ladder.lease_ms;
@@ -312,7 +312,7 @@ async fn release(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<LeaseBody>,
+    JsonBody(b): JsonBody<LeaseBody>,
 ) -> Result<Json<Value>, ApiError> {
     own_lease(&w, &b.lease)?;
     let released = blocking(move || {
@@ -332,8 +332,39 @@ pub struct PostedGame {
     /// The result as the worker saw it (checked against the replay's).
     #[serde(default)]
     pub result: Option<PostedResult>,
-    /// The replay file's lines (JSON lines, as the referee writes them).
-    pub replay: String,
+    /// The replay compressed as a `.jsonl.zst` file holds it (zstd), in base64: what
+    /// `durak worker` posts (a few KB a game).
+    #[serde(default)]
+    pub replay_zst: Option<String>,
+    /// Or the replay file's lines as they are (JSON lines, as the referee writes them).
+    #[serde(default)]
+    pub replay: Option<String>,
+}
+
+/// A replay's bytes as a results post carries them (`replay_zst`): compressed with zstd, in
+/// base64.
+pub fn encode_replay(text: &[u8]) -> std::io::Result<String> {
+    use base64::Engine;
+    let packed = durak_referee::replay::compress_replay(text)?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(packed))
+}
+
+impl PostedGame {
+    /// The replay file's bytes as posted (compressed or plain), or why there are none.
+    pub fn replay_bytes(&self) -> Result<Vec<u8>, String> {
+        use base64::Engine;
+        match (&self.replay_zst, &self.replay) {
+            (Some(b), None) => base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map_err(|e| format!("replay_zst is not base64: {e}")),
+            (None, Some(text)) => Ok(text.as_bytes().to_vec()),
+            _ => Err(
+                "give the replay once: replay_zst (zstd, base64) or replay (its JSON \
+                      lines)"
+                    .into(),
+            ),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -380,14 +411,23 @@ pub fn record_results(
     let mut checked = Vec::new();
     let mut refused: Vec<verify::Refusal> = Vec::new();
     for g in &b.games {
-        match verify::check_game(
-            &l.cfg.ladder,
-            &job,
-            g.game,
-            g.replay.as_bytes(),
-            g.result.as_ref(),
-            &played_by,
-        ) {
+        let checked_game = g
+            .replay_bytes()
+            .map_err(|e| verify::Refusal {
+                status: 422,
+                message: format!("job {job_id} game {}: {e}", g.game),
+            })
+            .and_then(|bytes| {
+                verify::check_game(
+                    &l.cfg.ladder,
+                    &job,
+                    g.game,
+                    bytes,
+                    g.result.as_ref(),
+                    &played_by,
+                )
+            });
+        match checked_game {
             Ok(x) => checked.push(x),
             Err(r) => refused.push(r),
         }
@@ -449,7 +489,7 @@ async fn results(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    Json(b): Json<ResultsBody>,
+    JsonBody(b): JsonBody<ResultsBody>,
 ) -> Result<Json<ResultsAnswer>, ApiError> {
     blocking(move || record_results(&s, &w, job, b))
         .await
@@ -493,7 +533,7 @@ pub struct TokenBody {
 async fn new_token(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-    body: Option<Json<TokenBody>>,
+    body: Option<JsonBody<TokenBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
     let (id, token) =

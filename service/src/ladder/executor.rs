@@ -158,6 +158,9 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
         m.hidden = vec![ladder.paths.root.clone()];
         let all_seats: Vec<Seat> = (0..k).collect();
         let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
+            // Taken whatever happens: the referee writes no file of its own in the replay
+            // folder (only the recorder's, of games recorded, are there).
+            let log = log.take();
             // Earlier games answered meanwhile: a suspension stops the job.
             if !settle(ladder, &mut tickets, false, &lost) {
                 return all_seats.clone();
@@ -166,8 +169,16 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
                 // Not recorded: the rest forfeits at once (nobody is started again).
                 return all_seats.clone();
             }
-            let Some(log) = log.take() else {
+            let Some(log) = log else {
                 return Vec::new();
+            };
+            let replay = match log.to_bytes(true) {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!("ladder: a replay could not be compressed: {e}");
+                    lost.store(true, Ordering::SeqCst);
+                    return all_seats.clone();
+                }
             };
             tickets.push(ladder.recorder.submit(GameIn {
                 job: job.id,
@@ -176,7 +187,7 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
                 deal: rec.game as usize,
                 seats: seating.clone(),
                 record: rec.clone(),
-                replay: replay_bytes(&log),
+                replay,
                 played_by: "local".into(),
             }));
             Vec::new()
@@ -201,16 +212,6 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
     }
     ladder.notify();
     Ok(())
-}
-
-/// A replay's file bytes: its lines, each ending with a newline.
-pub fn replay_bytes(log: &ReplayLog) -> Vec<u8> {
-    let mut out = Vec::with_capacity(log.lines.iter().map(|l| l.len() + 1).sum());
-    for l in &log.lines {
-        out.extend_from_slice(l.as_bytes());
-        out.push(b'\n');
-    }
-    out
 }
 
 /// Take the answers of the games handed to the recorder: all of them (`wait`), or those in

@@ -47,9 +47,60 @@ pub struct Ladder {
 
 const PAUSED_KEY: &str = "ladder_paused";
 const SEED_KEY: &str = "ladder_seed";
+const SWEPT_KEY: &str = "stray_replays_swept";
+
+/// What makes a ladder the ladder it is, kept on its first start and refused changed on a
+/// restart (its standings would fit games of one variant or table with another's): the setting's
+/// key, the `[ladder]` key, the flag, and the configured value as text.
+fn identity(cfg: &Config) -> [(&'static str, &'static str, &'static str, String); 3] {
+    let l = &cfg.ladder;
+    [
+        (
+            "ladder_variant",
+            "variant",
+            "--variant",
+            l.variant.name().to_string(),
+        ),
+        (
+            "ladder_table_size",
+            "table_size",
+            "--table-size",
+            l.table_size.to_string(),
+        ),
+        ("ladder_deals", "deals", "--deals", l.deals.to_string()),
+    ]
+}
+
+/// Store the ladder's variant, table size and deals per job on the first start; on a later one,
+/// refuse a configuration that changes them (naming the stored and the given value and the
+/// fix). A data directory from before these were kept takes the configuration's.
+pub fn pin_identity(db: &Db, cfg: &Config) -> Result<(), String> {
+    let mut changed = Vec::new();
+    for (key, name, flag, given) in identity(cfg) {
+        match db.setting(key)? {
+            Some(stored) if stored != given => changed.push(format!(
+                "  {name}: this ladder plays {name} = {stored}, the configuration gives {given}\n    \
+                 fix: start it with {flag} {stored} (or {name} = {stored} in [ladder])"
+            )),
+            Some(_) => {}
+            None => db.set_setting(key, &given)?,
+        }
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the data directory {} holds a ladder of another kind: its games and standings are \
+         of the ladder it was started with, which cannot change\n{}\n  or, for a new ladder, \
+         start with a new data directory (--data-dir NEW, or data_dir = ... in the configuration)",
+        cfg.data_dir.display(),
+        changed.join("\n")
+    ))
+}
 
 impl Ladder {
     pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, String> {
+        pin_identity(&db, &cfg)?;
         let seed = match db.setting(SEED_KEY)? {
             Some(s) => s
                 .parse()
@@ -64,6 +115,15 @@ impl Ladder {
                 s
             }
         };
+        // Once per data directory: older servers left stray replay files (none are made now).
+        if db.setting(SWEPT_KEY)?.is_none() {
+            let n = recorder::sweep_stray_replays(&paths.replays())
+                .map_err(|e| format!("{}: {e}", paths.replays().display()))?;
+            if n > 0 {
+                tracing::info!("removed {n} replay file(s) of games that were never recorded");
+            }
+            db.set_setting(SWEPT_KEY, "1")?;
+        }
         let paused = db.setting(PAUSED_KEY)?.as_deref() == Some("1");
         let l = &cfg.ladder;
         let run_id = format!("{:x}", crate::db::now_ms());

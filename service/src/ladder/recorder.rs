@@ -6,8 +6,9 @@
 //! 1. a game already recorded (by `(job, game)`: in the database, or earlier in the batch) is
 //!    left as it is, and its replay file is not touched — a job played twice, or resumed
 //!    part-way, or finished by a worker after its lease ended, records each game once;
-//! 2. each new game's replay is written (`DATA/replays/jJOB/gGAME.jsonl`, a temporary file
-//!    renamed: complete or absent), then all of them are fdatasynced, a few threads at once so
+//! 2. each new game's replay is written (`DATA/replays/jJOB/gGAME.jsonl.zst`, compressed with
+//!    zstd as tournaments write theirs, a few KB a game; a temporary file renamed: complete or
+//!    absent), then all of them are fdatasynced, a few threads at once so
 //!    that the file system journals them together, then their directories;
 //! 3. one transaction (`synchronous = FULL`: one fsync of the WAL) inserts every new game's row
 //!    and updates the fault streaks of its versions, suspending one that faulted in
@@ -23,7 +24,7 @@
 
 use crate::db::{now_ms, Db};
 use durak_protocol::{Fault, FaultKind};
-use durak_referee::replay::{sync_files, sync_path, write_file_atomic};
+use durak_referee::replay::{sync_files, sync_path, write_file_atomic, ZSTD_MAGIC};
 use durak_referee::GameRecord;
 use rusqlite::params;
 use std::collections::{BTreeSet, HashSet};
@@ -36,9 +37,40 @@ use std::time::Duration;
 /// Games in one commit, at most.
 pub const MAX_BATCH: usize = 512;
 
-/// Where a game's replay lives, relative to the data directory.
-pub fn replay_rel(job: i64, game: u32) -> String {
-    format!("replays/j{job}/g{game:04}.jsonl")
+/// Where a game's replay lives, relative to the data directory: `.jsonl.zst` when it is
+/// compressed (every replay the ladder records now), `.jsonl` when not (older data
+/// directories hold those; every reader takes both).
+pub fn replay_rel(job: i64, game: u32, compressed: bool) -> String {
+    let ext = if compressed { "jsonl.zst" } else { "jsonl" };
+    format!("replays/j{job}/g{game:04}.{ext}")
+}
+
+/// Remove what an older server left in `DATA/replays/jJOB/` beside the recorded games' files:
+/// the referee's own copies of games that were not recorded (`rR-gNNNN.jsonl`, of jobs
+/// cancelled or given up while being played: this server takes every log, and writes only the
+/// recorder's files). Returns how many it removed.
+pub fn sweep_stray_replays(replays: &Path) -> std::io::Result<usize> {
+    let Ok(jobs) = std::fs::read_dir(replays) else {
+        return Ok(0);
+    };
+    let mut n = 0;
+    for job in jobs {
+        let job = job?;
+        if !job.file_name().to_string_lossy().starts_with('j') || !job.file_type()?.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(job.path())? {
+            let f = f?;
+            let name = f.file_name();
+            let name = name.to_string_lossy();
+            let stray = name.starts_with('r') && name.contains("-g") && name.contains(".jsonl");
+            if stray && f.file_type()?.is_file() {
+                std::fs::remove_file(f.path())?;
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
 }
 
 /// What recording a game did.
@@ -60,10 +92,18 @@ pub struct GameIn {
     /// Version ids by seat.
     pub seats: Vec<i64>,
     pub record: GameRecord,
-    /// The replay file's bytes (JSON lines).
+    /// The replay file's bytes: its JSON lines compressed with zstd
+    /// (`durak_referee::replay::compress_replay`; plain lines are written as a `.jsonl`).
     pub replay: Vec<u8>,
     /// Who played it: `local` (the server's tables) or `worker:ID` (a worker token's id).
     pub played_by: String,
+}
+
+impl GameIn {
+    /// Where its replay is written, by what its bytes are.
+    pub fn replay_rel(&self) -> String {
+        replay_rel(self.job, self.game, self.replay.starts_with(&ZSTD_MAGIC))
+    }
 }
 
 type Answer = Result<Recorded, String>;
@@ -209,7 +249,7 @@ impl Committer {
         let mut written = Vec::new();
         for &n in &fresh {
             let g = &batch[n].game;
-            let path = self.root.join(replay_rel(g.job, g.game));
+            let path = self.root.join(g.replay_rel());
             let dir = path.parent().expect("a replay has a folder").to_path_buf();
             if !dir.is_dir() {
                 new_dirs.insert(dir.clone());
@@ -327,7 +367,7 @@ fn insert_one(
             r.moves,
             r.duration_ms as i64,
             r.move_limit,
-            replay_rel(g.job, g.game),
+            g.replay_rel(),
             now,
             g.played_by,
         ],
@@ -441,7 +481,10 @@ mod tests {
         // Two copies of one game in one batch, and again later: the first stays.
         let a = r.submit(game(1, 0, vec![1, 2], vec![], "first\n"));
         let b = r.submit(game(1, 0, vec![1, 2], vec![], "second\n"));
-        let c = r.submit(game(1, 1, vec![1, 2], vec![], "other\n"));
+        // (A compressed replay, as the ladder records them all, goes to a .jsonl.zst.)
+        let mut packed = game(1, 1, vec![1, 2], vec![], "");
+        packed.replay = durak_referee::replay::compress_replay(b"other\n").unwrap();
+        let c = r.submit(packed);
         let news: Vec<bool> = [a, b, c]
             .into_iter()
             .map(|t| t.wait().unwrap().new)
@@ -451,9 +494,17 @@ mod tests {
         let again = r.record(game(1, 0, vec![1, 2], vec![], "third\n")).unwrap();
         assert!(!again.new);
         assert_eq!(n.load(Ordering::Relaxed), 2);
-        let text = std::fs::read_to_string(d.path().join(replay_rel(1, 0))).unwrap();
+        let text = std::fs::read_to_string(d.path().join(replay_rel(1, 0, false))).unwrap();
         assert_eq!(text, "first\n", "the first copy is the one kept");
         assert_eq!(recorded_games(&db, 1).unwrap(), vec![0, 1]);
+        let rel: String = db
+            .read(|c| c.query_row("SELECT replay FROM games WHERE game = 1", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(rel, "replays/j1/g0001.jsonl.zst");
+        let raw = std::fs::read(d.path().join(&rel)).unwrap();
+        assert!(raw.starts_with(&ZSTD_MAGIC));
+        let back = durak_referee::replay::read_replay_bytes(&d.path().join(&rel)).unwrap();
+        assert_eq!(back, b"other\n");
         let by: String = db
             .read(|c| c.query_row("SELECT played_by FROM games LIMIT 1", [], |r| r.get(0)))
             .unwrap();

@@ -42,13 +42,18 @@ pub struct PostedResult {
     pub moves: u32,
 }
 
+/// The most a posted replay may unpack to (a game's replay is tens of KB; a zstd frame that
+/// unpacks to more is refused as it is read, not allocated).
+pub const MAX_REPLAY_BYTES: u64 = 64 << 20;
+
 /// Check game `game` of `job` as posted (`replay`: the replay file's bytes, plain or zstd)
-/// and make it a game to record, played by `played_by`.
+/// and make it a game to record, played by `played_by`, its replay compressed (as posted, or
+/// compressed here when it came plain or packed larger than its lines).
 pub fn check_game(
     cfg: &LadderConfig,
     job: &Job,
     game: u32,
-    replay: &[u8],
+    replay: Vec<u8>,
     posted: Option<&PostedResult>,
     played_by: &str,
 ) -> Result<GameIn, Refusal> {
@@ -62,8 +67,11 @@ pub fn check_game(
     }
     let (rotation, deal) = job.split(game);
     let seating = job.seating(rotation);
-    let bytes = durak_referee::replay::decode_replay_bytes(replay.to_vec())
-        .map_err(|e| unprocessable(format!("{what}: the replay cannot be decompressed: {e}")))?;
+    let bytes =
+        durak_referee::replay::decode_replay_bytes_limited(replay.clone(), MAX_REPLAY_BYTES)
+            .map_err(|e| {
+                unprocessable(format!("{what}: the replay cannot be decompressed: {e}"))
+            })?;
     let parsed = durak_replay::parse_replay(&bytes, &what)
         .map_err(|e| unprocessable(format!("{what}: not a replay the server can read: {e}")))?;
     let sim = durak_replay::simulate(&parsed);
@@ -187,6 +195,15 @@ pub fn check_game(
             rule: f.rule.clone(),
         });
     }
+    let packed = replay.starts_with(&durak_referee::replay::ZSTD_MAGIC);
+    let stored = if packed && replay.len() <= bytes.len() {
+        replay
+    } else {
+        durak_referee::replay::compress_replay(&bytes).map_err(|e| Refusal {
+            status: 503,
+            message: format!("{what}: the server could not compress the replay ({e})"),
+        })?
+    };
     Ok(GameIn {
         job: job.id,
         game,
@@ -205,7 +222,7 @@ pub fn check_game(
             replay: None,
             duration_ms: result.duration_ms.unwrap_or(0),
         },
-        replay: bytes,
+        replay: stored,
         played_by: played_by.to_string(),
     })
 }

@@ -2,8 +2,8 @@
 //! the tests, which play a job's games to forge them).
 
 use super::stopping;
+use crate::http::worker_api::encode_replay;
 pub use crate::http::worker_api::{Claimed, WorkerVersion};
-use crate::ladder::executor::replay_bytes;
 use crate::ladder::verify::PostedResult;
 use durak_referee::{
     play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, Sandbox, SeatSpec,
@@ -18,8 +18,21 @@ use std::path::PathBuf;
 pub struct Played {
     pub game: u32,
     pub result: PostedResult,
+    /// The replay, compressed as a `.jsonl.zst` file holds it, in base64
+    /// ([`crate::http::worker_api::encode_replay`]).
+    pub replay_zst: String,
+}
+
+impl Played {
     /// The replay's JSON lines.
-    pub replay: String,
+    pub fn text(&self) -> Result<String, String> {
+        use base64::Engine;
+        let packed = base64::engine::general_purpose::STANDARD
+            .decode(&self.replay_zst)
+            .map_err(|e| e.to_string())?;
+        let text = durak_referee::replay::decode_replay_bytes(packed).map_err(|e| e.to_string())?;
+        String::from_utf8(text).map_err(|e| e.to_string())
+    }
 }
 
 /// Play `games` of a claimed job with the referee, one at a time, rotation by rotation:
@@ -86,15 +99,27 @@ pub async fn play_games(
         m.hidden = hidden.clone();
         let all: Vec<Seat> = (0..k).collect();
         let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
+            // Taken whatever happens: the referee writes nothing in the scratch folder.
+            let log = log.take();
             // A signal came: what ends now may have been cut short by it, and is not posted.
             if stopped || stopping() {
                 stopped = true;
                 return all.clone();
             }
-            let Some(log) = log.take() else {
+            let Some(log) = log else {
                 return Vec::new();
             };
-            let replay = String::from_utf8(replay_bytes(&log)).unwrap_or_default();
+            let replay_zst = match log.to_bytes(false).and_then(|t| encode_replay(&t)) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!(
+                        "durak worker: job {}: a replay could not be compressed: {e}",
+                        job.id
+                    );
+                    stopped = true;
+                    return all.clone();
+                }
+            };
             let played = Played {
                 game: (r * d) as u32 + rec.game,
                 result: PostedResult {
@@ -102,7 +127,7 @@ pub async fn play_games(
                     draw: rec.draw,
                     moves: rec.moves,
                 },
-                replay,
+                replay_zst,
             };
             if !on_game(played) {
                 stopped = true;

@@ -76,7 +76,7 @@ pub fn register_account(
 
 pub(super) async fn register(
     State(s): State<AppState>,
-    Json(b): Json<RegisterBody>,
+    JsonBody(b): JsonBody<RegisterBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let (a, token) = blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
     Ok((
@@ -95,7 +95,7 @@ pub struct TokenBody {
 pub(super) async fn new_token(
     State(s): State<AppState>,
     Author(a): Author,
-    body: Option<Json<TokenBody>>,
+    body: Option<JsonBody<TokenBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
     let (id, token) =

@@ -11,7 +11,7 @@ use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
 use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
 
-use super::{blocking, ApiError, AppState, Author, Organiser};
+use super::{blocking, ApiError, AppState, Author, JsonBody, Organiser};
 use crate::auth;
 use crate::ladder::board::Leaderboard;
 use crate::store::{self, GameRow, Version};
@@ -402,7 +402,9 @@ async fn replay(
     let bytes = blocking(move || {
         let row = store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
-        std::fs::read(s.ladder.paths.root.join(&row.replay)).map_err(ApiError::internal)
+        // Its lines, whether the file is compressed (`.jsonl.zst`) or plain.
+        durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+            .map_err(ApiError::internal)
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response())

@@ -51,7 +51,7 @@ pub(super) async fn disqualify(
     State(s): State<AppState>,
     Organiser(_): Organiser,
     Path((bot, n)): Path<(String, i64)>,
-    body: Option<Json<ReasonBody>>,
+    body: Option<JsonBody<ReasonBody>>,
 ) -> Result<Json<Version>, ApiError> {
     let reason = body
         .and_then(|b| b.0.reason)
@@ -81,7 +81,7 @@ pub struct TournamentBody {
 pub(super) async fn start_tournament(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-    body: Option<Json<TournamentBody>>,
+    body: Option<JsonBody<TournamentBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let games = body.and_then(|b| b.0.games).unwrap_or(10);
     let id = blocking(move || {
