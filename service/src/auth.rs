@@ -77,6 +77,15 @@ pub fn end_session(db: &Db, token: &str) -> Result<(), String> {
 
 /// The account a token belongs to (not revoked): an API token, or a login session's (not
 /// ended, not expired).
+/// An account from a row of `id, name, organiser`.
+fn account_row(r: &rusqlite::Row) -> rusqlite::Result<Account> {
+    Ok(Account {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        organiser: r.get::<_, i64>(2)? != 0,
+    })
+}
+
 pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
     if token.starts_with("ds_") {
         let h = hash(token);
@@ -85,13 +94,7 @@ pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
                 "SELECT a.id, a.name, a.organiser FROM sessions s JOIN accounts a ON a.id = \
                  s.account WHERE s.hash = ?1 AND s.revoked = 0 AND s.expires > ?2",
                 params![h, now_ms()],
-                |r| {
-                    Ok(Account {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                        organiser: r.get::<_, i64>(2)? != 0,
-                    })
-                },
+                account_row,
             )
             .optional()
         });
@@ -102,13 +105,7 @@ pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
             "SELECT a.id, a.name, a.organiser FROM tokens t JOIN accounts a ON a.id = t.account \
              WHERE t.hash = ?1 AND t.revoked = 0",
             [h],
-            |r| {
-                Ok(Account {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    organiser: r.get::<_, i64>(2)? != 0,
-                })
-            },
+            account_row,
         )
         .optional()
     })

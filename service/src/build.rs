@@ -35,10 +35,19 @@ const LINE_CHARS: usize = 500;
 /// Entries counted at most when measuring the folder (a build making more is over any limit).
 const MAX_ENTRIES: usize = 200_000;
 
-/// The bytes under `dir` (files and links, not following links), and whether the count
-/// stopped at [`MAX_ENTRIES`].
-pub fn folder_size(dir: &Path) -> (u64, bool) {
-    let mut total = 0u64;
+/// How a walk of a folder ended.
+#[derive(PartialEq)]
+enum Walk {
+    Done,
+    /// `visit` asked to stop.
+    Stopped,
+    /// More than `MAX_ENTRIES` entries.
+    TooMany,
+}
+
+/// Visit the metadata of every entry under `dir`, at most `MAX_ENTRIES` of them, until `visit`
+/// returns true.
+fn walk(dir: &Path, mut visit: impl FnMut(&std::fs::Metadata) -> bool) -> Walk {
     let mut seen = 0usize;
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -48,18 +57,31 @@ pub fn folder_size(dir: &Path) -> (u64, bool) {
         for e in rd.flatten() {
             seen += 1;
             if seen > MAX_ENTRIES {
-                return (total, true);
+                return Walk::TooMany;
             }
             let Ok(m) = e.metadata() else { continue };
-            // Blocks really used, not the apparent size (a sparse file counts what it holds).
-            use std::os::unix::fs::MetadataExt;
-            total += (m.blocks() * 512).max(if m.is_file() { 0 } else { 4096 });
+            if visit(&m) {
+                return Walk::Stopped;
+            }
             if m.is_dir() {
                 todo.push(e.path());
             }
         }
     }
-    (total, false)
+    Walk::Done
+}
+
+/// The bytes under `dir` (files and links, not following links), and whether the count
+/// stopped at [`MAX_ENTRIES`].
+pub fn folder_size(dir: &Path) -> (u64, bool) {
+    let mut total = 0u64;
+    let walked = walk(dir, |m| {
+        // Blocks really used, not the apparent size (a sparse file counts what it holds).
+        use std::os::unix::fs::MetadataExt;
+        total += (m.blocks() * 512).max(if m.is_file() { 0 } else { 4096 });
+        false
+    });
+    (total, walked == Walk::TooMany)
 }
 
 /// Whether a failed build met the file-size limit: killed by SIGXFSZ (or its shell exited
@@ -71,26 +93,7 @@ fn hit_file_size_limit(s: std::process::ExitStatus, folder: &Path, limit: Option
     if s.signal() == Some(libc::SIGXFSZ) || s.code() == Some(128 + libc::SIGXFSZ) {
         return true;
     }
-    let mut todo = vec![folder.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return false;
-            }
-            let Ok(m) = e.metadata() else { continue };
-            if m.is_dir() {
-                todo.push(e.path());
-            } else if m.is_file() && m.len() >= limit {
-                return true;
-            }
-        }
-    }
-    false
+    walk(folder, |m| m.is_file() && m.len() >= limit) == Walk::Stopped
 }
 
 /// As root, strict mode runs the build under an unprivileged uid of its own: the folder must be
