@@ -87,7 +87,7 @@ fn views(dir: &Path, g: usize) -> (String, String) {
 }
 
 /// A crash on an event of a kind the bot has read before, in the second game: charged there,
-/// said to have happened while reading that game's events (after the last line it was sent),
+/// said to have happened while reading that game's events (after the last line it read),
 /// not "it ended after the previous game's game_end"; its stderr shows right after the event
 /// that killed it, in `--raw` and at the step it came with.
 #[test]
@@ -104,10 +104,10 @@ fn a_crash_on_an_event_of_the_next_game_is_not_called_an_exit_after_game_end() {
     );
     let detail = fault_detail(&r, 1);
     assert!(
-        detail
-            .contains("it exited while reading events of game 1, after the last line it was sent"),
+        detail.contains("it exited while reading events of game 1, after the last line it read"),
         "{detail}"
     );
+    assert!(detail.contains(r#""kind":"turn_started""#), "{detail}");
     assert!(
         !detail.contains("game_end") && !detail.contains("for the first time"),
         "{detail}"
@@ -197,4 +197,60 @@ fn a_crash_on_the_last_event_shows_at_the_last_step() {
         .find("stderr of seat 0 (after it was sent a \"game_over\" event):")
         .unwrap_or_else(|| panic!("{all}"));
     assert!(shown > last_step, "{}", &all[last_step..]);
+}
+
+/// check-bot: the same crash (on an event of a kind read before, in the third game of a
+/// match) fails the position it happened in, said so, with the bot's stderr under it; the
+/// lifecycle check ("keeps running after game_end") does not fail, nor advise it.
+#[test]
+fn check_bot_names_a_crash_reading_the_next_games_events_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = sh_bot(
+        dir.path(),
+        r#"case "$line" in *'"game":2,"event":{"kind":"turn_started"'*) echo "Traceback: boom in game 2" >&2; exit 1;; esac"#,
+    );
+    let args = [
+        "check-bot",
+        "--games",
+        "0",
+        "--long",
+        "0",
+        "--variant",
+        "podkidnoy",
+    ];
+    let out = durak(&[&args[..], &[bot.as_str()]].concat(), dir.path());
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let flat = report.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!flat.contains("✗ keeps running after game_end"), "{report}");
+    assert!(
+        !flat.contains("keep reading stdin after game_end"),
+        "{report}"
+    );
+    // The first failed check says what happened, with the stderr.
+    let first = flat
+        .split(" ✗ ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{report}"));
+    let first = first.split(" ✓ ").next().unwrap();
+    for needle in [
+        "it exited while reading events of game 2, after the last line it read: \
+         {\"type\":\"event\",\"game\":2,\"event\":{\"kind\":\"turn_started\"",
+        "the bot's stderr ended with: | Traceback: boom in game 2",
+    ] {
+        assert!(first.contains(needle), "{needle:?} not in: {first}");
+    }
+    let json = durak(
+        &[&args[..1], &["--json"], &args[1..], &[bot.as_str()]].concat(),
+        dir.path(),
+    );
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let game_end = v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["checks"].as_array().unwrap())
+        .find(|c| c["id"] == "game-end")
+        .unwrap();
+    assert_ne!(game_end["status"], "fail", "{game_end}");
 }

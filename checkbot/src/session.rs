@@ -359,12 +359,11 @@ impl<'a> Session<'a> {
                         && !answered
                         && matches!(kind, FaultKind::Crash | FaultKind::Closed);
                     let read_on = live.bytes_read().unwrap_or(live.bytes_written()) > end_offset;
-                    let last_line = live.last_line_sent();
-                    let all_read = live.bytes_read() >= Some(live.bytes_written());
+                    let last_line = live.last_line_read();
                     if between && !read_on {
                         self.ended_after_game_end(&group, index, &mut check);
                     } else if between {
-                        died_reading_game(index, last_line, all_read, &mut check);
+                        died_reading_game(index, last_line, &mut check);
                     }
                     let mut p = proc.take().expect("live");
                     // Let the bot read its error and game_end, then stop it (as the referee).
@@ -449,8 +448,8 @@ impl<'a> Session<'a> {
 
 /// The bot died before its first answer in game `index`, after reading some of that game's
 /// messages (so it did not just exit after the previous game_end): say so, with the last line it
-/// was sent (`all_read`: it had taken in all of them, a request last maybe).
-fn died_reading_game(index: u32, last: Option<String>, all_read: bool, check: &mut Check) {
+/// read.
+fn died_reading_game(index: u32, last: Option<String>, check: &mut Check) {
     let problem = check
         .exchanges
         .iter_mut()
@@ -461,10 +460,10 @@ fn died_reading_game(index: u32, last: Option<String>, all_read: bool, check: &m
         return;
     };
     let last = last.unwrap_or_default();
-    let asked = all_read && last.starts_with(r#"{"type":"request""#);
+    let asked = last.starts_with(r#"{"type":"request""#);
     p.message = format!(
-        "{}: it exited while reading events of game {index}{}, after the last line it was \
-         sent: {last}",
+        "{}: it exited while reading events of game {index}{}, after the last line it read: \
+         {last}",
         p.message,
         if asked {
             " (or deciding its request)"

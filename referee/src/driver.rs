@@ -961,13 +961,13 @@ fn died_between_answers(proc: &BotProcess, end_offset: u64, index: u32) -> Strin
                 exit after match_end"
             .into();
     }
-    let last = proc.last_line_sent().unwrap_or_default();
-    // It took in everything up to a request: it may have died on the request, not an event.
-    let asked = read >= proc.bytes_written() && last.starts_with(r#"{"type":"request""#);
+    let last = proc.last_line_read().unwrap_or_default();
+    // It took in a request last: it may have died on the request, not on an event.
+    let asked = last.starts_with(r#"{"type":"request""#);
     format!(
         ", before its first answer in this game: it exited while reading events of game \
-         {index}{}, after the last line it was sent: {last} (its stderr, in this game's replay, \
-         says where it failed)",
+         {index}{}, after the last line it read: {last} (its stderr, in this game's replay, says \
+         where it failed)",
         if asked {
             " (or deciding its request)"
         } else {

@@ -530,8 +530,7 @@ impl BotProcess {
             stdin.flush().await
         };
         let r = tokio::time::timeout(limit, write).await;
-        self.sent.wrote(&self.outbox[..done]);
-        self.outbox.clear();
+        self.sent.wrote(&mut self.outbox, done);
         match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
@@ -568,6 +567,15 @@ impl BotProcess {
     /// The last line written to the bot's stdin (cut when long), if any.
     pub fn last_line_sent(&self) -> Option<String> {
         self.sent.last_line()
+    }
+
+    /// The last whole line the bot has read from its stdin (cut when long): the last line
+    /// written, unless the kernel says the bot left some of it unread.
+    pub fn last_line_read(&self) -> Option<String> {
+        match self.bytes_read() {
+            Some(read) => self.sent.last_line_read(read),
+            None => self.sent.last_line(),
+        }
     }
 
     /// After a broken pipe or EOF: did the process end (crash) or only close the stream?
