@@ -254,3 +254,48 @@ fn check_bot_names_a_crash_reading_the_next_games_events_with_its_stderr() {
         .unwrap();
     assert_ne!(game_end["status"], "fail", "{game_end}");
 }
+
+/// `durak play "java -cp out Bot"`, as check-bot is given it in the bot's folder: the class
+/// path names a folder of the caller's, and the bot runs in a private directory, so `out` is
+/// resolved against the caller's directory as a script argument is; a bot that cannot start
+/// for a path of its own is told where it ran, with the first line of its stderr.
+#[test]
+fn play_resolves_a_class_path_of_the_callers_folder() {
+    let (Some(javac), Some(_)) = (
+        require_interpreter("javac", "default-jdk-headless"),
+        require_interpreter("java", "default-jdk-headless"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(javac)
+        .args(["-d", "out"])
+        .arg(repo_root().join("sample-bots/java/Bot.java"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let r = play(dir.path(), "java -cp out Bot", "1");
+    assert!(
+        r["games"][0]["faults"].as_array().unwrap().is_empty(),
+        "{r}"
+    );
+    std::fs::remove_dir_all(dir.path().join("replays")).unwrap();
+    // A path the referee cannot know is one (a class path in a -D property) fails to start,
+    // and the fault says why.
+    let r = play(dir.path(), "java -Djava.class.path=out Bot", "1");
+    let detail = fault_detail(&r, 0);
+    assert_eq!(r["games"][0]["faults"][0]["kind"], "start_failed", "{r}");
+    assert!(
+        detail.contains("its stderr began: Error: Could not find or load main class Bot"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("it ran in a private directory (") && detail.contains("not in yours"),
+        "{detail}"
+    );
+}
+
+fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}

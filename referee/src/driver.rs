@@ -656,9 +656,13 @@ async fn play_game(
                         kinds: Kinds::default(),
                     });
                 }
-                Err((f, proc)) => {
+                Err((mut f, proc)) => {
                     if let Some(mut p) = proc {
+                        let dir = p.private_dir().map(|d| d.to_path_buf());
                         p.kill().await;
+                        if f.kind == FaultKind::StartFailed {
+                            explain_start_failure(&mut f, &p, dir);
+                        }
                         start_stderr.extend(stderr_lines(seat, p.take_stderr().await));
                     }
                     run.faults.push(f);
@@ -947,6 +951,25 @@ async fn settle_tails(cfg: &MatchConfig, seats: &mut [SeatState], run: &mut Game
                 run.fault(seats, f).await;
             }
         }
+    }
+}
+
+/// A bot that ended before its hello: add the first line of its stderr (a missing class or
+/// module says it all) and, when it ran in a private directory, that it did not run in the
+/// caller's (`dir`), where a relative path that is not a file argument points nowhere.
+fn explain_start_failure(f: &mut Fault, proc: &BotProcess, dir: Option<PathBuf>) {
+    let (text, _) = proc.stderr_text();
+    if let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
+        let cut: String = first.chars().take(200).collect();
+        f.detail.push_str(&format!("; its stderr began: {cut}"));
+    }
+    if let Some(dir) = dir {
+        f.detail.push_str(&format!(
+            "; it ran in a private directory ({}), not in yours: arguments that name your files \
+             or folders (bot.py, -cp out) are made absolute, other relative paths point nowhere \
+             (give them as absolute paths, or set the bot's working directory)",
+            dir.display()
+        ));
     }
 }
 

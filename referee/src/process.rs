@@ -458,6 +458,12 @@ impl BotProcess {
         })
     }
 
+    /// The private working directory the bot runs in (default mode, without a configured
+    /// working directory), until the bot is killed.
+    pub fn private_dir(&self) -> Option<&std::path::Path> {
+        self.private_dir.as_ref().map(|d| d.path())
+    }
+
     /// The supervisor's pid (the bot's main process is its child).
     pub fn pid(&self) -> Option<u32> {
         self.pgid.map(|p| p as u32)
