@@ -94,7 +94,8 @@ fn died_reading(f: &IoFault, bit: u32, line: &str, proc: &BotProcess, limits: &L
 }
 
 /// Send `msg` (of kind `bit`) to the bot. Known kinds are queued (written with the next request,
-/// as the referee does); the first of a kind is written now, and the bot given up to
+/// as the referee does), but for `game_end` (written at once, as the referee does); the first of
+/// a kind is written now, and the bot given up to
 /// `settle` to read it. `read` holds the kinds this process has read. A bot that exits with
 /// status 0 right after its first `game_end` is left for the caller to find (it quit after
 /// game_end: a mistake of its own, checked as such).
@@ -107,7 +108,14 @@ pub async fn deliver(
 ) -> Result<(), Problem> {
     let limit = Duration::from_millis(limits.move_ms.max(100));
     if *read & bit != 0 {
-        return proc.send_later(msg, limit).await.map_err(|f| {
+        // game_end is written at once, as the referee does: then what the bot read of its
+        // stdin tells whether it read anything of the next game (see `Session::run_group`).
+        let sent = if bit == GAME_END {
+            proc.send(msg, limit).await
+        } else {
+            proc.send_later(msg, limit).await
+        };
+        return sent.map_err(|f| {
             let mut p = io_problem(&f, "sent it events", limits, 0);
             p.stderr = stderr_tail(proc);
             p

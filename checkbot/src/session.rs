@@ -288,8 +288,10 @@ impl<'a> Session<'a> {
         let mut draws = 0;
         let mut checks = Vec::new();
         // Games the running process has finished (a crash before its first answer in the next
-        // game means it ended after game_end).
+        // game, having read nothing of it, means it ended after game_end), and the bytes of its
+        // stdin up to the last game_end.
         let mut finished = 0u32;
+        let mut end_offset = 0u64;
         for (index, pos) in positions.iter().enumerate() {
             let index = index as u32;
             let mut check = Check::new(pos.id, pos.title, pos.rules, pos.purpose);
@@ -343,6 +345,7 @@ impl<'a> Session<'a> {
                         self.findings.games_continued += 1;
                     }
                     finished += 1;
+                    end_offset = live.bytes_written();
                     match outcome.loser {
                         Some(s) => losses[s] += 1,
                         None => draws += 1,
@@ -355,11 +358,17 @@ impl<'a> Session<'a> {
                         // It lived on after game_end and answered in this game.
                         self.findings.games_continued += 1;
                     }
-                    if finished > 0
+                    // Died before answering in this game after finishing one: it ended after
+                    // game_end if it had read nothing of this game, else it died reading it.
+                    let between = finished > 0
                         && !answered
-                        && matches!(kind, FaultKind::Crash | FaultKind::Closed)
-                    {
+                        && matches!(kind, FaultKind::Crash | FaultKind::Closed);
+                    let read_on = live.bytes_read().unwrap_or(live.bytes_written()) > end_offset;
+                    let last_line = live.last_line_read();
+                    if between && !read_on {
                         self.ended_after_game_end(&group, index, &mut check);
+                    } else if between {
+                        died_reading_game(index, last_line, &mut check);
                     }
                     let mut p = proc.take().expect("live");
                     // Let the bot read its error and game_end, then stop it (as the referee).
@@ -372,6 +381,10 @@ impl<'a> Session<'a> {
                         .await;
                     }
                     p.kill().await;
+                    if between && !read_on && self.findings.between_stderr.is_none() {
+                        // Under the lifecycle check, which fails first.
+                        self.findings.between_stderr = stderr_tail(&p);
+                    }
                     // The end of stderr explains a crash, a hang or garbage on stdout (not a
                     // rule broken: that is the bot's logic, and stderr is its own log).
                     let explains = !matches!(kind, FaultKind::Illegal | FaultKind::Schema);
@@ -436,7 +449,40 @@ impl<'a> Session<'a> {
                 .into();
         }
     }
+}
 
+/// The bot died before its first answer in game `index`, after reading some of that game's
+/// messages (so it did not just exit after the previous game_end): say so, with the last line it
+/// read.
+fn died_reading_game(index: u32, last: Option<String>, check: &mut Check) {
+    let problem = check
+        .exchanges
+        .iter_mut()
+        .rev()
+        .find_map(|x| x.problem.as_mut())
+        .or(check.problem.as_mut());
+    let Some(p) = problem else {
+        return;
+    };
+    let last = last.unwrap_or_default();
+    let asked = last.starts_with(r#"{"type":"request""#);
+    p.message = format!(
+        "{}: it exited while reading events of game {index}{}, after the last line it read: \
+         {last}",
+        p.message,
+        if asked {
+            " (or deciding its request)"
+        } else {
+            ""
+        }
+    );
+    p.fix = "read every message of a game and ignore what you do not use (docs/PROTOCOL.md, \
+             \"event\"); look up a field only after checking it is there. The bot's stderr \
+             (below) says where it failed."
+        .into();
+}
+
+impl Session<'_> {
     /// Send the events `BOT` may see (see [`crate::deliver`]). `Err` with the problem if the bot
     /// stopped reading or died reading them.
     pub async fn send_events(

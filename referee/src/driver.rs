@@ -170,6 +170,8 @@ struct Live {
     games_done: u32,
     /// It sent a line in the current game.
     answered: bool,
+    /// Bytes written to its stdin up to the end of the previous game's `game_end`.
+    end_offset: u64,
     kinds: Kinds,
 }
 
@@ -562,8 +564,9 @@ impl GameRun<'_> {
 
     async fn fault(&mut self, seats: &mut [SeatState], mut f: Fault) {
         let seat = f.seat;
-        // A process that finished a game and died before saying anything in this one most
-        // likely exits on game_end: say so, rather than a bare crash.
+        // A process that finished a game and died before saying anything in this one: if it
+        // had read nothing of this game, it most likely exits on game_end; otherwise it died
+        // reading this game's first messages (or deciding). Say which, rather than a bare crash.
         if let Some(live) = seats[seat].live.as_mut() {
             // Exited by itself with a status code (not killed by a signal: a CPU limit, a
             // segfault), in a game it said nothing in, after finishing one.
@@ -571,11 +574,11 @@ impl GameRun<'_> {
                 && !live.proc.is_human()
                 && live.proc.try_exit().is_some_and(|st| st.code().is_some());
             if exited && live.games_done > 0 && !live.answered {
-                f.detail.push_str(
-                    ", before its first answer in this game: it ended after the previous \
-                     game's game_end. Keep reading stdin after game_end (the next game_start \
-                     follows) and exit after match_end",
-                );
+                f.detail.push_str(&died_between_answers(
+                    &live.proc,
+                    live.end_offset,
+                    self.index,
+                ));
             }
         }
         self.log.push(
@@ -659,12 +662,17 @@ async fn play_game(
                         proc,
                         games_done: 0,
                         answered: false,
+                        end_offset: 0,
                         kinds: Kinds::default(),
                     });
                 }
-                Err((f, proc)) => {
+                Err((mut f, proc)) => {
                     if let Some(mut p) = proc {
+                        let dir = p.private_dir().map(|d| d.to_path_buf());
                         p.kill().await;
+                        if f.kind == FaultKind::StartFailed {
+                            explain_start_failure(&mut f, &p, dir);
+                        }
                         start_stderr.extend(stderr_lines(seat, p.take_stderr().await));
                     }
                     run.faults.push(f);
@@ -673,8 +681,8 @@ async fn play_game(
         }
     }
     // What the bots kept from the previous game wrote since its end is this game's start.
-    for s in seats.iter() {
-        if let Some(live) = &s.live {
+    for s in seats.iter_mut() {
+        if let Some(live) = &mut s.live {
             live.proc.new_game_stderr();
         }
     }
@@ -878,6 +886,7 @@ async fn play_game(
             } else {
                 live.games_done += 1;
                 live.answered = false;
+                live.end_offset = live.proc.bytes_written();
                 for line in stderr_lines(seat, live.proc.take_stderr().await) {
                     run.log.push(line);
                 }
@@ -955,12 +964,58 @@ async fn settle_tails(cfg: &MatchConfig, seats: &mut [SeatState], run: &mut Game
     }
 }
 
+/// A bot that ended before its hello: add the first line of its stderr (a missing class or
+/// module says it all) and, when it ran in a private directory, that it did not run in the
+/// caller's (`dir`), where a relative path that is not a file argument points nowhere.
+fn explain_start_failure(f: &mut Fault, proc: &BotProcess, dir: Option<PathBuf>) {
+    let (text, _) = proc.stderr_text();
+    if let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
+        let cut: String = first.chars().take(200).collect();
+        f.detail.push_str(&format!("; its stderr began: {cut}"));
+    }
+    if let Some(dir) = dir {
+        f.detail.push_str(&format!(
+            "; it ran in a private directory ({}), not in yours: arguments that name your files \
+             or folders (bot.py, -cp out) are made absolute, other relative paths point nowhere \
+             (give them as absolute paths, or set the bot's working directory)",
+            dir.display()
+        ));
+    }
+}
+
+/// What to add to the crash of a process that finished a game and exited before its first
+/// answer in game `index`: it ended after game_end when it had read nothing past the previous
+/// game's (`end_offset` bytes of its stdin); else it died reading this game's messages.
+fn died_between_answers(proc: &BotProcess, end_offset: u64, index: u32) -> String {
+    let read = proc.bytes_read().unwrap_or(proc.bytes_written());
+    if read <= end_offset {
+        return ", before its first answer in this game: it ended after the previous game's \
+                game_end. Keep reading stdin after game_end (the next game_start follows) and \
+                exit after match_end"
+            .into();
+    }
+    let last = proc.last_line_read().unwrap_or_default();
+    // It took in a request last: it may have died on the request, not on an event.
+    let asked = last.starts_with(r#"{"type":"request""#);
+    format!(
+        ", before its first answer in this game: it exited while reading events of game \
+         {index}{}, after the last line it read: {last} (its stderr, in this game's replay, says \
+         where it failed)",
+        if asked {
+            " (or deciding its request)"
+        } else {
+            ""
+        }
+    )
+}
+
 /// The replay's `stderr` lines of one seat in one game: one per point of the game it wrote at
-/// (`at`: `"start"`, the request id, `"end"`), with the bytes dropped there beyond the game's cap.
+/// (`at`: `"start"`, the request id, `"end"`; `sent`: the lines of the game it had been sent),
+/// with the bytes dropped there beyond the game's cap.
 fn stderr_lines(seat: Seat, chunks: Vec<StderrChunk>) -> impl Iterator<Item = Value> {
     chunks.into_iter().map(move |c| {
-        json!({"type": "stderr", "seat": seat, "at": c.at, "text": c.text_lossy(),
-               "dropped": c.dropped})
+        json!({"type": "stderr", "seat": seat, "at": c.at, "sent": c.sent,
+               "text": c.text_lossy(), "dropped": c.dropped})
     })
 }
 
@@ -1003,12 +1058,18 @@ async fn ask(
     // What the bot writes on stderr from now on comes with this request.
     live.proc.mark_stderr(StderrAt::Request(id)).await;
     live.kinds.unread |= REQUEST;
-    // A bot that dies here may have died on a kind of message it never read before: say so.
+    // A bot that dies here may have died on a kind of message it never read before: say so,
+    // unless it had taken in its request (then it may as well have died deciding it).
     let new = live.kinds.new_ones();
     // Not for the person at the human seat: they quit.
     let human = live.proc.is_human();
-    let hint = move |mut f: Fault| {
-        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory) && new != 0 && !human {
+    let hint = move |mut f: Fault, proc: &BotProcess, request_end: Option<u64>| {
+        let took_request = request_end.is_some_and(|end| proc.bytes_read().unwrap_or(end) >= end);
+        if matches!(f.kind, FaultKind::Crash | FaultKind::Memory)
+            && new != 0
+            && !took_request
+            && !human
+        {
             f.detail.push_str(&format!(
                 "; since its last answer it was sent {} for the first time (read every kind of \
                  message, ignoring what you do not use)",
@@ -1017,22 +1078,20 @@ async fn ask(
         }
         f
     };
-    live.proc.send(&req, total).await.map_err(|f| {
-        hint(io_fault(
-            seat,
-            f,
-            "reading its request",
-            limits.move_ms,
-            bank[seat],
-        ))
-    })?;
+    if let Err(f) = live.proc.send(&req, total).await {
+        let f = io_fault(seat, f, "reading its request", limits.move_ms, bank[seat]);
+        return Err(hint(f, &live.proc, None));
+    }
+    let request_end = live.proc.bytes_written();
     // The clock starts once the request is written: the referee's own work is not charged.
     let sent = Instant::now();
-    let (line, arrived) = live
-        .proc
-        .recv(total)
-        .await
-        .map_err(|f| hint(io_fault(seat, f, "answer", limits.move_ms, bank[seat])))?;
+    let (line, arrived) = match live.proc.recv(total).await {
+        Ok(r) => r,
+        Err(f) => {
+            let f = io_fault(seat, f, "answer", limits.move_ms, bank[seat]);
+            return Err(hint(f, &live.proc, Some(request_end)));
+        }
+    };
     live.answered = true;
     live.kinds.answered();
     let elapsed = arrived.saturating_duration_since(sent);

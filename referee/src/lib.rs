@@ -12,6 +12,7 @@ mod idle;
 pub mod isolation;
 pub mod process;
 pub mod replay;
+mod sent;
 pub mod stderr;
 
 pub use driver::{

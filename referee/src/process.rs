@@ -2,6 +2,7 @@
 //! lines, killed with everything it started.
 
 use crate::isolation::{self, Context, Isolation, Sandbox};
+use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -306,6 +307,8 @@ pub struct BotProcess {
     stdin: Option<ChildStdin>,
     /// Lines queued by [`BotProcess::send_later`], not yet written.
     outbox: Vec<u8>,
+    /// What went through stdin (see [`crate::sent`]).
+    sent: Sent,
     lines: FramedRead<ChildStdout, AnyDelimiterCodec>,
     /// stderr, drained all the time and kept per game.
     stderr: StderrDrain,
@@ -433,6 +436,7 @@ impl BotProcess {
             killed_supervisor: false,
             stdin,
             outbox: Vec::with_capacity(4096),
+            sent: Sent::default(),
             lines: FramedRead::new(stdout, codec),
             stderr,
             exit: None,
@@ -489,6 +493,7 @@ impl BotProcess {
             killed_supervisor: false,
             stdin,
             outbox: Vec::with_capacity(4096),
+            sent: Sent::default(),
             lines: FramedRead::new(stdout, codec),
             stderr,
             exit: None,
@@ -505,6 +510,12 @@ impl BotProcess {
     /// Whether this is the human seat's process.
     pub fn is_human(&self) -> bool {
         self.human
+    }
+
+    /// The private working directory the bot runs in (default mode, without a configured
+    /// working directory), until the bot is killed.
+    pub fn private_dir(&self) -> Option<&std::path::Path> {
+        self.private_dir.as_ref().map(|d| d.path())
     }
 
     /// The supervisor's pid (the bot's main process is its child).
@@ -557,24 +568,73 @@ impl BotProcess {
     }
 
     async fn flush(&mut self, limit: Duration) -> Result<(), IoFault> {
-        let Some(stdin) = self.stdin.as_mut() else {
+        if self.stdin.is_none() {
             self.outbox.clear();
             return Err(self.closed_or_crashed().await);
-        };
+        }
+        if !self.outbox.is_empty() {
+            // What the bot writes on stderr from now on came after these lines.
+            let lines = self.outbox.iter().filter(|b| **b == b'\n').count() as u64;
+            self.stderr.mark_sent(self.sent.game_lines + lines).await;
+        }
+        let stdin = self.stdin.as_mut().expect("checked");
         let out = &self.outbox;
+        let mut done = 0;
         let write = async {
-            stdin.write_all(out).await?;
+            while done < out.len() {
+                match stdin.write(&out[done..]).await? {
+                    0 => return Err(io::ErrorKind::WriteZero.into()),
+                    n => done += n,
+                }
+            }
             stdin.flush().await
         };
         let r = tokio::time::timeout(limit, write).await;
-        self.outbox.clear();
+        self.sent.wrote(&mut self.outbox, done);
         match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
-                self.stdin = None;
+                self.close_stdin();
                 Err(self.closed_or_crashed().await)
             }
             Err(_) => Err(IoFault::Timeout),
+        }
+    }
+
+    /// Let go of stdin (the bot stopped reading it), noting what it left unread.
+    fn close_stdin(&mut self) {
+        if let Some(stdin) = self.stdin.take() {
+            self.sent.unread_at_close = crate::idle::unread_bytes(&stdin);
+        }
+    }
+
+    /// Bytes written to the bot's stdin since it started (lines queued and not yet written are
+    /// not counted).
+    pub fn bytes_written(&self) -> u64 {
+        self.sent.bytes
+    }
+
+    /// Bytes of its stdin the bot has read (taken out of the pipe: a reader that buffers may
+    /// not have looked at all of them yet), when the kernel says.
+    pub fn bytes_read(&self) -> Option<u64> {
+        let unread = match &self.stdin {
+            Some(stdin) => crate::idle::unread_bytes(stdin)?,
+            None => self.sent.unread_at_close?,
+        };
+        Some(self.sent.bytes.saturating_sub(unread))
+    }
+
+    /// The last line written to the bot's stdin (cut when long), if any.
+    pub fn last_line_sent(&self) -> Option<String> {
+        self.sent.last_line()
+    }
+
+    /// The last whole line the bot has read from its stdin (cut when long): the last line
+    /// written, unless the kernel says the bot left some of it unread.
+    pub fn last_line_read(&self) -> Option<String> {
+        match self.bytes_read() {
+            Some(read) => self.sent.last_line_read(read),
+            None => self.sent.last_line(),
         }
     }
 
@@ -650,7 +710,7 @@ impl BotProcess {
         let mut quiet_since: Option<Instant> = None;
         loop {
             if let Some(s) = self.try_exit() {
-                self.stdin = None;
+                self.close_stdin();
                 return Err(self.ended(s));
             }
             let unread = self
@@ -771,10 +831,19 @@ impl BotProcess {
         self.stderr.text()
     }
 
-    /// The stderr that arrived since the last call, in chunks by where it arrived; the cap starts
-    /// again. Bytes already in the pipe are read first.
+    /// The stderr that arrived since the last call, in chunks by where it arrived (at most after
+    /// the last line the bot has read: [`StderrChunk::sent`]); the cap starts again. Bytes
+    /// already in the pipe are read first.
     pub async fn take_stderr(&mut self) -> Vec<StderrChunk> {
-        self.stderr.take().await
+        let mut chunks = self.stderr.take().await;
+        // Nothing the bot wrote can come after a line it had not read yet: a bot that died
+        // reading the fourth of six lines written at once wrote its last words after the fourth.
+        if let Some(read) = self.bytes_read().map(|b| self.sent.lines_read(b)) {
+            for c in &mut chunks {
+                c.sent = c.sent.min(read);
+            }
+        }
+        chunks
     }
 
     /// stderr arriving from now on belongs to `at` (what is already in the pipe does not).
@@ -782,8 +851,10 @@ impl BotProcess {
         self.stderr.mark(at).await;
     }
 
-    /// A new game starts: the stderr held so far is its start (see [`StderrAt::Start`]).
-    pub fn new_game_stderr(&self) {
+    /// A new game starts: the stderr held so far is its start (see [`StderrAt::Start`]), and
+    /// the lines written to the bot are counted from 0 again (see [`StderrChunk::sent`]).
+    pub fn new_game_stderr(&mut self) {
+        self.sent.new_game();
         self.stderr.new_game();
     }
 

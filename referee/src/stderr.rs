@@ -7,6 +7,11 @@
 //! first lets the bytes already in the pipe be read under the previous mark
 //! ([`StderrDrain::settle`]), so that what a bot writes before its answer is kept with that
 //! answer's request, even when the same bot is asked again at once.
+//!
+//! Each chunk also says how many lines of the game the referee had written to the bot when it
+//! arrived ([`StderrChunk::sent`], set before each write: [`StderrDrain::mark_sent`]), so that a
+//! viewer shows it after the last line the bot had been sent: a traceback after the event that
+//! caused it, not at the seat's next request.
 
 use serde::{Serialize, Serializer};
 use std::os::fd::{AsFd, OwnedFd};
@@ -44,6 +49,9 @@ impl Serialize for StderrAt {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StderrChunk {
     pub at: StderrAt,
+    /// Lines of this game the referee had written to the bot when these bytes arrived (0:
+    /// before `game_start`: start-up, hello, between games).
+    pub sent: u64,
     /// What was kept (within the game's cap).
     pub text: Vec<u8>,
     /// Bytes that arrived here beyond the cap, left out.
@@ -67,6 +75,8 @@ pub struct StderrLog {
     pub cap: usize,
     /// Where bytes arriving now belong.
     pub at: StderrAt,
+    /// Lines of this game written to the bot so far.
+    pub sent: u64,
 }
 
 impl StderrLog {
@@ -80,10 +90,15 @@ impl StderrLog {
     /// Bytes read from the pipe.
     pub fn add(&mut self, bytes: &[u8]) {
         let keep = self.cap.saturating_sub(self.kept).min(bytes.len());
-        let at = self.at;
-        if self.chunks.last().is_none_or(|c| c.at != at) {
+        let (at, sent) = (self.at, self.sent);
+        if self
+            .chunks
+            .last()
+            .is_none_or(|c| c.at != at || c.sent != sent)
+        {
             self.chunks.push(StderrChunk {
                 at,
+                sent,
                 ..StderrChunk::default()
             });
         }
@@ -103,6 +118,7 @@ impl StderrLog {
     /// it is the new game's [`StderrAt::Start`].
     pub fn new_game(&mut self) {
         self.at = StderrAt::Start;
+        self.sent = 0;
         if self.chunks.is_empty() {
             return;
         }
@@ -209,6 +225,14 @@ impl StderrDrain {
         self.log.lock().expect("stderr log").at = at;
     }
 
+    /// The referee is about to write lines to the bot, `sent` lines of this game in all once
+    /// they are written: what arrives from now on came after them (what is already in the pipe
+    /// did not).
+    pub async fn mark_sent(&mut self, sent: u64) {
+        self.settle().await;
+        self.log.lock().expect("stderr log").sent = sent;
+    }
+
     /// A new game starts (see [`StderrLog::new_game`]).
     pub fn new_game(&self) {
         self.log.lock().expect("stderr log").new_game();
@@ -283,6 +307,23 @@ mod tests {
             (chunks[0].at, &chunks[0].text[..]),
             (StderrAt::Start, &b"bye ??"[..])
         );
+    }
+
+    #[test]
+    fn chunks_split_at_each_line_count_and_a_new_game_counts_from_zero() {
+        let mut log = StderrLog::new(100);
+        log.sent = 1;
+        log.add(b"a");
+        log.add(b"b");
+        log.sent = 4;
+        log.add(b"c");
+        let got: Vec<(u64, Vec<u8>)> = log.take().into_iter().map(|c| (c.sent, c.text)).collect();
+        assert_eq!(got, vec![(1, b"ab".to_vec()), (4, b"c".to_vec())]);
+        log.add(b"tail");
+        log.new_game();
+        assert_eq!(log.sent, 0);
+        let chunks = log.take();
+        assert_eq!((chunks[0].sent, &chunks[0].text[..]), (0, &b"tail"[..]));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! ([`RawLine::exact`] is false), and so is the bot's hello (from its name and version).
 
 use crate::read::{SeatLimits, StderrAt};
-use crate::sim::{Simulation, Step};
+use crate::sim::{Simulation, StderrText, Step};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
 use durak_rules::{Outcome, Seat};
 
@@ -48,8 +48,80 @@ pub struct RawLine {
     pub exact: bool,
 }
 
-/// The transcript of `seat`: what its bot read, sent and wrote during this game, in order.
+/// How [`lines_of`] writes a line: as it went through the pipe, or in a few words.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Json,
+    /// "request 13", "a \"game_over\" event", "game_end": to say where stderr came.
+    Summary,
+}
+
+/// The transcript of `seat`: what its bot read, sent and wrote during this game, in order. A
+/// stderr text is placed after the last line the bot had been sent when it arrived (replays with
+/// `sent`; before the bot's answer to that line, when it is a request), or, in older replays, at
+/// the point its `at` names.
 pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> {
+    let lines = lines_of(sim, seat, Form::Json)?;
+    let mut texts: Vec<&StderrText> = sim
+        .steps
+        .iter()
+        .flat_map(|s| &s.stderr)
+        .filter(|t| t.seat == seat && t.sent.is_some() && !t.text.is_empty())
+        .collect();
+    if texts.is_empty() {
+        return Ok(lines);
+    }
+    texts.sort_by_key(|t| (t.sent, t.line));
+    let mut texts = texts.into_iter().peekable();
+    let mut out = Vec::with_capacity(lines.len() + texts.len());
+    let mut count = 0;
+    let mut step = None;
+    let mut take = |out: &mut Vec<RawLine>, count: u64, step: Option<usize>| {
+        while let Some(t) = texts.next_if(|t| t.sent.unwrap_or(0) <= count) {
+            out.push(RawLine {
+                stream: Stream::Stderr,
+                text: t.text.clone(),
+                step,
+                exact: true,
+            });
+        }
+    };
+    for l in lines {
+        let game_line = l.stream == Stream::Stdin && l.step.is_some();
+        if game_line && count == 0 {
+            take(&mut out, 0, l.step);
+        }
+        if game_line {
+            count += 1;
+            step = l.step;
+        }
+        out.push(l);
+        if game_line {
+            take(&mut out, count, step);
+        }
+    }
+    take(
+        &mut out,
+        u64::MAX,
+        step.or(sim.steps.last().map(|s| s.number)),
+    );
+    Ok(out)
+}
+
+/// The lines `seat`'s bot was sent in this game (not its hello), each in a few words, with its
+/// step: where a stderr text with `sent` N belongs (after the Nth).
+pub(crate) fn game_lines(sim: &Simulation, seat: Seat) -> Vec<RawLine> {
+    lines_of(sim, seat, Form::Summary)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|l| l.stream == Stream::Stdin && l.step.is_some())
+        .collect()
+}
+
+/// What `seat`'s bot read and sent during this game, in order, and (`Form::Json`) the stderr of
+/// older replays, without `sent`, where its `at` puts it.
+fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, String> {
+    let json = form == Form::Json;
     let h = &sim.header;
     if seat >= h.players {
         return Err(format!(
@@ -85,7 +157,11 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
     if hello && !mine.iter().any(|f| f.kind == "forfeit") {
         let games = h.games.unwrap_or(h.game + 1);
         out.push(stdin(
-            line(&proto::hello(h.variant, h.players, seat, games, &limits)),
+            pick(
+                form,
+                || line(&proto::hello(h.variant, h.players, seat, games, &limits)),
+                || "hello".into(),
+            ),
             None,
         ));
         if let Some(s) = head.filter(|s| s.bot_name.is_some()) {
@@ -102,11 +178,13 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
     }
     if not_started {
         // It never played: a forfeit, or a start that failed (its stderr says why).
-        push_stderr(&mut out, sim, seat, |_| true);
+        if json {
+            push_stderr(&mut out, sim, seat, |_| true);
+        }
         return Ok(out);
     }
     if end.started {
-        out.push(stdin(
+        let start = || {
             line(&proto::game_start(
                 h.game,
                 h.variant,
@@ -114,18 +192,24 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
                 seat,
                 h.dealer,
                 h.first_game,
-            )),
-            Some(1),
-        ));
+            ))
+        };
+        out.push(stdin(pick(form, start, || "game_start".into()), Some(1)));
     }
-    push_stderr_at(&mut out, sim, seat, StderrAt::Start, Some(1));
+    if json {
+        push_stderr_at(&mut out, sim, seat, StderrAt::Start, Some(1));
+    }
     // The open request id when a fault came (the referee's `error` line names it).
     let mut last_request: Option<u64> = None;
     let mut gone = false;
     for step in &sim.steps {
         for e in step.before.iter().filter(|e| e.to.sees(seat)) {
+            let what = || {
+                let kind = proto::EVENT_KINDS[proto::event_kind_index(&e.kind)];
+                format!("a {kind:?} event")
+            };
             out.push(stdin(
-                line(&proto::event(h.game, &e.kind)),
+                pick(form, || line(&proto::event(h.game, &e.kind)), what),
                 Some(step.number),
             ));
         }
@@ -134,9 +218,9 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
         }
         if let (Some(d), Some(legal), Some(r)) = (step.decision, &step.legal, &step.request) {
             if d.seat == seat && !step.forced {
-                let obs = step.state.observation(seat);
-                let time = r.time.unwrap_or_default();
-                out.push(stdin(
+                let request = || {
+                    let obs = step.state.observation(seat);
+                    let time = r.time.unwrap_or_default();
                     line(&proto::request(
                         r.id,
                         h.game,
@@ -144,9 +228,10 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
                         &obs,
                         time.move_ms,
                         time.bank_ms,
-                    )),
-                    Some(step.number),
-                ));
+                    ))
+                };
+                let what = || format!("request {}", r.id);
+                out.push(stdin(pick(form, request, what), Some(step.number)));
                 if let Some(refused) = &step.refused {
                     out.push(RawLine {
                         stream: Stream::Stdout,
@@ -157,18 +242,20 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
                 } else if let Some(mv) = &step.mv {
                     out.push(RawLine {
                         stream: Stream::Stdout,
-                        text: line(&proto::answer(r.id, mv)),
+                        text: pick(form, || line(&proto::answer(r.id, mv)), String::new),
                         step: Some(step.number),
                         exact: false,
                     });
                 }
-                push_stderr_at(
-                    &mut out,
-                    sim,
-                    seat,
-                    StderrAt::Request(r.id),
-                    Some(step.number),
-                );
+                if json {
+                    push_stderr_at(
+                        &mut out,
+                        sim,
+                        seat,
+                        StderrAt::Request(r.id),
+                        Some(step.number),
+                    );
+                }
             }
         }
         for f in step.faults.iter().filter(|f| f.seat == seat) {
@@ -182,14 +269,17 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
                         .as_ref()
                         .and_then(|r| refusal_of(step, seat, &r.line))
                         .and_then(|r| r.pointer);
-                    out.push(stdin(
+                    let error = || {
                         line(&proto::error(
                             last_request,
                             kind,
                             f.rule.as_deref(),
                             pointer.as_deref(),
                             &f.detail,
-                        )),
+                        ))
+                    };
+                    out.push(stdin(
+                        pick(form, error, || "its error line".into()),
                         Some(step.number),
                     ));
                 }
@@ -209,18 +299,32 @@ pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> 
             .collect();
         let outcome = Outcome { loser: end.loser };
         out.push(stdin(
-            line(&proto::game_end(h.game, outcome, &faults)),
+            pick(
+                form,
+                || line(&proto::game_end(h.game, outcome, &faults)),
+                || "game_end".into(),
+            ),
             sim.steps.last().map(|s| s.number),
         ));
     }
     let last = sim.steps.last().map(|s| s.number);
-    push_stderr(&mut out, sim, seat, |at| {
-        matches!(at, None | Some(StderrAt::End))
-    });
+    if json {
+        push_stderr(&mut out, sim, seat, |at| {
+            matches!(at, None | Some(StderrAt::End))
+        });
+    }
     if let Some(l) = out.last_mut().filter(|l| l.stream == Stream::Stderr) {
         l.step = l.step.or(last);
     }
     Ok(out)
+}
+
+/// A line as `form` says: the JSON (built only then) or the few words.
+fn pick(form: Form, json: impl FnOnce() -> String, summary: impl FnOnce() -> String) -> String {
+    match form {
+        Form::Json => json(),
+        Form::Summary => summary(),
+    }
 }
 
 /// The refusal of a refused answer line, as the referee judged it (for its JSON pointer).
@@ -261,7 +365,7 @@ fn push_stderr_at(
     step: Option<usize>,
 ) {
     for s in sim.steps.iter().flat_map(|s| &s.stderr) {
-        if s.seat == seat && s.at == Some(at) && !s.text.is_empty() {
+        if s.seat == seat && s.sent.is_none() && s.at == Some(at) && !s.text.is_empty() {
             out.push(RawLine {
                 stream: Stream::Stderr,
                 text: s.text.clone(),
@@ -280,7 +384,7 @@ fn push_stderr(
     keep: impl Fn(Option<StderrAt>) -> bool,
 ) {
     for s in sim.steps.iter().flat_map(|s| &s.stderr) {
-        if s.seat == seat && keep(s.at) && !s.text.is_empty() {
+        if s.seat == seat && s.sent.is_none() && keep(s.at) && !s.text.is_empty() {
             out.push(RawLine {
                 stream: Stream::Stderr,
                 text: s.text.clone(),

@@ -212,6 +212,10 @@ pub enum Record {
         /// Bytes that arrived there beyond the game's cap, left out.
         #[serde(default)]
         dropped: u64,
+        /// Lines of this game the referee had written to the seat when the text arrived
+        /// (absent in older replays: they are placed by `at`).
+        #[serde(default)]
+        sent: Option<u64>,
     },
     /// How the game ended.
     Result(ResultRecord),

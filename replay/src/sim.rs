@@ -53,6 +53,12 @@ pub struct StderrText {
     pub text: String,
     /// Bytes that arrived there beyond the game's cap, left out.
     pub dropped: u64,
+    /// Lines of this game the referee had written to the seat when it arrived; `None` in older
+    /// replays (placed by `at`).
+    pub sent: Option<u64>,
+    /// The last line the seat had been sent then, in a few words ("request 13", "a "game_over"
+    /// event"), once placed; `None` for `sent` 0 and older replays.
+    pub after: Option<String>,
     /// Its replay line.
     pub line: usize,
 }
@@ -85,8 +91,10 @@ pub struct Step {
     pub end: Option<End>,
     /// Where the replay and the re-simulation disagree, at this step.
     pub note: Option<String>,
-    /// What the bots wrote on stderr at this step: `"start"` at step 1, a request's at the step
-    /// of that request (the seat's own decision), `"end"` (and an older replay's) at the last.
+    /// What the bots wrote on stderr at this step: at the step of the last line the seat had been
+    /// sent when it arrived (`sent`: its event, request or game_end), before that at step 1. In
+    /// older replays (no `sent`): `"start"` at step 1, a request's at the step of that request,
+    /// `"end"` (and an older replay's) at the last.
     pub stderr: Vec<StderrText>,
 }
 
@@ -325,7 +333,8 @@ impl Walk<'_> {
                 at,
                 text,
                 dropped,
-            } => self.stderr_line(number, *seat, *at, text, *dropped),
+                sent,
+            } => self.stderr_line(number, *seat, (*at, *sent), text, *dropped),
             Record::Result(r) => self.result = Some((number, r.clone())),
         }
     }
@@ -335,7 +344,7 @@ impl Walk<'_> {
         &mut self,
         number: usize,
         seat: Seat,
-        at: Option<StderrAt>,
+        (at, sent): (Option<StderrAt>, Option<u64>),
         text: &str,
         dropped: u64,
     ) {
@@ -372,6 +381,8 @@ impl Walk<'_> {
             at,
             text: text.to_string(),
             dropped,
+            sent,
+            after: None,
             line: number,
         });
     }
@@ -696,10 +707,16 @@ impl Walk<'_> {
         }
         last.end = Some(end);
         self.steps.push(last);
-        // Each stderr text at its step.
+        // Each stderr text at its step: older replays' by `at` now, the others' by `sent` once
+        // the steps are known (the lines each seat was sent are rebuilt from them).
         let last = self.steps.len() - 1;
+        let mut placed = Vec::new();
         for t in std::mem::take(&mut self.stderr) {
             let at = match t.at {
+                _ if t.sent.is_some() => {
+                    placed.push(t);
+                    continue;
+                }
                 Some(StderrAt::Start) => 0,
                 Some(StderrAt::Request(id)) => self
                     .steps
@@ -710,17 +727,19 @@ impl Walk<'_> {
             };
             self.steps[at].stderr.push(t);
         }
-        if let Some(d) = &self.divergence {
-            if let Some(step) = d.step.and_then(|s| self.steps.get_mut(s - 1)) {
-                step.note = Some(d.message.clone());
-            }
-        }
-        Simulation {
+        let mut sim = Simulation {
             source: self.replay.source.clone(),
             header: self.replay.header.clone(),
             steps: self.steps,
             divergence: self.divergence,
+        };
+        place_stderr(&mut sim, placed);
+        if let Some(d) = &sim.divergence {
+            if let Some(step) = d.step.and_then(|s| sim.steps.get_mut(s - 1)) {
+                step.note = Some(d.message.clone());
+            }
         }
+        sim
     }
 
     /// Every seat faulted (each forfeited or failed to start: nobody could play): a draw.
@@ -868,6 +887,44 @@ fn check_header(h: &Header) -> (Deck, Option<Divergence>) {
             (deck, problem)
         }
         Ok(deck) => (deck, None),
+    }
+}
+
+/// Put each stderr text with `sent` at the step of the last line its seat had been sent then
+/// (step 1 before any), saying which line that was; a `sent` beyond the lines the seat was sent
+/// is a divergence.
+fn place_stderr(sim: &mut Simulation, texts: Vec<StderrText>) {
+    let mut sent_to: Vec<Option<Vec<crate::raw::RawLine>>> = vec![None; sim.header.players];
+    let mut moves = Vec::new();
+    for mut t in texts {
+        let n = t.sent.unwrap_or(0) as usize;
+        let lines = sent_to[t.seat].get_or_insert_with(|| crate::raw::game_lines(sim, t.seat));
+        let step = match n.checked_sub(1).map(|i| lines.get(i)) {
+            None => 0,
+            Some(Some(l)) => {
+                t.after = Some(l.text.clone());
+                l.step.map_or(0, |s| s - 1)
+            }
+            Some(None) => {
+                if sim.divergence.is_none() {
+                    sim.divergence = Some(Divergence {
+                        step: Some(sim.steps.len()),
+                        line: t.line,
+                        message: format!(
+                            "the stderr line of seat {} came after line {n} of the game it was \
+                             sent, but it was sent {} lines in this game",
+                            t.seat,
+                            lines.len()
+                        ),
+                    });
+                }
+                sim.steps.len() - 1
+            }
+        };
+        moves.push((step, t));
+    }
+    for (step, t) in moves {
+        sim.steps[step].stderr.push(t);
     }
 }
 

@@ -726,6 +726,8 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
 
 fn stderr_view(t: &StderrText) -> StderrView {
     let when = match t.at {
+        // Placed after the last line the bot had been sent when it wrote.
+        _ if t.after.is_some() => format!("after it was sent {}", t.after.as_deref().unwrap_or("")),
         Some(StderrAt::Start) => "before its first request".to_string(),
         Some(StderrAt::Request(id)) => format!("after request {id}"),
         Some(StderrAt::End) => "after the game".to_string(),

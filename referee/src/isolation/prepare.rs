@@ -126,7 +126,31 @@ fn resolve_command(
     // `models/x`): a bare word (`bot`, `random`) is left alone even if a file has that name.
     // Built-in bots take no path at all.
     let builtin = spec.starts_with("builtin:");
+    // The value after a class or module path flag (`java -cp out Bot`) is a list of paths: its
+    // entries that exist are resolved too.
+    let mut path_list = false;
     for a in args {
+        if std::mem::take(&mut path_list) && !builtin && !a.starts_with('-') {
+            let entries: Vec<PathBuf> = std::env::split_paths(a)
+                .map(|e| {
+                    let full = absolute(&base, &e);
+                    if e.as_os_str().is_empty() || !full.exists() {
+                        return e;
+                    }
+                    arg_paths.push(full.clone());
+                    full
+                })
+                .collect();
+            match (cwd, std::env::join_paths(&entries)) {
+                (None, Ok(joined)) => abs_args.push(joined),
+                _ => abs_args.push(a.into()),
+            }
+            continue;
+        }
+        path_list = matches!(
+            a.as_str(),
+            "-cp" | "-classpath" | "--class-path" | "-p" | "--module-path"
+        );
         let p = Path::new(a);
         let looks_like_path = a.contains('/') || a.contains('.');
         if builtin || a.starts_with('-') || a.is_empty() || !looks_like_path {
