@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 const DURAK: &str = env!("CARGO_BIN_EXE_durak");
 
 /// One tournament for every test here: four bots at tables of three, a name with markup, a bot
-/// that cannot start.
+/// that cannot start, a real process that writes notes on stderr (its timings and stderr go in
+/// the pages: they count in the 15 KB of a game's page).
 fn tournament() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -24,9 +25,11 @@ fn tournament() -> &'static Path {
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(&base).unwrap();
         let config = base.join("t.toml");
+        let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("replay/tests/data/notes_bot.py");
         std::fs::write(
             &config,
-            r#"[tournament]
+            format!(
+                r#"[tournament]
 variant = "podkidnoy"
 table_size = 3
 games = 4
@@ -42,13 +45,15 @@ name = "<i>random</i> & 'co'"
 command = "builtin:random"
 
 [[bot]]
-name = "random-2"
-command = "builtin:random"
+name = "notes"
+command = "python3 {}"
 
 [[bot]]
 name = "crasher"
 command = "sh -c 'exit 3'"
 "#,
+                notes.display()
+            ),
         )
         .unwrap();
         let out = base.join("t");
@@ -132,7 +137,9 @@ fn the_report_holds_the_standings_bots_and_games() {
     let rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), lines.len());
     assert!(rows.iter().any(|r| r[4].contains("<i>random</i> & 'co'")));
-    // A page per game with a replay (at most 15 KB each), linked to the bots' pages.
+    // A page per game with a replay (at most 15 KB each, the notes bot's stderr included),
+    // linked to the bots' pages.
+    let mut with_notes = 0;
     for l in &lines {
         let id = l["id"].as_u64().unwrap();
         let page = html.join(format!("g/{:03}/{id}.html", id / 1000));
@@ -148,7 +155,9 @@ fn the_report_holds_the_standings_bots_and_games() {
             text.contains(&format!("(id {id}")),
             "the title says which game"
         );
+        with_notes += usize::from(text.contains("request ") && text.contains("cards -> "));
     }
+    assert!(with_notes > 0, "the notes bot's stderr is in its games' pages");
     // The games list's data: every game in the rows, the fault list as results.jsonl has it.
     let meta = read(&html.join("data/meta.js"));
     assert!(

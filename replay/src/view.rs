@@ -566,10 +566,14 @@ fn sees(viewer: Option<Seat>, to: Audience) -> bool {
     }
 }
 
+/// A time in ms: no decimals from 100 ms, one from 1 ms, else three. The precision is chosen
+/// on the rounded figure (99.96 is "100 ms", not "100.0 ms"), so a reader of the figure alone
+/// (the web page's data) picks the same precision.
 pub(crate) fn fmt_ms(ms: f64) -> String {
-    if ms >= 100.0 {
+    let rounds_to = |digits: usize| format!("{ms:.digits$}").parse::<f64>().unwrap_or(ms);
+    if rounds_to(1) >= 100.0 {
         format!("{ms:.0} ms")
-    } else if ms >= 1.0 {
+    } else if rounds_to(3) >= 1.0 {
         format!("{ms:.1} ms")
     } else {
         format!("{ms:.3} ms")
