@@ -157,7 +157,10 @@ fn the_report_holds_the_standings_bots_and_games() {
         );
         with_notes += usize::from(text.contains("request ") && text.contains("cards -> "));
     }
-    assert!(with_notes > 0, "the notes bot's stderr is in its games' pages");
+    assert!(
+        with_notes > 0,
+        "the notes bot's stderr is in its games' pages"
+    );
     // The games list's data: every game in the rows, the fault list as results.jsonl has it.
     let meta = read(&html.join("data/meta.js"));
     assert!(
