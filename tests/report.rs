@@ -128,8 +128,13 @@ fn the_report_holds_the_standings_bots_and_games() {
         assert!(index.contains(&format!("href=\"{f}\"")), "{f}");
         assert!(html.join(f).is_file(), "{f}");
     }
-    assert!(index.contains("href=\"../results.jsonl\""));
-    assert!(index.contains("href=\"../tournament.toml\""));
+    for f in ["data/results.jsonl", "data/tournament.toml"] {
+        assert!(index.contains(&format!("href=\"{f}\"")), "{f}");
+    }
+    assert_eq!(
+        read(&html.join("data/results.jsonl")),
+        read(&dir.join("results.jsonl"))
+    );
 
     let lines = results(dir);
     // games.csv: one row per game, through the csv crate's quoting.
@@ -204,6 +209,77 @@ fn the_report_holds_the_standings_bots_and_games() {
     );
     assert!(greedy.contains("<th>median</th>"), "time per decision");
     assert!(greedy.contains("<th>95th percentile</th>"));
+}
+
+/// Every `href` and `src` of a page that names a file (not an anchor, a `data:` address or
+/// another site), resolved from the page's folder.
+fn local_links(page: &Path) -> Vec<PathBuf> {
+    let text = read(page);
+    let mut out = Vec::new();
+    for key in ["href=\"", "src=\""] {
+        for part in text.split(key).skip(1) {
+            let target = part.split('"').next().unwrap();
+            let file = target.split(['#', '?']).next().unwrap();
+            if file.is_empty() || file.starts_with("data:") || file.contains("://") {
+                continue;
+            }
+            out.push(page.parent().unwrap().join(file));
+        }
+    }
+    out
+}
+
+/// README step 5: publish `DIR/html/`. Copied alone, every page's every link (the raw data
+/// included: `results.jsonl` and `tournament.toml` are copied into `html/data/`) still finds
+/// its file.
+#[test]
+fn the_html_folder_alone_keeps_every_link() {
+    let html = tournament().join("html");
+    let published = tempfile::tempdir().unwrap();
+    let copy = published.path().join("site");
+    copy_tree(&html, &copy);
+    let mut pages = Vec::new();
+    let mut stack = vec![copy.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "html") {
+                pages.push(p);
+            }
+        }
+    }
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut checked = 0;
+    for page in &pages {
+        for link in local_links(page) {
+            assert!(
+                link.is_file(),
+                "{}: the link to {} finds nothing",
+                page.display(),
+                link.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} links");
+    let index = local_links(&copy.join("index.html"));
+    for f in ["results.jsonl", "tournament.toml"] {
+        assert!(index.iter().any(|l| l.ends_with(f)), "index links to {f}");
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
 }
 
 fn attr(dom: &str, el: &str, name: &str) -> String {

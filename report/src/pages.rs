@@ -115,8 +115,8 @@ fn links(root: &str) -> Markup {
     html! {
         nav.links aria-label="data" {
             a href={ (root) "games.html" } { "every game" }
-            a href={ (root) "../results.jsonl" } { "results.jsonl" }
-            a href={ (root) "../tournament.toml" } { "tournament.toml" }
+            a href={ (root) "data/results.jsonl" } { "results.jsonl" }
+            a href={ (root) "data/tournament.toml" } { "tournament.toml" }
             a href={ (root) "games.csv" } { "games.csv" }
             a href={ (root) "standings.csv" } { "standings.csv" }
             a href={ (root) "standings.json" } { "standings.json" }
