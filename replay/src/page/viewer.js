@@ -316,7 +316,10 @@
     return {
       step: i + 1, steps: D.steps.length, line: step.l, viewer: viewer, title: title, decision: decision,
       legal: legal && decision && !decision.forced && sees(decision.seat) ? legalText(legal, D.variant, st.hands[decision.seat], decision.after_take) : null,
-      answer: answer, timing: timing,
+      legal_codes: legal && decision && !decision.forced && sees(decision.seat) ? legalCodes(legal, st.hands[decision.seat]) : null,
+      answer: answer,
+      answer_line: move && decision && !decision.forced && step.q ? moveJson(move, step.q[0]) : null,
+      timing: timing,
       refused: step.rf ? { line: decision && sees(decision.seat) ? step.rf.line : null, reason: step.rf.reason } : null,
       faults: faults,
       events: states[i].events.filter((e) => e.to === null || sees(e.to)).map((e) => ({ text: eventText(e, D.variant), private_to: e.to })),
@@ -326,12 +329,8 @@
       discard: st.discard.slice(), attacker: st.attacker, defender: st.defender, limit: st.limit, taking: st.taking,
       result: last ? D.result : null, note: step.n === undefined ? null : step.n,
       stderr: (step.se || []).filter((x) => sees(x.seat)),
-      // For the page only (not in StepView): the protocol forms.
-      extra: {
-        legalCodes: legal && decision && !decision.forced && sees(decision.seat) ? legalCodes(legal, st.hands[decision.seat]) : null,
-        answerJson: move && decision && !decision.forced && step.q ? moveJson(move, step.q[0]) : null,
-        round: states[i].events.some((e) => e.k === "T"),
-      },
+      // For the page only (not in StepView).
+      extra: { round: states[i].events.some((e) => e.k === "T") },
     };
   }
 
@@ -437,9 +436,9 @@
 
   function decisionHtml(v) {
     let html = "";
-    if (v.legal) html += row("legal", esc(v.legal) + (v.extra.legalCodes ? '<code class="codes">' + esc(v.extra.legalCodes) + "</code>" : ""));
+    if (v.legal) html += row("legal", esc(v.legal) + (v.legal_codes ? '<code class="codes">' + esc(v.legal_codes) + "</code>" : ""));
     if (v.answer) html += row(v.decision && v.decision.forced ? "forced" : "answer", '<span class="answer">' + esc(v.answer) + "</span>" +
-      (v.extra.answerJson ? '<code class="codes">' + esc(v.extra.answerJson) + "</code>" : ""));
+      (v.answer_line ? '<code class="codes">' + esc(v.answer_line) + "</code>" : ""));
     if (v.timing) html += row("time", esc(v.timing));
     if (v.refused) {
       const line = v.refused.line !== null ? '<code class="raw">' + esc(v.refused.line) + "</code>" : "<em>(the line is private to the bot)</em>";
