@@ -111,6 +111,11 @@ fn header(ctx: &Context<'_>) -> Markup {
     }
 }
 
+/// `1 draw`, `2 draws`.
+fn counted(n: u64, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 fn links(root: &str) -> Markup {
     html! {
         nav.links aria-label="data" {
@@ -434,8 +439,8 @@ pub fn bot_page(ctx: &Context<'_>, i: usize) -> String {
                     p.meta {
                         "rank " (b.rank_label) " · Elo " (elo_text(b.elo))
                         @if b.elo.is_some() { " (" (interval_text(b.elo_ci95)) ")" }
-                        " · " (b.games) " games, the durak in " (b.losses) " (" (pct(b.loss_rate)) ", "
-                        (pct(b.loss_rate_ci95[0])) " … " (pct(b.loss_rate_ci95[1])) "), " (b.draws) " draws"
+                        " · " (counted(b.games, "game")) ", the durak in " (b.losses) " (" (pct(b.loss_rate)) ", "
+                        (pct(b.loss_rate_ci95[0])) " … " (pct(b.loss_rate_ci95[1])) "), " (counted(b.draws, "draw"))
                         @if let Some(g) = b.disqualified_after_game { " · disqualified after game " (g) }
                     }
                 }
@@ -573,4 +578,15 @@ pub fn write_games_csv(
         path,
         &String::from_utf8(bytes).expect("CSV of UTF-8 is UTF-8"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_agree_with_their_noun() {
+        // A bot's page said "1 draws" (the audit of issue 13).
+        assert_eq!(super::counted(1, "draw"), "1 draw");
+        assert_eq!(super::counted(0, "draw"), "0 draws");
+        assert_eq!(super::counted(2, "game"), "2 games");
+    }
 }
