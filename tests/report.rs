@@ -98,10 +98,15 @@ fn the_report_holds_the_standings_bots_and_games() {
         index.contains("podkidnoy · duplicate deals · tables of 3 · 4 games per table · seed 21")
     );
     assert!(index.contains("sandbox default"));
+    // The bots with their commands, in the header (not at the page's foot).
+    let head = between(&index, "<header class=\"report\">", "</header>");
     assert!(
-        index.contains("<code>sh -c &#39;exit 3&#39;</code>")
-            || index.contains("<code>sh -c 'exit 3'</code>")
+        head.contains("<code>sh -c &#39;exit 3&#39;</code>")
+            || head.contains("<code>sh -c 'exit 3'</code>"),
+        "{head}"
     );
+    assert!(head.contains("<code>builtin:greedy</code>"), "{head}");
+    assert!(head.contains("notes_bot.py</code>"), "{head}");
     // Names are text, never markup.
     assert!(!index.contains("<i>random</i>"));
     assert!(index.contains("&lt;i&gt;random&lt;/i&gt; &amp; 'co'"));

@@ -106,6 +106,8 @@ fn header(ctx: &Context<'_>) -> Markup {
                 @if same_limits {
                     @if let Some(b) = t.bots.first() { p.meta { "Limits: " (limits_text(&b.limits)) "." } }
                 }
+                // The bots and their commands, in the header: what was played is said first.
+                div.header-bots { (bots_table(ctx, "")) }
             }
         }
     }
@@ -400,7 +402,6 @@ pub fn index_page(ctx: &Context<'_>) -> String {
                 p.note { "Each pair from their own games only: score (a draw counts half), its Elo, the 95% interval from single games and, with duplicate deals, from whole deals; LOS." }
                 (pairs_table(ctx, None))
             }
-            section { h2 { "Bots" } (bots_table(ctx, "")) }
             section { h2 { "Games" } (verified_note(ctx)) p { a href="games.html" { "Every game, sorted and filtered →" } } }
         }
     };
