@@ -257,7 +257,7 @@ const NEW_CONFIG: &str = "\
 # A Durak tournament. Run it with: durak tournament --config FILE
 # [tournament] keys (all optional): variant, format, table_size, games, seed, challenger,
 # concurrency, max_consecutive_faults, move_ms, bank_ms, startup_ms, max_line_bytes.
-# See the README, \"Running a tournament\". Bots are appended below by `durak submit`.
+# See docs/TOURNAMENTS.md, \"The configuration file\". Bots are appended below by `durak submit`.
 
 [tournament]
 # variant = \"podkidnoy\"

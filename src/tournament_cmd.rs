@@ -26,7 +26,8 @@ pub struct TournamentArgs {
     /// the configuration file's bots. With no bots and no --config: a demo over the built-in and
     /// sample bots.
     bots: Vec<String>,
-    /// A TOML configuration file ([tournament] and [[bot]] tables; see the README).
+    /// A TOML configuration file ([tournament] and [[bot]] tables; see docs/TOURNAMENTS.md,
+    /// "The configuration file").
     #[arg(short, long)]
     config: Option<PathBuf>,
     /// prostoy or podkidnoy [default: podkidnoy]
@@ -50,7 +51,8 @@ pub struct TournamentArgs {
     challenger: Option<String>,
     /// Gauntlet: play until the SPRT decides, then stop. H0: the challenger is ELO0 Elo above
     /// the field; H1: ELO1 above; ALPHA, BETA: its error rates [default: 0.05, 0.05]. --games is
-    /// then a cap on the deals per table [default: 10000]. See the README, "SPRT".
+    /// then a cap on the deals per table [default: 10000]. See docs/TOURNAMENTS.md, "SPRT: is
+    /// the challenger better?".
     #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
     sprt: Option<String>,
     /// Disqualify a bot after this many faulted games in a row; 0: never [default: 3]

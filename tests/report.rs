@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 const DURAK: &str = env!("CARGO_BIN_EXE_durak");
 
 /// One tournament for every test here: four bots at tables of three, a name with markup, a bot
-/// that cannot start.
+/// that cannot start, a real process that writes notes on stderr (its timings and stderr go in
+/// the pages: they count in the 15 KB of a game's page).
 fn tournament() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -24,9 +25,11 @@ fn tournament() -> &'static Path {
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(&base).unwrap();
         let config = base.join("t.toml");
+        let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("replay/tests/data/notes_bot.py");
         std::fs::write(
             &config,
-            r#"[tournament]
+            format!(
+                r#"[tournament]
 variant = "podkidnoy"
 table_size = 3
 games = 4
@@ -42,13 +45,15 @@ name = "<i>random</i> & 'co'"
 command = "builtin:random"
 
 [[bot]]
-name = "random-2"
-command = "builtin:random"
+name = "notes"
+command = "python3 {}"
 
 [[bot]]
 name = "crasher"
 command = "sh -c 'exit 3'"
 "#,
+                notes.display()
+            ),
         )
         .unwrap();
         let out = base.join("t");
@@ -93,10 +98,15 @@ fn the_report_holds_the_standings_bots_and_games() {
         index.contains("podkidnoy · duplicate deals · tables of 3 · 4 games per table · seed 21")
     );
     assert!(index.contains("sandbox default"));
+    // The bots with their commands, in the header (not at the page's foot).
+    let head = between(&index, "<header class=\"report\">", "</header>");
     assert!(
-        index.contains("<code>sh -c &#39;exit 3&#39;</code>")
-            || index.contains("<code>sh -c 'exit 3'</code>")
+        head.contains("<code>sh -c &#39;exit 3&#39;</code>")
+            || head.contains("<code>sh -c 'exit 3'</code>"),
+        "{head}"
     );
+    assert!(head.contains("<code>builtin:greedy</code>"), "{head}");
+    assert!(head.contains("notes_bot.py</code>"), "{head}");
     // Names are text, never markup.
     assert!(!index.contains("<i>random</i>"));
     assert!(index.contains("&lt;i&gt;random&lt;/i&gt; &amp; 'co'"));
@@ -123,8 +133,13 @@ fn the_report_holds_the_standings_bots_and_games() {
         assert!(index.contains(&format!("href=\"{f}\"")), "{f}");
         assert!(html.join(f).is_file(), "{f}");
     }
-    assert!(index.contains("href=\"../results.jsonl\""));
-    assert!(index.contains("href=\"../tournament.toml\""));
+    for f in ["data/results.jsonl", "data/tournament.toml"] {
+        assert!(index.contains(&format!("href=\"{f}\"")), "{f}");
+    }
+    assert_eq!(
+        read(&html.join("data/results.jsonl")),
+        read(&dir.join("results.jsonl"))
+    );
 
     let lines = results(dir);
     // games.csv: one row per game, through the csv crate's quoting.
@@ -132,7 +147,9 @@ fn the_report_holds_the_standings_bots_and_games() {
     let rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), lines.len());
     assert!(rows.iter().any(|r| r[4].contains("<i>random</i> & 'co'")));
-    // A page per game with a replay (at most 15 KB each), linked to the bots' pages.
+    // A page per game with a replay (at most 15 KB each, the notes bot's stderr included),
+    // linked to the bots' pages.
+    let mut with_notes = 0;
     for l in &lines {
         let id = l["id"].as_u64().unwrap();
         let page = html.join(format!("g/{:03}/{id}.html", id / 1000));
@@ -148,7 +165,12 @@ fn the_report_holds_the_standings_bots_and_games() {
             text.contains(&format!("(id {id}")),
             "the title says which game"
         );
+        with_notes += usize::from(text.contains("request ") && text.contains("cards -> "));
     }
+    assert!(
+        with_notes > 0,
+        "the notes bot's stderr is in its games' pages"
+    );
     // The games list's data: every game in the rows, the fault list as results.jsonl has it.
     let meta = read(&html.join("data/meta.js"));
     assert!(
@@ -192,6 +214,77 @@ fn the_report_holds_the_standings_bots_and_games() {
     );
     assert!(greedy.contains("<th>median</th>"), "time per decision");
     assert!(greedy.contains("<th>95th percentile</th>"));
+}
+
+/// Every `href` and `src` of a page that names a file (not an anchor, a `data:` address or
+/// another site), resolved from the page's folder.
+fn local_links(page: &Path) -> Vec<PathBuf> {
+    let text = read(page);
+    let mut out = Vec::new();
+    for key in ["href=\"", "src=\""] {
+        for part in text.split(key).skip(1) {
+            let target = part.split('"').next().unwrap();
+            let file = target.split(['#', '?']).next().unwrap();
+            if file.is_empty() || file.starts_with("data:") || file.contains("://") {
+                continue;
+            }
+            out.push(page.parent().unwrap().join(file));
+        }
+    }
+    out
+}
+
+/// README step 5: publish `DIR/html/`. Copied alone, every page's every link (the raw data
+/// included: `results.jsonl` and `tournament.toml` are copied into `html/data/`) still finds
+/// its file.
+#[test]
+fn the_html_folder_alone_keeps_every_link() {
+    let html = tournament().join("html");
+    let published = tempfile::tempdir().unwrap();
+    let copy = published.path().join("site");
+    copy_tree(&html, &copy);
+    let mut pages = Vec::new();
+    let mut stack = vec![copy.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "html") {
+                pages.push(p);
+            }
+        }
+    }
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut checked = 0;
+    for page in &pages {
+        for link in local_links(page) {
+            assert!(
+                link.is_file(),
+                "{}: the link to {} finds nothing",
+                page.display(),
+                link.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} links");
+    let index = local_links(&copy.join("index.html"));
+    for f in ["results.jsonl", "tournament.toml"] {
+        assert!(index.iter().any(|l| l.ends_with(f)), "index links to {f}");
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
 }
 
 fn attr(dom: &str, el: &str, name: &str) -> String {

@@ -43,6 +43,14 @@ pub fn summary(sim: &Simulation) -> String {
 
 /// A step as plain text (several lines, ending with a newline), with the bots' text escaped
 /// ([`StepView::escaped`]).
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 pub fn render_step(v: &StepView) -> String {
     let v = &v.escaped();
     let mut out = String::new();
@@ -123,12 +131,21 @@ pub fn render_step(v: &StepView) -> String {
         } else {
             format!(" [{}]", tags.join(", "))
         };
+        let n = |k: usize| format!("{k} card{}", if k == 1 { "" } else { "s" });
+        let hidden = s.count.saturating_sub(s.known.len());
         let cards = match &s.hand {
-            Some(h) => format!("{} ({} cards)", pretty_list(h), s.count),
-            None if s.known.is_empty() => format!("{} hidden cards", s.count),
+            Some(h) => format!("{} ({})", pretty_list(h), n(s.count)),
+            None if s.known.is_empty() => format!("{} hidden card{}", s.count, plural(s.count)),
+            None if hidden == 0 => {
+                format!(
+                    "{} ({}, all publicly known)",
+                    pretty_list(&s.known),
+                    n(s.count)
+                )
+            }
             None => format!(
-                "{} hidden cards, known to hold {}",
-                s.count,
+                "{hidden} hidden card{} and {}, publicly known",
+                plural(hidden),
                 pretty_list(&s.known)
             ),
         };
@@ -137,8 +154,14 @@ pub fn render_step(v: &StepView) -> String {
     if let Some(l) = &v.legal {
         let _ = writeln!(out, "legal: {l}");
     }
+    if let Some(c) = &v.legal_codes {
+        let _ = writeln!(out, "  in protocol codes: {c}");
+    }
     if let Some(a) = &v.answer {
         let _ = writeln!(out, "answer: {a}");
+    }
+    if let Some(a) = &v.answer_line {
+        let _ = writeln!(out, "  as the bot's line: {a}");
     }
     if let Some(t) = &v.timing {
         let _ = writeln!(out, "time: {t}");

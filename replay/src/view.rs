@@ -167,8 +167,14 @@ pub struct StepView {
     pub decision: Option<DecisionView>,
     /// The legal choices in words (full view, or the deciding seat's view).
     pub legal: Option<String>,
+    /// The legal choices as the protocol writes cards, for bot authors: "hand 6C 7D · sizes
+    /// 1,2" (shown with `legal`).
+    pub legal_codes: Option<String>,
     /// What was answered, in words (or the forced move).
     pub answer: Option<String>,
+    /// The answer as the bot's line (docs/PROTOCOL.md), for a bot's answer to a request:
+    /// `{"type":"answer","id":3,"action":"attack","cards":["TD"]}`.
+    pub answer_line: Option<String>,
     /// How long the bot took, in milliseconds.
     pub elapsed_ms: Option<f64>,
     /// The time, in words: "answered in 0.47 ms (limit 1000 ms, bank 10000 ms)".
@@ -463,6 +469,77 @@ fn or_list(v: &[usize]) -> String {
 }
 
 /// The legal choices of a decision in words.
+/// The legal choices with the protocol's card codes (the page writes the same: `viewer.js`).
+pub fn legal_codes(l: &Legal) -> String {
+    let list = |s: CardSet| {
+        if s.is_empty() {
+            "—".to_string()
+        } else {
+            s.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    let exchange = l
+        .exchange
+        .map(|x| format!(" · exchange {}→{}", x.six, x.trump_card))
+        .unwrap_or_default();
+    match l.decision.kind {
+        DecisionKind::Attack => format!(
+            "hand {} · sizes {}{exchange}",
+            l.hand
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            l.attack_size_list()
+                .iter()
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        DecisionKind::Defend => format!(
+            "{}{exchange}",
+            l.to_beat
+                .iter()
+                .map(|t| format!("{}: {}", t.attack, list(t.beaters)))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        ),
+        DecisionKind::Add => format!("addable {} · room {}", list(l.addable), l.room),
+    }
+}
+
+/// A move as the line a bot sends for it (docs/PROTOCOL.md), keys in the protocol's order.
+pub fn answer_line(m: &Move, id: u64) -> String {
+    let cards = |s: CardSet| {
+        s.iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let head = format!("{{\"type\":\"answer\",\"id\":{id},\"action\":");
+    let x = |e: bool| if e { ",\"exchange\":true" } else { "" };
+    match *m {
+        Move::Attack { cards: c, exchange } => {
+            format!("{head}\"attack\",\"cards\":[{}]{}}}", cards(c), x(exchange))
+        }
+        Move::Defend { pairs, exchange } => format!(
+            "{head}\"defend\",\"pairs\":[{}]{}}}",
+            pairs
+                .iter()
+                .map(|(a, d)| format!("[\"{a}\",\"{d}\"]"))
+                .collect::<Vec<_>>()
+                .join(","),
+            x(exchange)
+        ),
+        Move::Take => format!("{head}\"take\"}}"),
+        Move::Add { cards: c } => format!("{head}\"add\",\"cards\":[{}]}}", cards(c)),
+        Move::Pass => format!("{head}\"pass\"}}"),
+    }
+}
+
 pub fn legal_text(l: &Legal, variant: Variant) -> String {
     let exchange = l
         .exchange
@@ -566,10 +643,14 @@ fn sees(viewer: Option<Seat>, to: Audience) -> bool {
     }
 }
 
+/// A time in ms: no decimals from 100 ms, one from 1 ms, else three. The precision is chosen
+/// on the rounded figure (99.96 is "100 ms", not "100.0 ms"), so a reader of the figure alone
+/// (the web page's data) picks the same precision.
 pub(crate) fn fmt_ms(ms: f64) -> String {
-    if ms >= 100.0 {
+    let rounds_to = |digits: usize| format!("{ms:.digits$}").parse::<f64>().unwrap_or(ms);
+    if rounds_to(1) >= 100.0 {
         format!("{ms:.0} ms")
-    } else if ms >= 1.0 {
+    } else if rounds_to(3) >= 1.0 {
         format!("{ms:.1} ms")
     } else {
         format!("{ms:.3} ms")
@@ -664,8 +745,14 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
             None => format!("no answer to request {}{limits}", r.id),
         }
     });
-    let legal = match (&step.legal, decider) {
-        (Some(l), Some(d)) if !step.forced && may_see_private(d) => Some(legal_text(l, variant)),
+    let (legal, legal_codes) = match (&step.legal, decider) {
+        (Some(l), Some(d)) if !step.forced && may_see_private(d) => {
+            (Some(legal_text(l, variant)), Some(legal_codes(l)))
+        }
+        _ => (None, None),
+    };
+    let answer_line = match (&step.mv, &step.request) {
+        (Some(m), Some(r)) if !step.forced => Some(answer_line(m, r.id)),
         _ => None,
     };
     let refused = step.refused.as_ref().map(|r| RefusedView {
@@ -682,7 +769,9 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
         title,
         decision,
         legal,
+        legal_codes,
         answer,
+        answer_line,
         elapsed_ms,
         timing,
         refused,

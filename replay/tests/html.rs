@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use durak_replay::html::data::DATA_VERSION;
 use durak_replay::html::layout::{ASSETS, SITE_CSS, VIEWER_CSS, VIEWER_JS};
-use durak_replay::html::{html_page, write_html_page};
+use durak_replay::html::{game_page, html_page, write_html_page, GameContext};
 use serde_json::Value;
 
 fn embedded_data(page: &str) -> Value {
@@ -38,6 +38,8 @@ fn the_page_is_self_contained() {
             "no inline script may run"
         );
         assert!(page.starts_with("<!DOCTYPE html>"));
+        // No request for /favicon.ico (a 404 from a server).
+        assert!(page.contains(r#"<link rel="icon" href="data:,">"#));
         // The data (not run), then the viewer beside the page; its styles beside it too.
         assert_eq!(page.matches("<script").count(), 2);
         assert!(page.contains(&format!("<script src=\"{}\">", VIEWER_JS.file_name())));
@@ -63,7 +65,10 @@ fn the_data_holds_every_step() {
 }
 
 /// Issue 13: at most 15 KB of HTML and data per game on disk (the viewer is one copy per
-/// folder). The fixtures hold the largest games of the suite: six seats, four, faults, stderr.
+/// folder). The fixtures hold the largest games of the suite: six seats, four, faults, stderr,
+/// and a long four-seat game between real processes (287 moves, their timings, stderr), which
+/// was 25 KB when every step carried its publicly known cards, stderr's time in words and
+/// its fields as a JSON array.
 #[test]
 fn a_page_is_at_most_15_kb() {
     for f in FIXTURES {
@@ -110,4 +115,31 @@ fn names_are_escaped() {
         data["names"][0],
         "</script><script>alert(1)</script> & 'x' (builtin:greedy)"
     );
+}
+
+/// The title and the header say which game once (the audit of issue 13 read "table 7, game 1
+/// (id 43, deal 1), game 1" and "game 1 of its series" beside the tournament's place).
+#[test]
+fn the_title_names_the_game_once() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let title = |page: &str| -> String {
+        let a = page.find("<title>").unwrap() + "<title>".len();
+        page[a..a + page[a..].find("</title>").unwrap()].to_string()
+    };
+    let ctx = GameContext {
+        place: Some("table 7, game 1 (id 43, deal 1)".into()),
+        ..GameContext::default()
+    };
+    let page = game_page(&s, &ctx);
+    let t = title(&page);
+    assert_eq!(t.matches("game").count(), 1, "{t}");
+    assert!(
+        t.ends_with("podkidnoy table 7, game 1 (id 43, deal 1) · Durak replay"),
+        "{t}"
+    );
+    assert!(!page.contains("of its series"), "the place says it");
+    let alone = html_page(&s);
+    let t = title(&alone);
+    assert!(t.ends_with("podkidnoy game 0 · Durak replay"), "{t}");
+    assert!(alone.contains("game 0 of its series"));
 }

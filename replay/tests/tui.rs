@@ -273,3 +273,109 @@ fn the_layout_follows_the_window() {
     assert!(at("┌ Decision") <= 14, "{narrow}");
     assert!(rows[22].starts_with("└"), "{narrow}");
 }
+
+/// The row of `screen` holding `needle`, if any.
+fn row_of(screen: &str, needle: &str) -> Option<usize> {
+    screen.lines().position(|l| l.contains(needle))
+}
+
+/// The number in "↓ N more line(s)" / "↑ N line(s) above".
+fn count_in(screen: &str, marker: &str) -> Option<usize> {
+    let line = screen.lines().find(|l| l.contains(marker))?;
+    let at = line.find(marker)? + marker.len();
+    line[at..].split_whitespace().next()?.parse().ok()
+}
+
+/// Issue 13 (audit): at 80×24 a decision panel that does not fit says how many rows it hides,
+/// with no empty row below that note, and `j` scrolls down to its last row (`k` back up): the
+/// rows counted are the rows scrolled.
+#[test]
+fn the_decision_panel_scrolls_at_80x24() {
+    let mut overflowing = 0;
+    for f in FIXTURES {
+        let s = sim(f);
+        let mut app = App::for_game(&s);
+        for step in 0..s.steps.len() {
+            app.step = step;
+            app.scroll = 0;
+            let top = screen_of(&app, &s, 80, 24);
+            let Some(hidden) = count_in(&top, "↓ ") else {
+                continue;
+            };
+            overflowing += 1;
+            // The note is the panel's last row: the border comes next.
+            let r = row_of(&top, "more line").unwrap();
+            let next = top.lines().nth(r + 1).unwrap();
+            assert!(next.starts_with('└'), "{f} step {}:\n{top}", step + 1);
+            // Scroll to the end: as many rows as the note said, then no more.
+            let mut presses = 0;
+            loop {
+                let before = app.scroll;
+                press(&mut app, KeyCode::Char('j'));
+                screen_of(&app, &s, 80, 24);
+                if app.scroll == before {
+                    break;
+                }
+                presses += 1;
+                assert!(presses <= 200);
+            }
+            assert_eq!(presses, hidden, "{f} step {}:\n{top}", step + 1);
+            let bottom = screen_of(&app, &s, 80, 24);
+            assert!(!bottom.contains("more line"), "{bottom}");
+            assert_eq!(count_in(&bottom, "↑ "), Some(hidden), "{bottom}");
+            press(&mut app, KeyCode::Char('k'));
+            assert_eq!(app.scroll, hidden - 1);
+            // Another step starts at the top again.
+            press(
+                &mut app,
+                if step == 0 {
+                    KeyCode::Right
+                } else {
+                    KeyCode::Left
+                },
+            );
+            assert_eq!(app.scroll, 0);
+            app.step = step;
+        }
+    }
+    assert!(
+        overflowing > 0,
+        "some step of the fixtures overflows at 80×24"
+    );
+}
+
+/// The answer and the legal choices also in the protocol's form (`TD`, the answer's JSON line),
+/// beside the words, for a bot author.
+#[test]
+fn protocol_forms_beside_the_words() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let app = App::new(s.steps.len(), s.header.players);
+    let screen = screen_of(&app, &s, 200, 50);
+    let v = step_view(&s, 0, None);
+    let codes = v.legal_codes.clone().unwrap();
+    assert!(codes.starts_with("hand "), "{codes}");
+    assert!(screen.contains(&codes), "{screen}");
+    let line = v.answer_line.clone().unwrap();
+    assert!(
+        line.starts_with(r#"{"type":"answer","id":1,"action":"attack","cards":["#),
+        "{line}"
+    );
+    assert!(screen.contains(&line), "{screen}");
+    let text = durak_replay::text::render_step(&v);
+    assert!(text.contains(&codes) && text.contains(&line), "{text}");
+}
+
+/// A seat's name is cut only for want of room on its line (the audit of issue 13 found names
+/// cut at 18 columns in a 130-column terminal).
+#[test]
+fn names_use_the_room_they_have() {
+    let s = sim("podkidnoy-4p-processes.jsonl");
+    let app = App::for_game(&s);
+    let wide = screen_of(&app, &s, 130, 40);
+    assert!(
+        wide.contains("0 python3 sample-bots/python/random_…"),
+        "{wide}"
+    );
+    let narrow = screen_of(&app, &s, 80, 24);
+    assert!(narrow.contains("0 python3 sample-bots/python/"), "{narrow}");
+}

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use durak_replay::text::render_step;
-use durak_replay::view::{all_views, step_view};
+use durak_replay::view::{all_views, pretty_card, step_view};
 use durak_rules::{Card, Move};
 
 #[test]
@@ -229,7 +229,28 @@ fn plain_text_of_a_step() {
         .position(|st| !st.state.observation(1).known[0].is_empty())
         .unwrap();
     let text = render_step(&step_view(&s, k, Some(1)));
-    assert!(text.contains("hidden cards, known to hold"), "{text}");
+    assert!(text.contains(" hidden cards and "), "{text}");
+    assert!(text.contains(", publicly known\n"), "{text}");
+    // Every card known, one card: said so (issue 13's audit: "(1 cards)", "4 hidden cards,
+    // known to hold" all four).
+    let mut v = step_view(&s, k, Some(1));
+    let known = v.seats[0].known.clone();
+    v.seats[0].count = known.len();
+    let text = render_step(&v);
+    let all = format!(
+        ": {} ({} card{}, all publicly known)\n",
+        known
+            .iter()
+            .map(|c| pretty_card(c.parse().unwrap()))
+            .collect::<Vec<_>>()
+            .join(" "),
+        known.len(),
+        if known.len() == 1 { "" } else { "s" }
+    );
+    assert!(text.contains(&all), "{all} in {text}");
+    v.seats[1].hand = Some(vec!["TD".into()]);
+    v.seats[1].count = 1;
+    assert!(render_step(&v).contains(": 10♦ (1 card)\n"));
     // Every card shown exists.
     for v in all_views(&s, None) {
         for seat in &v.seats {

@@ -7,8 +7,9 @@
 //! - `index.html`: the header (name, variant, format, seed, limits, sandbox, dates, the bots and
 //!   their commands), the standings with their ties (`=2`), charts (Elo and loss rate with their
 //!   intervals, head to head and LOS as heat maps, Elo as games accumulate), the pairs, links to
-//!   the raw data (`results.jsonl`, `tournament.toml`, `games.csv`, `standings.csv`,
-//!   `standings.json`). Every figure comes from [`Standings`] (its data, not its HTML).
+//!   the raw data (`games.csv`, `standings.csv`, `standings.json`, and copies of the
+//!   tournament's `results.jsonl` and `tournament.toml` in `data/`, so that the folder
+//!   published alone keeps every link). Every figure comes from [`Standings`] (its data, not its HTML).
 //! - `bots/NAME.html`: a bot's figures, time per decision (median, p95, max), faults by kind with
 //!   links to the games, head to head, its games.
 //! - `games.html`: every game, sorted and filtered (bot, result, fault) by `report.js`, which
@@ -129,6 +130,19 @@ impl Written {
         self.bytes += text.len() as u64;
         Ok(())
     }
+
+    /// A copy of `from` at `to` (a file of the tournament the pages link to).
+    pub fn copy(&mut self, from: &Path, to: &Path) -> Result<(), String> {
+        if let Some(d) = to.parent() {
+            std::fs::create_dir_all(d)
+                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        }
+        let n = std::fs::copy(from, to)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+        self.files += 1;
+        self.bytes += n;
+        Ok(())
+    }
 }
 
 /// Write the report into `out` (created if need be); returns the index page's path.
@@ -158,6 +172,9 @@ pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf, Stri
     let standings = builder.finish();
     let scan = scan::scan(t, input.dir, &lines, out, &mut written)?;
     pages::write_games_csv(t, &lines, &out.join("games.csv"), &mut written)?;
+    for f in ["results.jsonl", "tournament.toml"] {
+        written.copy(&input.dir.join(f), &out.join("data").join(f))?;
+    }
     written.write(&out.join("standings.csv"), &standings.to_csv())?;
     written.write(&out.join("standings.json"), &standings.to_json())?;
     let ctx = pages::Context {

@@ -106,17 +106,24 @@ fn header(ctx: &Context<'_>) -> Markup {
                 @if same_limits {
                     @if let Some(b) = t.bots.first() { p.meta { "Limits: " (limits_text(&b.limits)) "." } }
                 }
+                // The bots and their commands, in the header: what was played is said first.
+                div.header-bots { (bots_table(ctx, "")) }
             }
         }
     }
+}
+
+/// `1 draw`, `2 draws`.
+fn counted(n: u64, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 fn links(root: &str) -> Markup {
     html! {
         nav.links aria-label="data" {
             a href={ (root) "games.html" } { "every game" }
-            a href={ (root) "../results.jsonl" } { "results.jsonl" }
-            a href={ (root) "../tournament.toml" } { "tournament.toml" }
+            a href={ (root) "data/results.jsonl" } { "results.jsonl" }
+            a href={ (root) "data/tournament.toml" } { "tournament.toml" }
             a href={ (root) "games.csv" } { "games.csv" }
             a href={ (root) "standings.csv" } { "standings.csv" }
             a href={ (root) "standings.json" } { "standings.json" }
@@ -426,7 +433,6 @@ pub fn index_page(ctx: &Context<'_>) -> String {
                 p.note { "Each pair from their own games only: score (a draw counts half), its Elo, the 95% interval from single games and, with duplicate deals, from whole deals (width: the paired interval's, of the unpaired one's); LOS; at two seats, how many deals scored 0, ½, 1, 1½ and 2 points of 2 (lost both … won both)." }
                 (pairs_table(ctx, None))
             }
-            section { h2 { "Bots" } (bots_table(ctx, "")) }
             section { h2 { "Games" } (verified_note(ctx)) p { a href="games.html" { "Every game, sorted and filtered →" } } }
         }
     };
@@ -465,8 +471,8 @@ pub fn bot_page(ctx: &Context<'_>, i: usize) -> String {
                     p.meta {
                         "rank " (b.rank_label) " · Elo " (elo_text(b.elo))
                         @if b.elo.is_some() { " (" (interval_text(b.elo_ci95)) ")" }
-                        " · " (b.games) " games, the durak in " (b.losses) " (" (pct(b.loss_rate)) ", "
-                        (pct(b.loss_rate_ci95[0])) " … " (pct(b.loss_rate_ci95[1])) "), " (b.draws) " draws"
+                        " · " (counted(b.games, "game")) ", the durak in " (b.losses) " (" (pct(b.loss_rate)) ", "
+                        (pct(b.loss_rate_ci95[0])) " … " (pct(b.loss_rate_ci95[1])) "), " (counted(b.draws, "draw"))
                         @if let Some(g) = b.disqualified_after_game { " · disqualified after game " (g) }
                     }
                 }
@@ -604,4 +610,15 @@ pub fn write_games_csv(
         path,
         &String::from_utf8(bytes).expect("CSV of UTF-8 is UTF-8"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_agree_with_their_noun() {
+        // A bot's page said "1 draws" (the audit of issue 13).
+        assert_eq!(super::counted(1, "draw"), "1 draw");
+        assert_eq!(super::counted(0, "draw"), "0 draws");
+        assert_eq!(super::counted(2, "game"), "2 games");
+    }
 }

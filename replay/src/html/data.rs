@@ -15,13 +15,23 @@
 //! ## Encoding (version [`DATA_VERSION`])
 //!
 //! Cards are their protocol codes (`TD`), lists of cards the codes run together (`TD6S`).
-//! A step is an array: the replay line less the previous step's, the events (separated by
-//! spaces), the decision, the legal choices, the move, the request (`1`: the next id with the
-//! same limits; else `[id, move_ms, bank_ms]`), the time, then an object of what few steps have
-//! (`k` known cards when they changed, `rf` a refused answer, `f` faults, `n` a note, `se`
-//! stderr); trailing nulls are left out.
+//! A step is one string of fields separated by `;`, trailing empty ones left out: the replay
+//! line less the previous step's, the events (separated by spaces), the decision, the legal
+//! choices, the move, the request (`+`: the next id with the same limits; else
+//! `id,move_ms,bank_ms`, or `id` when it announced no limits), the time (ms, rounded as the
+//! views write it: `12.3`). A step that has more is an array: that string, then an object of
+//! what few steps have (`rf` a refused answer, `f` faults, `n` a note, `se` stderr). A stderr text is `[seat, text]` when it came
+//! after the step's own request, else `[seat, text, at]` with `at` `"s"` (before the first
+//! request), `"e"` (after the game), a request id, or `""` (an older replay: the whole stderr).
+//! The publicly known cards (I-1) are not stored: the first step's are in the state, and the
+//! script follows them through the events (cards picked up, shown, the trump card drawn or
+//! exchanged, cards played).
 //!
-//! Events are strings: a letter, then fields; `@S` in front marks an event only seat `S` saw:
+//! Events are strings: a letter, then fields; `@S` in front marks an event only seat `S` saw.
+//! The events a step's answer caused first (the exchange, then the attack, defence, take, add
+//! or pass: what the move says) are left out of the next step's events, which the script puts
+//! back from the move; a step whose events do not start so (never from the engine) starts with
+//! `!` and holds them all.
 //!
 //! | event | string |
 //! | --- | --- |
@@ -46,7 +56,8 @@
 //! the sizes as digits, `r` for one rank, the exchange as six then trump card), `d|XCH|A1B1B2,A2`
 //! (defend: each attack card then the cards that beat it), `+|ROOM|CARDS` (add).
 
-use crate::sim::{Simulation, Step};
+use crate::read::StderrAt;
+use crate::sim::{Simulation, StderrText};
 use crate::view::{result_text, sorted_hand, FaultView, RefusedView, StderrView, StepView};
 use durak_protocol::text::escape_controls;
 use durak_rules::{Audience, Card, CardSet, DecisionKind, Event, EventKind, Legal, Move, Seat};
@@ -54,7 +65,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The version of the encoding; `viewer.js` refuses data of another.
-pub const DATA_VERSION: u32 = 2;
+pub const DATA_VERSION: u32 = 3;
 
 /// The state at the first step (after its events), which later steps' events change.
 #[derive(Clone, Debug, Serialize)]
@@ -74,11 +85,13 @@ pub struct InitState {
     pub limit: Option<usize>,
     pub taking: bool,
     pub active: Vec<bool>,
+    /// The cards publicly known to be in each hand (I-1), sorted as hands are.
+    pub known: Vec<String>,
 }
 
-/// One step in a few letters; absent fields are "none" or "as before". Serialized as an array,
-/// `[line, events, decision, legal, move, request, time, {k, rf, f, n, se}]`, trailing empties
-/// left out (see the module documentation).
+/// One step in a few letters; absent fields are "none" or "as before". Serialized as the string
+/// `line;events;decision;legal;move;request;time`, trailing empties left out, or, when `rest`
+/// holds something, `[that string, rest]` (see the module documentation).
 #[derive(Clone, Debug, Default)]
 pub struct StepData {
     /// The replay line the step starts at, less the previous step's.
@@ -88,10 +101,10 @@ pub struct StepData {
     pub d: Option<String>,
     pub g: Option<String>,
     pub m: Option<String>,
-    /// The request: `1` for the id after the previous request's with the same limits, else
-    /// `[id, move_ms, bank_ms]` (or `[id]` when it announced no limits).
-    pub q: Option<Value>,
-    /// The answer's time in ms, as the views write it.
+    /// The request: `+` for the id after the previous request's with the same limits, else
+    /// `id,move_ms,bank_ms` (or `id` when it announced no limits).
+    pub q: Option<String>,
+    /// The answer's time in ms, rounded as the views write it.
     pub t: Option<String>,
     pub rest: Rest,
 }
@@ -99,9 +112,6 @@ pub struct StepData {
 /// What few steps have.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Rest {
-    /// The publicly known cards of every seat (I-1), when they changed since the previous step.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub k: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rf: Option<RefusedView>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -109,28 +119,36 @@ pub struct Rest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub se: Vec<StderrView>,
+    pub se: Vec<Value>,
+}
+
+impl StepData {
+    /// The step's fields as one string (see the module documentation).
+    pub fn fields(&self) -> String {
+        let none = String::new();
+        let mut v = vec![
+            self.l.to_string(),
+            self.e.clone(),
+            self.d.clone().unwrap_or_default(),
+            self.g.clone().unwrap_or_default(),
+            self.m.clone().unwrap_or_default(),
+            self.q.clone().unwrap_or_default(),
+            self.t.clone().unwrap_or_default(),
+        ];
+        while v.len() > 1 && v.last() == Some(&none) {
+            v.pop();
+        }
+        v.join(";")
+    }
 }
 
 impl Serialize for StepData {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let opt = |o: &Option<String>| o.as_ref().map_or(Value::Null, |x| Value::from(x.as_str()));
-        let mut v = vec![
-            Value::from(self.l),
-            Value::from(self.e.as_str()),
-            opt(&self.d),
-            opt(&self.g),
-            opt(&self.m),
-            self.q.clone().unwrap_or(Value::Null),
-            opt(&self.t),
-        ];
-        if self.rest != Rest::default() {
-            v.push(serde_json::to_value(&self.rest).map_err(serde::ser::Error::custom)?);
+        if self.rest == Rest::default() {
+            self.fields().serialize(ser)
+        } else {
+            (self.fields(), &self.rest).serialize(ser)
         }
-        while v.len() > 2 && v.last().is_some_and(|x| x.is_null()) {
-            v.pop();
-        }
-        v.serialize(ser)
     }
 }
 
@@ -221,10 +239,50 @@ pub fn event_code(e: &EventKind) -> String {
     }
 }
 
-/// A step's events, separated by spaces; a public `drew` followed by the drawer's own
-/// `drew_cards` (always so from the engine) is one `Y` event: seat, cards, then `^` and the
-/// trump card when the last card drawn was it.
-fn events_code(events: &[Event]) -> String {
+/// The events a move makes first, as their strings: the exchange, then the move's own event.
+fn move_events(seat: Seat, mv: &Move, legal: Option<&Legal>) -> Vec<String> {
+    let mut out = Vec::new();
+    let exchange = match *mv {
+        Move::Attack { exchange, .. } | Move::Defend { exchange, .. } => exchange,
+        _ => false,
+    };
+    if exchange {
+        match legal.and_then(|l| l.exchange) {
+            Some(x) => out.push(format!("X{seat}{}{}", x.six, x.trump_card)),
+            None => out.push("?".into()), // matches no event: the step keeps them all
+        }
+    }
+    out.push(match *mv {
+        Move::Attack { cards, .. } => format!("A{seat}{}", set(cards)),
+        Move::Defend { pairs, .. } => format!(
+            "B{seat}{}",
+            pairs
+                .iter()
+                .map(|(a, d)| format!("{a}{d}"))
+                .collect::<String>()
+        ),
+        Move::Take => format!("K{seat}"),
+        Move::Add { cards } => format!("+{seat}{}", set(cards)),
+        Move::Pass => format!("P{seat}"),
+    });
+    out
+}
+
+/// A step's events less those the previous step's move made (`made`), or all of them after a
+/// `!` when they do not start with those.
+fn events_after(events: &[Event], made: Option<Vec<String>>) -> String {
+    let codes = events_codes(events);
+    match made {
+        None => codes.join(" "),
+        Some(m) if codes.starts_with(&m) => codes[m.len()..].join(" "),
+        Some(_) => format!("!{}", codes.join(" ")),
+    }
+}
+
+/// A step's events as strings; a public `drew` followed by the drawer's own `drew_cards`
+/// (always so from the engine) is one `Y` event: seat, cards, then `^` and the trump card when
+/// the last card drawn was it.
+fn events_codes(events: &[Event]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < events.len() {
@@ -257,7 +315,7 @@ fn events_code(events: &[Event]) -> String {
         out.push(format!("{}{}", seat_prefix(e.to), event_code(&e.kind)));
         i += 1;
     }
-    out.join(" ")
+    out
 }
 
 fn kind_letter(k: DecisionKind) -> char {
@@ -318,19 +376,31 @@ pub fn move_code(m: &Move) -> String {
     }
 }
 
-/// The time as the views write it, without the unit.
+/// The time as the views write it, without the unit and the zeros that end a decimal
+/// (`viewer.js` writes them back: no decimals from 100 ms, else 1, or 3 below 1 ms).
 fn time_text(ms: f64) -> String {
     let s = crate::view::fmt_ms(ms);
-    s.trim_end_matches(" ms").to_string()
+    let s = s.trim_end_matches(" ms");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s.to_string()
+    }
 }
 
-fn known_of(step: &Step) -> Vec<String> {
-    let g = &step.state;
-    let o = g.observation(0);
-    o.known
-        .iter()
-        .map(|k| cards(sorted_hand(*k, g.trump())))
-        .collect()
+/// A stderr text: `[seat, text]` when it came after the step's own request, else with where it
+/// came (see the module documentation).
+fn stderr_value(t: &StderrText, v: &StderrView, request: Option<u64>) -> Value {
+    let at = match t.at {
+        Some(StderrAt::Request(id)) if Some(id) == request => None,
+        Some(StderrAt::Request(id)) => Some(Value::from(id)),
+        Some(StderrAt::Start) => Some(Value::from("s")),
+        Some(StderrAt::End) => Some(Value::from("e")),
+        None => Some(Value::from("")),
+    };
+    let mut a = vec![Value::from(v.seat), Value::from(v.text.as_str())];
+    a.extend(at);
+    Value::from(a)
 }
 
 fn init_state(sim: &Simulation) -> InitState {
@@ -357,6 +427,11 @@ fn init_state(sim: &Simulation) -> InitState {
         limit: o.limit,
         taking: o.taking,
         active: (0..n).map(|s| g.is_active(s)).collect(),
+        known: o
+            .known
+            .iter()
+            .map(|k| cards(sorted_hand(*k, g.trump())))
+            .collect(),
     }
 }
 
@@ -364,26 +439,33 @@ fn init_state(sim: &Simulation) -> InitState {
 pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
     let h = &sim.header;
     let end = sim.end();
-    let mut known_before: Option<Vec<String>> = None;
     let mut last_request: Option<(u64, Option<(u64, u64)>)> = None;
     let mut last_line = 0;
+    let mut made: Option<Vec<String>> = None;
     let steps = sim
         .steps
         .iter()
         .zip(views)
         .map(|(step, v)| {
-            let known = known_of(step);
-            let k = match &known_before {
-                Some(prev) if *prev == known => None,
-                None if known.iter().all(String::is_empty) => None,
-                _ => Some(known.clone()),
-            };
-            known_before = Some(known);
+            // The texts the view shows (not empty), each beside its line of the replay.
+            let texts = step
+                .stderr
+                .iter()
+                .filter(|t| !t.text.is_empty() || t.dropped > 0);
+            let se = texts
+                .zip(&v.stderr)
+                .map(|(t, sv)| stderr_value(t, sv, step.request.as_ref().map(|r| r.id)))
+                .collect();
             let l = step.line - last_line.min(step.line);
+            let e = events_after(&step.before, made.take());
+            made = match (step.decision, &step.mv) {
+                (Some(d), Some(mv)) => Some(move_events(d.seat, mv, step.legal.as_ref())),
+                _ => None,
+            };
             last_line = step.line;
             StepData {
                 l,
-                e: events_code(&step.before),
+                e,
                 d: step.decision.map(|d| {
                     format!(
                         "{}{}{}{}",
@@ -399,23 +481,18 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
                     let limits = r.time.map(|t| (t.move_ms, t.bank_ms));
                     let same = last_request.is_some_and(|(id, l)| id + 1 == r.id && l == limits);
                     last_request = Some((r.id, limits));
-                    if same {
-                        Value::from(1)
-                    } else {
-                        let mut q = vec![r.id];
-                        if let Some((m, b)) = limits {
-                            q.extend([m, b]);
-                        }
-                        Value::from(q)
+                    match limits {
+                        _ if same => "+".to_string(),
+                        Some((m, b)) => format!("{},{m},{b}", r.id),
+                        None => r.id.to_string(),
                     }
                 }),
                 t: v.elapsed_ms.map(time_text),
                 rest: Rest {
-                    k,
                     rf: v.refused.clone(),
                     f: v.faults.clone(),
                     n: v.note.clone(),
-                    se: v.stderr.clone(),
+                    se,
                 },
             }
         })

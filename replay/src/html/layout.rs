@@ -127,6 +127,8 @@ pub fn page(p: Page<'_>) -> String {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta http-equiv="Content-Security-Policy" content=(CSP);
                 title { (Bot(p.title)) }
+                // No icon: without this line a browser asks the server for /favicon.ico (a 404).
+                link rel="icon" href="data:,";
                 link rel="stylesheet" href={ (p.root) (SITE_CSS.file_name()) };
                 @for s in p.styles {
                     link rel="stylesheet" href={ (p.root) (s.file_name()) };

@@ -52,8 +52,9 @@ fn header(sim: &Simulation, ctx: &GameContext) -> Markup {
                 h1 { (Bot(&seats_title(sim))) }
                 p.meta {
                     (h.variant.name()) ", " (h.players) " players"
-                    @if let Some(place) = &ctx.place { ", " (place) }
-                    ", game " (h.game) " of its series · deck seed " (h.seed)
+                    // A place says which game it is; alone, the game's number in its series.
+                    @if let Some(place) = &ctx.place { ", " (place) } @else { ", game " (h.game) " of its series" }
+                    " · deck seed " (h.seed)
                     " · dealer seat " (h.dealer)
                 }
                 p.result { (Bot(&result_text(h, end))) }
@@ -74,15 +75,14 @@ pub fn game_page(sim: &Simulation, ctx: &GameContext) -> String {
     let h = &sim.header;
     let views: Vec<StepView> = all_views(sim, None).iter().map(StepView::escaped).collect();
     let data = data::game_data(sim, &views);
+    let place = ctx
+        .place
+        .clone()
+        .unwrap_or_else(|| format!("game {}", h.game));
     let title = format!(
-        "{} · {} {}game {} · Durak replay",
+        "{} · {} {place} · Durak replay",
         seats_title(sim),
-        h.variant.name(),
-        ctx.place
-            .as_ref()
-            .map(|p| format!("{p}, "))
-            .unwrap_or_default(),
-        h.game
+        h.variant.name()
     );
     let body = html! {
         (header(sim, ctx))

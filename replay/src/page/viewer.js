@@ -11,7 +11,7 @@
   const SUIT_ORDER = "CDHS";
   const RANK_ORDER = "6789TJQKA";
   const KINDS = { a: "attack", d: "defend", "+": "add" };
-  const DATA_VERSION = 2;
+  const DATA_VERSION = 3;
 
   // ---- cards ----
   function split2(s) {
@@ -148,23 +148,50 @@
   }
 
   // ---- decoding: the compact data to every step's state ----
-  // A step's array (data.rs: StepData) as an object; lines and requests made absolute. Once:
+  // A step's string (data.rs: StepData), or [string, rest], as an object; lines and requests
+  // made absolute. Once:
   // decode() may be called again on the same data (a view per seat).
   function unpack(D) {
     if (D.unpacked) return D;
     D.unpacked = true;
-    let line = 0, id = 0, limits = null;
-    D.steps = D.steps.map((a) => {
-      const rest = a[7] || {};
-      line += a[0];
-      const s = { l: line, e: a[1] ? a[1].split(" ") : [], d: a[2] || null, g: a[3] || null, m: a[4] || null, t: a[6] === undefined || a[6] === null ? undefined : a[6],
-        k: rest.k, rf: rest.rf, f: rest.f, n: rest.n, se: rest.se };
+    let line = 0, id = 0, limits = null, prev = null;
+    D.steps = D.steps.map((x) => {
+      const rest = Array.isArray(x) ? x[1] : {};
+      const a = (Array.isArray(x) ? x[0] : x).split(";");
+      line += +a[0];
+      // The events; those the previous step's answer made first are put back from it.
+      const raw = a[1] || "";
+      let e = raw[0] === "!" ? raw.substr(1) : raw;
+      e = e ? e.split(" ") : [];
+      if (raw[0] !== "!" && prev && prev.m && prev.d) e = moveEvents(+prev.d[0], prev.m, prev.g).concat(e);
+      const s = { l: line, e: e, d: a[2] || null, g: a[3] || null, m: a[4] || null, t: a[6] ? fmtMs(+a[6]) : undefined,
+        rf: rest.rf, f: rest.f, n: rest.n };
       const q = a[5];
-      if (q === 1) { id += 1; s.q = [id].concat(limits || []); }
-      else if (Array.isArray(q)) { id = q[0]; limits = q.length > 1 ? q.slice(1) : null; s.q = q; }
+      if (q === "+") { id += 1; s.q = [id].concat(limits || []); }
+      else if (q) { s.q = q.split(",").map(Number); id = s.q[0]; limits = s.q.length > 1 ? s.q.slice(1) : null; }
+      // A stderr text: [seat, text], after this step's request, or [seat, text, where].
+      s.se = (rest.se || []).map((x) => ({ seat: x[0], when: stderrWhen(x.length > 2 ? x[2] : s.q[0]), text: x[1] }));
+      prev = s;
       return s;
     });
     return D;
+  }
+  // The events a move makes first (data.rs: move_events): the exchange, then its own event.
+  function moveEvents(seat, m, legal) {
+    const out = [];
+    const x = m[1] === "x";
+    if (x) { const l = parseLegal(legal); out.push("X" + seat + l.exchange[0] + l.exchange[1]); }
+    const cards = m.substr(x ? 2 : 1);
+    out.push({ a: "A", d: "B", "+": "+", t: "K", p: "P" }[m[0]] + seat + (m[0] === "t" || m[0] === "p" ? "" : cards));
+    return out;
+  }
+  // A time in ms as view.rs's fmt_ms writes it (the data holds the rounded figure).
+  function fmtMs(ms) { return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toFixed(3); }
+  function stderrWhen(at) {
+    if (at === "s") return "before its first request";
+    if (at === "e") return "after the game";
+    if (at === "") return "";
+    return "after request " + at;
   }
   // Events as the engine logged them: a Y is a public drew and the drawer's own drew_cards.
   function expand(codes) {
@@ -188,9 +215,8 @@
       hands: I.hands.map(split2), stock: split2(I.stock), trumpCard: I.trump_card, trumpInStock: I.trump_in_stock,
       discard: split2(I.discard), table: I.table.map((p) => ({ attack: p.substr(0, 2), defence: p.length > 2 ? p.substr(2, 2) : null })),
       attacker: I.attacker, defender: I.defender, limit: I.limit, taking: I.taking, active: I.active.slice(),
-      known: [],
+      known: I.known.map(split2),
     };
-    for (let s = 0; s < n; s++) st.known.push([]);
     const trump = I.trump_suit;
     const states = [];
     D.steps.forEach((step, i) => {
@@ -199,27 +225,31 @@
         st = {
           hands: st.hands.map((h) => h.slice()), stock: st.stock.slice(), trumpCard: st.trumpCard, trumpInStock: st.trumpInStock,
           discard: st.discard.slice(), table: st.table.map((p) => ({ attack: p.attack, defence: p.defence })),
-          attacker: st.attacker, defender: st.defender, limit: st.limit, taking: st.taking, active: st.active.slice(), known: st.known,
+          attacker: st.attacker, defender: st.defender, limit: st.limit, taking: st.taking, active: st.active.slice(), known: st.known.slice(),
         };
         for (const e of events) apply(st, e, trump);
       }
-      if (step.k) st.known = step.k.map(split2);
       states.push({ st: st, events: events });
     });
     return states;
   }
+  // One event on the state. The publicly known cards (I-1, rules/src/game.rs) follow it too: a
+  // card played leaves them, cards picked up and the trump card (drawn or exchanged) join them.
   function apply(st, e, trump) {
     const h = st.hands;
+    const k = st.known;
     switch (e.k) {
       case "H": h[e.seat] = handOrder(e.cards, trump); break;
       case "T": st.attacker = e.attacker; st.defender = e.defender; st.limit = e.limit; st.taking = false; break;
       case "X":
         h[e.seat] = handOrder(without(h[e.seat], [e.six]).concat([e.trumpCard]), trump);
+        k[e.seat] = handOrder(without(k[e.seat], [e.six, e.trumpCard]).concat([e.trumpCard]), trump);
         st.trumpCard = e.six;
         if (st.stock.length) st.stock[st.stock.length - 1] = e.six;
         break;
       case "A": case "+":
         h[e.seat] = without(h[e.seat], e.cards);
+        k[e.seat] = without(k[e.seat], e.cards);
         for (const c of e.cards) st.table.push({ attack: c, defence: null });
         break;
       case "B":
@@ -227,12 +257,20 @@
           const t = st.table.find((x) => x.attack === p[0]);
           if (t) t.defence = p[1];
           h[e.seat] = without(h[e.seat], [p[1]]);
+          k[e.seat] = without(k[e.seat], [p[1]]);
         }
         break;
       case "K": st.taking = true; break;
-      case "U": h[e.seat] = handOrder(h[e.seat].concat(e.cards), trump); st.table = []; st.taking = false; break;
+      case "U":
+        h[e.seat] = handOrder(h[e.seat].concat(e.cards), trump);
+        k[e.seat] = handOrder(without(k[e.seat], e.cards).concat(e.cards), trump);
+        st.table = []; st.taking = false;
+        break;
       case "C": st.discard = setOrder(st.discard.concat(e.cards)); st.table = []; st.taking = false; break;
-      case "W": st.stock = st.stock.slice(e.count); if (e.trumpCard) st.trumpInStock = false; break;
+      case "W":
+        st.stock = st.stock.slice(e.count);
+        if (e.trumpCard) { st.trumpInStock = false; k[e.seat] = handOrder(without(k[e.seat], [e.trumpCard]).concat([e.trumpCard]), trump); }
+        break;
       case "w": h[e.seat] = handOrder(h[e.seat].concat(e.cards), trump); break;
       case "O": st.active[e.seat] = false; break;
     }
@@ -278,7 +316,10 @@
     return {
       step: i + 1, steps: D.steps.length, line: step.l, viewer: viewer, title: title, decision: decision,
       legal: legal && decision && !decision.forced && sees(decision.seat) ? legalText(legal, D.variant, st.hands[decision.seat], decision.after_take) : null,
-      answer: answer, timing: timing,
+      legal_codes: legal && decision && !decision.forced && sees(decision.seat) ? legalCodes(legal, st.hands[decision.seat]) : null,
+      answer: answer,
+      answer_line: move && decision && !decision.forced && step.q ? moveJson(move, step.q[0]) : null,
+      timing: timing,
       refused: step.rf ? { line: decision && sees(decision.seat) ? step.rf.line : null, reason: step.rf.reason } : null,
       faults: faults,
       events: states[i].events.filter((e) => e.to === null || sees(e.to)).map((e) => ({ text: eventText(e, D.variant), private_to: e.to })),
@@ -288,12 +329,8 @@
       discard: st.discard.slice(), attacker: st.attacker, defender: st.defender, limit: st.limit, taking: st.taking,
       result: last ? D.result : null, note: step.n === undefined ? null : step.n,
       stderr: (step.se || []).filter((x) => sees(x.seat)),
-      // For the page only (not in StepView): the protocol forms.
-      extra: {
-        legalCodes: legal && decision && !decision.forced && sees(decision.seat) ? legalCodes(legal, st.hands[decision.seat]) : null,
-        answerJson: move && decision && !decision.forced && step.q ? moveJson(move, step.q[0]) : null,
-        round: states[i].events.some((e) => e.k === "T"),
-      },
+      // For the page only (not in StepView).
+      extra: { round: states[i].events.some((e) => e.k === "T") },
     };
   }
 
@@ -399,9 +436,9 @@
 
   function decisionHtml(v) {
     let html = "";
-    if (v.legal) html += row("legal", esc(v.legal) + (v.extra.legalCodes ? '<code class="codes">' + esc(v.extra.legalCodes) + "</code>" : ""));
+    if (v.legal) html += row("legal", esc(v.legal) + (v.legal_codes ? '<code class="codes">' + esc(v.legal_codes) + "</code>" : ""));
     if (v.answer) html += row(v.decision && v.decision.forced ? "forced" : "answer", '<span class="answer">' + esc(v.answer) + "</span>" +
-      (v.extra.answerJson ? '<code class="codes">' + esc(v.extra.answerJson) + "</code>" : ""));
+      (v.answer_line ? '<code class="codes">' + esc(v.answer_line) + "</code>" : ""));
     if (v.timing) html += row("time", esc(v.timing));
     if (v.refused) {
       const line = v.refused.line !== null ? '<code class="raw">' + esc(v.refused.line) + "</code>" : "<em>(the line is private to the bot)</em>";

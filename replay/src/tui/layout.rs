@@ -2,16 +2,17 @@
 //!
 //! Every hand is shown in full (a hand wraps onto more lines rather than being cut), the table
 //! and the stock take the lines they need, and the decision panel (legal choices, answer, time,
-//! faults, result, events, stderr) gets the rest; when that is not enough it says how many lines
-//! a taller window would show. At 120 columns and more the decision panel moves to a right-hand
-//! column. Down to 80×24 with six seats nothing that matters is cut.
+//! faults, result, events, stderr) gets the rest; when that is not enough it shows a window of
+//! its rows, says how many are above and below it, and scrolls ([`draw_step_scrolled`]; the
+//! viewer's `j` / `k`). At 120 columns and more the decision panel moves to a right-hand column.
+//! Down to 80×24 with six seats nothing that matters is cut.
 
 use crate::view::{pretty_card, StepView};
 use durak_rules::{Card, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
 /// Columns from which the decision panel gets a column of its own.
@@ -77,40 +78,13 @@ fn trump_of(v: &StepView) -> Option<Suit> {
 /// its state, its cards (or backs and the publicly known ones, highlighted).
 pub fn seat_lines(v: &StepView, width: usize) -> Vec<Line<'static>> {
     let trump = trump_of(v);
-    let name_room = (width / 4).clamp(8, 28);
+    let base_room = (width / 4).clamp(8, 28);
     let mut lines = Vec::new();
     for s in &v.seats {
-        let mut name: String = s.name.chars().take(name_room).collect();
-        if s.name.chars().count() > name_room {
-            name.pop();
-            name.push('…');
-        }
-        let style = if s.to_act {
-            Style::default()
-                .fg(Color::Yellow)
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::default().add_modifier(Modifier::BOLD)
-        };
-        let mut prefix = vec![
-            Span::styled(if s.to_act { "▶" } else { " " }, style),
-            Span::styled(format!("{} {name}", s.seat), style),
-        ];
         let mut tags: Vec<&str> = s.tags().into_iter().filter(|t| *t != "to act").collect();
         if s.faulted {
             tags.push("FAULT");
         }
-        if !tags.is_empty() {
-            let t = tags.join(" ");
-            let st = if s.faulted || s.loser {
-                Style::default().fg(Color::LightRed)
-            } else {
-                Style::default().fg(Color::Cyan)
-            };
-            prefix.push(Span::styled(format!(" {t}"), st));
-        }
-        prefix.push(dim(format!(" ({}):", s.count)));
-        let indent = 3;
         let items: Vec<Vec<Span<'static>>> = match &s.hand {
             Some(h) if h.is_empty() => vec![vec![dim("no cards")]],
             Some(h) => h
@@ -127,7 +101,7 @@ pub fn seat_lines(v: &StepView, width: usize) -> Vec<Line<'static>> {
                 if hidden > 0 {
                     items.push(vec![
                         Span::styled(
-                            "▒".repeat(hidden.min(width.saturating_sub(indent + 12).max(1))),
+                            "▒".repeat(hidden.min(width.saturating_sub(3 + 12).max(1))),
                             Style::default().fg(Color::Blue),
                         ),
                         dim(format!(" {hidden} hidden")),
@@ -136,6 +110,45 @@ pub fn seat_lines(v: &StepView, width: usize) -> Vec<Line<'static>> {
                 items
             }
         };
+        // The whole name when the line has room for it beside the cards (up to 48 columns),
+        // else a quarter of the width.
+        let rest: usize = items
+            .iter()
+            .map(|i| 1 + i.iter().map(Span::width).sum::<usize>())
+            .sum::<usize>()
+            + tags.iter().map(|t| t.chars().count() + 1).sum::<usize>()
+            + format!(" ({}):", s.count).len()
+            + 3;
+        let name_room = width
+            .saturating_sub(rest)
+            .clamp(base_room, 48.max(base_room));
+        let mut name: String = s.name.chars().take(name_room).collect();
+        if s.name.chars().count() > name_room {
+            name.pop();
+            name.push('…');
+        }
+        let style = if s.to_act {
+            Style::default()
+                .fg(Color::Yellow)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().add_modifier(Modifier::BOLD)
+        };
+        let mut prefix = vec![
+            Span::styled(if s.to_act { "▶" } else { " " }, style),
+            Span::styled(format!("{} {name}", s.seat), style),
+        ];
+        if !tags.is_empty() {
+            let t = tags.join(" ");
+            let st = if s.faulted || s.loser {
+                Style::default().fg(Color::LightRed)
+            } else {
+                Style::default().fg(Color::Cyan)
+            };
+            prefix.push(Span::styled(format!(" {t}"), st));
+        }
+        prefix.push(dim(format!(" ({}):", s.count)));
+        let indent = 3;
         lines.extend(wrapped(prefix, items, width, indent));
     }
     lines
@@ -255,11 +268,17 @@ pub fn decision_lines(v: &StepView) -> Vec<Line<'static>> {
     if let Some(l) = &v.legal {
         lines.push(Line::from(vec![label("legal"), Span::raw(l.clone())]));
     }
+    if let Some(c) = &v.legal_codes {
+        lines.push(Line::from(vec![label(""), dim(c.clone())]));
+    }
     if let Some(a) = &v.answer {
         lines.push(Line::from(vec![
             label("answer"),
             Span::styled(a.clone(), Style::default().add_modifier(Modifier::BOLD)),
         ]));
+    }
+    if let Some(a) = &v.answer_line {
+        lines.push(Line::from(vec![label(""), dim(a.clone())]));
     }
     if let Some(t) = &v.timing {
         lines.push(Line::from(vec![label("time"), Span::raw(t.clone())]));
@@ -299,53 +318,123 @@ pub fn decision_lines(v: &StepView) -> Vec<Line<'static>> {
     lines
 }
 
-/// How many rows `lines` take at `width` once wrapped (a word-wrapped line can take one more
-/// than its length says; this counts generously).
-fn rows(lines: &[Line<'_>], width: u16) -> usize {
-    let w = width.max(1) as usize;
-    lines
-        .iter()
-        .map(|l| {
-            let n = l.width();
-            if n <= w {
-                1
-            } else {
-                n.div_ceil(w.saturating_sub(8).max(1))
-            }
-        })
-        .sum()
-}
-
-/// `lines` in `height` rows; when they do not fit, the first ones and a note of how many more a
-/// taller window would show.
-fn fitted(mut lines: Vec<Line<'static>>, width: u16, height: u16) -> Vec<Line<'static>> {
-    let h = height as usize;
-    if rows(&lines, width) <= h || h == 0 {
-        return lines;
+/// `line` cut into rows of at most `width` columns, between words where it can (a word longer
+/// than a row is cut): the rows a terminal shows, so that they can be counted and scrolled.
+fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    if line.width() <= width {
+        return vec![line];
     }
-    let mut shown = Vec::new();
-    let total = lines.len();
-    for l in lines.drain(..) {
-        shown.push(l);
-        if rows(&shown, width) + 1 > h {
-            shown.pop();
-            break;
+    // Continuation rows start under the text: after a label ("legal   "), a bullet ("  • ",
+    // "  | ") or two columns in.
+    let first = line
+        .spans
+        .first()
+        .map(|s| s.content.to_string())
+        .unwrap_or_default();
+    let lead = first.len() - first.trim_start().len();
+    let indent = if first.len() == 8 && first.ends_with(' ') && lead == 0 {
+        8
+    } else if lead > 0 {
+        lead + 2
+    } else {
+        2
+    }
+    .min(width / 2);
+    let mut rows = Vec::new();
+    let mut cur: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let flush = |cur: &mut Vec<Span<'static>>, used: &mut usize, rows: &mut Vec<Line<'static>>| {
+        rows.push(Line::from(std::mem::take(cur)));
+        cur.push(Span::raw(" ".repeat(indent)));
+        *used = indent;
+    };
+    for span in line.spans {
+        let style = span.style;
+        for word in span.content.split_inclusive(' ') {
+            let w = Span::raw(word).width();
+            let bare = Span::raw(word.trim_end_matches(' ')).width();
+            if used + bare > width && used > indent {
+                flush(&mut cur, &mut used, &mut rows);
+            }
+            if w <= width - used {
+                cur.push(Span::styled(word.to_string(), style));
+                used += w;
+            } else if bare <= width - used {
+                cur.push(Span::styled(word.trim_end_matches(' ').to_string(), style));
+                flush(&mut cur, &mut used, &mut rows);
+            } else {
+                // Longer than a row: cut it.
+                for ch in word.chars() {
+                    let cw = Span::raw(ch.to_string()).width();
+                    if used + cw > width {
+                        flush(&mut cur, &mut used, &mut rows);
+                    }
+                    cur.push(Span::styled(ch.to_string(), style));
+                    used += cw;
+                }
+            }
         }
     }
-    let more = total - shown.len();
-    shown.push(Line::from(dim(format!(
-        "… {more} more line{} (a taller window shows {})",
-        if more == 1 { "" } else { "s" },
-        if more == 1 { "it" } else { "them" }
-    ))));
-    shown
+    if used > indent || rows.is_empty() {
+        rows.push(Line::from(cur));
+    }
+    rows
+}
+
+/// The rows `lines` take at `width`.
+pub fn wrap_rows(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .flat_map(|l| wrap_line(l, width as usize))
+        .collect()
+}
+
+/// A window of `height` rows of `rows`, from row `scroll` (clamped): a line saying how many
+/// rows are above it when it does not start at the top, one saying how many are below when it
+/// does not reach the end. Returns the rows shown and the largest useful `scroll`.
+pub fn window(rows: Vec<Line<'static>>, height: u16, scroll: usize) -> (Vec<Line<'static>>, usize) {
+    let h = height as usize;
+    let n = rows.len();
+    if n <= h || h < 3 {
+        return (rows.into_iter().take(h.max(1)).collect(), 0);
+    }
+    let max = n - (h - 1);
+    let s = scroll.min(max);
+    let mut body = h - usize::from(s > 0);
+    let below = n.saturating_sub(s + body);
+    if below > 0 {
+        body -= 1;
+    }
+    let below = n - (s + body);
+    let mut shown = Vec::new();
+    if s > 0 {
+        shown.push(Line::from(dim(format!(
+            "↑ {s} line{} above (k scrolls up)",
+            if s == 1 { "" } else { "s" }
+        ))));
+    }
+    shown.extend(rows.into_iter().skip(s).take(body));
+    if below > 0 {
+        shown.push(Line::from(dim(format!(
+            "↓ {below} more line{} (j scrolls down)",
+            if below == 1 { "" } else { "s" }
+        ))));
+    }
+    (shown, max)
 }
 
 /// Draw one step into `area`: the seats and their hands, the table and stock, and the decision
 /// with its events and stderr, laid out for the area's size.
 pub fn draw_step(frame: &mut Frame, area: Rect, v: &StepView) {
+    draw_step_scrolled(frame, area, v, 0);
+}
+
+/// [`draw_step`] with the decision panel scrolled down by `scroll` rows (clamped); returns the
+/// largest scroll that shows something more (0 when the panel holds everything).
+pub fn draw_step_scrolled(frame: &mut Frame, area: Rect, v: &StepView, scroll: usize) -> usize {
     if area.width < 4 || area.height < 3 {
-        return;
+        return 0;
     }
     let wide = area.width >= WIDE;
     let (left, right) = if wide {
@@ -374,7 +463,7 @@ pub fn draw_step(frame: &mut Frame, area: Rect, v: &StepView) {
         let spare = left
             .height
             .saturating_sub(seat_h + table_for(&full_table) + 2);
-        if spare as usize >= rows(&decision, left.width.saturating_sub(2)) {
+        if spare as usize >= wrap_rows(decision.clone(), left.width.saturating_sub(2)).len() {
             full_table
         } else {
             short_table
@@ -413,13 +502,10 @@ pub fn draw_step(frame: &mut Frame, area: Rect, v: &StepView) {
                 Paragraph::new(table).block(Block::bordered().title(" Table ")),
                 t_area,
             );
-            let lines = fitted(decision, r.width - 2, r.height.saturating_sub(2));
-            frame.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .block(decision_block),
-                r,
-            );
+            let rows = wrap_rows(decision, r.width - 2);
+            let (lines, max) = window(rows, r.height.saturating_sub(2), scroll);
+            frame.render_widget(Paragraph::new(lines).block(decision_block), r);
+            max
         }
         None => {
             let [s_area, t_area, d_area] = Layout::vertical([
@@ -436,17 +522,10 @@ pub fn draw_step(frame: &mut Frame, area: Rect, v: &StepView) {
                 Paragraph::new(table).block(Block::bordered().title(" Table ")),
                 t_area,
             );
-            let lines = fitted(
-                decision,
-                d_area.width.saturating_sub(2),
-                d_area.height.saturating_sub(2),
-            );
-            frame.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .block(decision_block),
-                d_area,
-            );
+            let rows = wrap_rows(decision, d_area.width.saturating_sub(2));
+            let (lines, max) = window(rows, d_area.height.saturating_sub(2), scroll);
+            frame.render_widget(Paragraph::new(lines).block(decision_block), d_area);
+            max
         }
     }
 }

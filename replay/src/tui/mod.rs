@@ -17,7 +17,7 @@ use crate::view::step_view;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use durak_protocol::text::escape_controls;
 use durak_rules::{EventKind, Seat};
-use layout::{dim, draw_step};
+use layout::{dim, draw_step_scrolled};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -52,6 +52,11 @@ pub struct App {
     pub playing: bool,
     /// Index into [`DELAYS`].
     pub speed: usize,
+    /// Rows the decision panel is scrolled down by (`j` / `k`; back to 0 at another step or
+    /// view).
+    pub scroll: usize,
+    /// The largest useful [`App::scroll`], as the last frame drawn found it.
+    pub scroll_max: std::cell::Cell<usize>,
 }
 
 impl App {
@@ -68,6 +73,8 @@ impl App {
             rounds: Vec::new(),
             playing: false,
             speed: 1,
+            scroll: 0,
+            scroll_max: std::cell::Cell::new(0),
         }
     }
 
@@ -143,6 +150,7 @@ impl App {
             return;
         }
         self.next();
+        self.scroll = 0;
         if self.step + 1 >= self.steps {
             self.playing = false;
         }
@@ -150,6 +158,14 @@ impl App {
 
     /// React to one key press.
     pub fn handle_key(&mut self, key: KeyEvent) {
+        let at = (self.step, self.viewer);
+        self.handle(key);
+        if (self.step, self.viewer) != at {
+            self.scroll = 0;
+        }
+    }
+
+    fn handle(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
         }
@@ -220,6 +236,10 @@ impl App {
                 return;
             }
             KeyCode::Char('?') => self.help = true,
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll = (self.scroll + 1).min(self.scroll_max.get())
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
             _ => {}
         }
         if self.step != before || self.jump.is_some() {
@@ -240,11 +260,12 @@ const HELP: &[(&str, &str)] = &[
     ("r / R", "next / previous round"),
     ("v Tab / V", "next / previous view: full, seat 0, ..."),
     ("a", "the full view (all hands)"),
+    ("j ↓ / k ↑", "scroll the decision panel down / up"),
     ("?", "this help (any key closes it)"),
     ("q Esc", "quit"),
 ];
 
-/// Draw one frame: a header line, the step ([`draw_step`]), a line of keys, and the help over
+/// Draw one frame: a header line, the step ([`layout::draw_step_scrolled`]), a line of keys, and the help over
 /// them when it is open.
 pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
     let v = step_view(sim, app.step.min(sim.steps.len() - 1), app.viewer).escaped();
@@ -299,11 +320,12 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
         )),
     ];
     frame.render_widget(Paragraph::new(Line::from(head)), top);
-    draw_step(frame, middle, &v);
+    app.scroll_max
+        .set(draw_step_scrolled(frame, middle, &v, app.scroll));
     let hint = match &app.jump {
         Some(buf) => format!(" jump to step: {buf}_  (Enter to go, Esc to cancel)"),
         None => {
-            " ←/→ step  p play  f fault  r round  v view  digits+Enter jump  ? help  q quit".into()
+" ←/→ step  p play  f fault  r round  v view  j/k scroll  ? help (and more keys)  q quit".into()
         }
     };
     frame.render_widget(Paragraph::new(Line::from(dim(hint))), keys);

@@ -5,7 +5,7 @@ use durak_replay::{parse_replay, simulate, Simulation};
 use std::path::PathBuf;
 
 /// Every fixture replay: real games written by `durak play` (see tests/data/README.md).
-pub const FIXTURES: [&str; 11] = [
+pub const FIXTURES: [&str; 12] = [
     "podkidnoy-2p.jsonl",
     "podkidnoy-6p.jsonl",
     "prostoy-3p-exchange.jsonl",
@@ -17,6 +17,7 @@ pub const FIXTURES: [&str; 11] = [
     "fault-illegal-prostoy.jsonl",
     "fault-start.jsonl",
     "hostile-text.jsonl",
+    "podkidnoy-4p-processes.jsonl",
 ];
 
 /// Whether `s` holds nothing a terminal acts on but newlines: no other C0 control, DEL, C1
