@@ -2,7 +2,7 @@
 
 use crate::CmdResult;
 use clap::Args;
-use durak_protocol::text::escape_controls;
+use durak_protocol::text::{counted, escape_controls};
 use durak_protocol::Limits;
 use durak_referee::process::HUMAN;
 use durak_referee::{
@@ -287,11 +287,11 @@ fn print_summary(r: &MatchResult) {
     }
     println!();
     println!(
-        "{} games of {} (seed {}), {} draws",
-        r.games.len(),
+        "{} of {} (seed {}), {}",
+        counted(r.games.len() as u64, "game", "games"),
         r.variant,
         r.seed,
-        draws
+        counted(draws as u64, "draw", "draws")
     );
     println!(
         "{:<5} {:<40} {:>7} {:>7}",

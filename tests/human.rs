@@ -270,6 +270,18 @@ fn a_person_plays_a_game_on_the_full_screen() {
     let dir = tempfile::tempdir().unwrap();
     let replays = dir.path().join("replays");
     let sock = dir.path().join("tmux.sock");
+    // The tmux server and the match in it go when the test ends, whether it passes or not.
+    struct KillServer(std::path::PathBuf, std::path::PathBuf);
+    impl Drop for KillServer {
+        fn drop(&mut self) {
+            let _ = Command::new(&self.0)
+                .arg("-S")
+                .arg(&self.1)
+                .arg("kill-server")
+                .output();
+        }
+    }
+    let _server = KillServer(tmux.clone(), sock.clone());
     let tmux = |args: &[&str]| {
         Command::new(&tmux)
             .arg("-S")
@@ -337,7 +349,7 @@ fn a_person_plays_a_game_on_the_full_screen() {
     tmux(&["kill-server"]);
     assert!(after.contains("EXIT=0"), "{after}");
     assert!(after.contains("game   0  seat"), "{after}");
-    assert!(after.contains("1 games of podkidnoy (seed 5)"), "{after}");
+    assert!(after.contains("1 game of podkidnoy (seed 5)"), "{after}");
     assert!(
         !after.contains("Your move"),
         "the normal screen is back\n{after}"

@@ -101,7 +101,7 @@ exec "$DURAK" bot random
         .unwrap();
     let screen = text(&out.stdout);
     assert!(out.status.success(), "{screen}\n{}", text(&out.stderr));
-    assert!(screen.contains("1 games of podkidnoy"), "{screen}");
+    assert!(screen.contains("1 game of podkidnoy"), "{screen}");
     assert!(
         !screen.contains("TTY-MARK"),
         "the bot wrote on the terminal: {screen}"

@@ -529,7 +529,8 @@ fn the_documented_organiser_commands_work_as_written() {
     let v = s.get("/api/bots/alpha/versions/1").json;
     assert_eq!(v["state"], "disqualified", "{v}");
     assert_eq!(v["reason"], "copied bot", "the body was read: {v}");
-    assert_eq!(s.get("/api/bots/beta/versions/1").json["state"], "removed");
+    let beta = s.get("/api/bots/beta/versions/1").json;
+    assert_eq!(beta["state"], "removed", "{beta}");
     let tokens = s.org().get("/api/worker-tokens").unwrap().json;
     let labels: Vec<&str> = tokens["worker_tokens"]
         .as_array()

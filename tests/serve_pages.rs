@@ -295,12 +295,14 @@ fn a_tournaments_full_report_is_served_and_nothing_outside_it() {
         .split("href=\"")
         .skip(1)
         .filter_map(|r| r.split('"').next())
-        .filter(|h| !h.starts_with('#') && !h.starts_with("http"))
+        // Not the page's own anchors, nor the favicon of nothing (`data:,`).
+        .filter(|h| !h.starts_with('#') && !h.starts_with("http") && !h.starts_with("data:"))
         .map(str::to_string)
         .collect();
     assert!(hrefs.iter().any(|h| h.starts_with("bots/")), "{hrefs:?}");
     for h in &hrefs {
-        // `../results.jsonl` from the report's folder is the tournament's own file.
+        // `../results.jsonl` from the report's folder is the tournament's own file (the report
+        // links its copy in `data/` now; older reports link the original).
         let url = match h.strip_prefix("../") {
             Some(up) => format!("/tournaments/{id}/{up}"),
             None => format!("/tournaments/{id}/report/{h}"),

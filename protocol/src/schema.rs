@@ -386,14 +386,6 @@ fn show(value: &Value) -> String {
     }
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
-
 fn leaf_message(error: &ValidationError<'_>) -> String {
     let instance: &Value = error.instance();
     match error.kind() {
@@ -494,7 +486,7 @@ fn leaf_message(error: &ValidationError<'_>) -> String {
             let n = instance.as_array().map_or(0, Vec::len) as u64;
             format!(
                 "has {}, at least {} needed",
-                plural(n, "item", "items"),
+                crate::text::counted(n, "item", "items"),
                 limit
             )
         }
@@ -502,23 +494,23 @@ fn leaf_message(error: &ValidationError<'_>) -> String {
             let n = instance.as_array().map_or(0, Vec::len) as u64;
             format!(
                 "has {}, at most {} allowed",
-                plural(n, "item", "items"),
+                crate::text::counted(n, "item", "items"),
                 limit
             )
         }
         ValidationErrorKind::MinLength { limit } => format!(
             "{} is too short: at least {} needed",
             show(instance),
-            plural(*limit, "character", "characters")
+            crate::text::counted(*limit, "character", "characters")
         ),
         ValidationErrorKind::MaxLength { limit } => format!(
             "is {} long, at most {} allowed",
-            plural(
+            crate::text::counted(
                 instance.as_str().map_or(0, |s| s.chars().count()) as u64,
                 "character",
                 "characters"
             ),
-            plural(*limit, "character", "characters")
+            crate::text::counted(*limit, "character", "characters")
         ),
         ValidationErrorKind::Minimum { limit } => {
             format!("must be at least {limit}, got {}", show(instance))

@@ -54,6 +54,12 @@ fn escape(s: &str, keep_layout: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `1 game`, `2 games`; `many` is the plural, said whole (`loss`, `losses`).
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `s` for one line of a terminal: every control character (newlines and tabs too), DEL, C1
 /// control and bidirectional override or isolate is replaced by a visible escape (`\e`, `\n`,
 /// `\x07`, `\u{202e}`). Borrows `s` when there is nothing to escape.

@@ -115,7 +115,7 @@ fn header(ctx: &Context<'_>) -> Markup {
 
 /// `1 draw`, `2 draws`.
 fn counted(n: u64, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+    durak_protocol::text::counted(n, word, &format!("{word}s"))
 }
 
 fn links(root: &str) -> Markup {

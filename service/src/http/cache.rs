@@ -91,6 +91,16 @@ impl Cache {
         Ok(Some(view))
     }
 
+    /// Drop the view of version `n` of `bot`: its state was changed by hand (the organiser),
+    /// and the next request must see it, not a view younger than [`FRESH`] or of a generation
+    /// that did not move (a version with no games leaves the leaderboard as it was).
+    pub fn forget(&self, bot: &str, n: i64) {
+        self.versions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(bot.to_string(), n));
+    }
+
     /// Views kept now.
     pub fn len(&self) -> usize {
         self.versions

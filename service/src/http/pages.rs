@@ -632,11 +632,8 @@ async fn asset(Path(file): Path<String>) -> Response {
 
 /// `n thing` or `n things` (`loss`: `losses`).
 fn plural(n: u64, thing: &str) -> String {
-    match (n, thing.ends_with('s')) {
-        (1, _) => format!("1 {thing}"),
-        (_, true) => format!("{n} {thing}es"),
-        (_, false) => format!("{n} {thing}s"),
-    }
+    let es = if thing.ends_with('s') { "es" } else { "s" };
+    durak_protocol::text::counted(n, thing, &format!("{thing}{es}"))
 }
 
 #[cfg(test)]

@@ -485,9 +485,5 @@ fn pair_csv(p: &PairStanding) -> Vec<String> {
 
 /// "1 game", "2 games".
 fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
+    durak_protocol::text::counted(n as u64, what, &format!("{what}s"))
 }

@@ -44,6 +44,7 @@ pub fn set_out(
         )
     })?;
     s.ladder.version_left(v.id)?;
+    s.cache.forget(bot, n);
     Ok(store::version(&s.ladder.db, v.id)?.unwrap_or(v))
 }
 
