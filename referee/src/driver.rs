@@ -882,6 +882,16 @@ async fn play_game(
                 }
                 if let (Some(st), false) = (exited, faulted.contains(&seat)) {
                     tracing::warn!(seat, "bot ended after game {index}: {}", describe_exit(st));
+                    // Already gone at its game_end: the next game is charged, as when the
+                    // exit is seen only at that game's first request (a matter of timing, so
+                    // the same fault either way, never a silent restart).
+                    if s.pending.is_none() && !live.proc.is_human() {
+                        s.pending = Some(format!(
+                            "the bot {}{}",
+                            describe_exit(st),
+                            died_between_answers(&live.proc, live.proc.bytes_written(), index + 1)
+                        ));
+                    }
                 }
             } else {
                 live.games_done += 1;
