@@ -12,7 +12,7 @@ use durak_rules::{Card, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Columns from which the decision panel gets a column of its own.
@@ -528,4 +528,43 @@ pub fn draw_step_scrolled(frame: &mut Frame, area: Rect, v: &StepView, scroll: u
             max
         }
     }
+}
+
+/// A box of keys and what they do, centred over `area`.
+pub(crate) fn draw_help(frame: &mut Frame, area: Rect, help: &[(&str, &str)]) {
+    let key_w = help
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let text_w = help
+        .iter()
+        .map(|(_, d)| d.chars().count())
+        .max()
+        .unwrap_or(0);
+    let w = ((key_w + text_w + 2) as u16).min(area.width);
+    let lines: Vec<Line> = help
+        .iter()
+        .map(|(k, d)| {
+            Line::from(vec![
+                Span::styled(format!("{k:<key_w$}"), Style::default().fg(Color::Cyan)),
+                Span::raw(*d),
+            ])
+        })
+        .collect();
+    let hgt = (lines.len() as u16 + 2).min(area.height);
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - hgt) / 2,
+        w,
+        hgt,
+    );
+    frame.render_widget(Clear, r);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" Keys ")),
+        r,
+    );
 }

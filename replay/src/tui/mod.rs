@@ -17,11 +17,11 @@ use crate::view::step_view;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use durak_protocol::text::escape_controls;
 use durak_rules::{EventKind, Seat};
-use layout::{dim, draw_step_scrolled};
-use ratatui::layout::{Constraint, Layout, Rect};
+use layout::{dim, draw_help, draw_step_scrolled};
+use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use std::time::{Duration, Instant};
 
@@ -330,46 +330,8 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
     };
     frame.render_widget(Paragraph::new(Line::from(dim(hint))), keys);
     if app.help {
-        draw_help(frame, area);
+        draw_help(frame, area, HELP);
     }
-}
-
-fn draw_help(frame: &mut Frame, area: Rect) {
-    let key_w = HELP
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
-    let text_w = HELP
-        .iter()
-        .map(|(_, d)| d.chars().count())
-        .max()
-        .unwrap_or(0);
-    let w = ((key_w + text_w + 2) as u16).min(area.width);
-    let lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, d)| {
-            Line::from(vec![
-                Span::styled(format!("{k:<key_w$}"), Style::default().fg(Color::Cyan)),
-                Span::raw(*d),
-            ])
-        })
-        .collect();
-    let hgt = (lines.len() as u16 + 2).min(area.height);
-    let r = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - hgt) / 2,
-        w,
-        hgt,
-    );
-    frame.render_widget(Clear, r);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(" Keys ")),
-        r,
-    );
 }
 
 /// Run the viewer on the terminal until the user quits. `start` is 0-based.

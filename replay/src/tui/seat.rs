@@ -7,13 +7,13 @@
 //! events the seat was sent (its own hand from its own moves and `drew_cards`, the others' only
 //! as counts). [`draw_seat`] renders it; tested on ratatui's `TestBackend`.
 
-use super::layout::{dim, draw_step};
+use super::layout::{dim, draw_help, draw_step};
 use crate::view::{sorted_hand, PairView, SeatView, StepView};
 use durak_rules::{Card, CardSet, Seat, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 use serde_json::Value;
 
@@ -487,7 +487,7 @@ pub fn draw_seat(frame: &mut Frame, s: &SeatScreen) {
     };
     frame.render_widget(Paragraph::new(Line::from(dim(hint))), keys);
     if s.help {
-        draw_help(frame, area);
+        draw_help(frame, area, SEAT_HELP);
     }
 }
 
@@ -576,42 +576,4 @@ fn draw_choices(frame: &mut Frame, area: Rect, s: &SeatScreen) {
             note,
         );
     }
-}
-
-fn draw_help(frame: &mut Frame, area: Rect) {
-    let key_w = SEAT_HELP
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
-    let text_w = SEAT_HELP
-        .iter()
-        .map(|(_, d)| d.chars().count())
-        .max()
-        .unwrap_or(0);
-    let w = ((key_w + text_w + 2) as u16).min(area.width);
-    let lines: Vec<Line> = SEAT_HELP
-        .iter()
-        .map(|(k, d)| {
-            Line::from(vec![
-                Span::styled(format!("{k:<key_w$}"), Style::default().fg(Color::Cyan)),
-                Span::raw(*d),
-            ])
-        })
-        .collect();
-    let h = (lines.len() as u16 + 2).min(area.height);
-    let r = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
-    frame.render_widget(Clear, r);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(" Keys ")),
-        r,
-    );
 }
