@@ -12,22 +12,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// The durak under test: cargo's, or `DURAK_TEST_BIN` (a copy of it, when other builds share
-/// the target directory and may replace cargo's while the tests run).
-fn exe() -> String {
-    std::env::var("DURAK_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_durak").to_string())
-}
-
-fn durak(args: &[&str], cwd: &Path) -> Output {
-    Command::new(exe())
-        .args(args)
-        .current_dir(cwd)
-        .env("DURAK_EXE", exe())
-        .output()
-        .expect("durak runs")
-}
-
-fn text(out: &Output) -> String {
+/// What a command printed, stdout then stderr.
+fn printed(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -41,7 +27,7 @@ fn text(out: &Output) -> String {
 fn sh_bot(dir: &Path, on_line: &str) -> String {
     let script = format!(
         "while read -r line; do\n  {on_line}\n  printf '%s\\n' \"$line\"\ndone | {} bot random\n",
-        exe()
+        DURAK
     );
     std::fs::write(dir.join("bot.sh"), script).unwrap();
     "sh bot.sh".to_string()
@@ -64,7 +50,7 @@ fn play(dir: &Path, bot: &str, games: &str) -> Value {
         ],
         dir,
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", printed(&out)))
 }
 
 fn fault_detail(result: &Value, game: usize) -> String {
@@ -78,12 +64,12 @@ fn fault_detail(result: &Value, game: usize) -> String {
 fn views(dir: &Path, g: usize) -> (String, String) {
     let file = format!("replays/game-{g:04}.jsonl");
     let verify = durak(&["replay", "--verify", &file], dir);
-    assert!(verify.status.success(), "{}", text(&verify));
+    assert!(verify.status.success(), "{}", printed(&verify));
     let raw = durak(&["replay", "--seat", "0", "--raw", &file], dir);
-    assert!(raw.status.success(), "{}", text(&raw));
+    assert!(raw.status.success(), "{}", printed(&raw));
     let all = durak(&["replay", "--all", &file], dir);
-    assert!(all.status.success(), "{}", text(&all));
-    (text(&raw), text(&all))
+    assert!(all.status.success(), "{}", printed(&all));
+    (printed(&raw), printed(&all))
 }
 
 /// A crash on an event of a kind the bot has read before, in the second game: charged there,
@@ -219,7 +205,7 @@ fn check_bot_names_a_crash_reading_the_next_games_events_with_its_stderr() {
         "podkidnoy",
     ];
     let out = durak(&[&args[..], &[bot.as_str()]].concat(), dir.path());
-    let report = text(&out);
+    let report = printed(&out);
     assert_eq!(out.status.code(), Some(1), "{report}");
     let flat = report.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!flat.contains("✗ keeps running after game_end"), "{report}");
@@ -274,7 +260,7 @@ fn play_resolves_a_class_path_of_the_callers_folder() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let r = play(dir.path(), "java -cp out Bot", "1");
     assert!(
         r["games"][0]["faults"].as_array().unwrap().is_empty(),

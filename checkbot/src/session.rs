@@ -427,13 +427,7 @@ impl<'a> Session<'a> {
     /// The bot died before answering anything in game `index`, after finishing the previous
     /// game: it ended after game_end. Say so, instead of a bare crash.
     fn ended_after_game_end(&mut self, group: &str, index: u32, check: &mut Check) {
-        let problem = check
-            .exchanges
-            .iter_mut()
-            .rev()
-            .find_map(|x| x.problem.as_mut())
-            .or(check.problem.as_mut());
-        if let Some(p) = problem {
+        if let Some(p) = last_problem(check) {
             self.findings.exited_between_games.push(format!(
                 "{group}: after game_end of game {}, {}",
                 index - 1,
@@ -451,17 +445,21 @@ impl<'a> Session<'a> {
     }
 }
 
-/// The bot died before its first answer in game `index`, after reading some of that game's
-/// messages (so it did not just exit after the previous game_end): say so, with the last line it
-/// read.
-fn died_reading_game(index: u32, last: Option<String>, check: &mut Check) {
-    let problem = check
+/// The problem a check ended on: its last exchange's, else its own.
+fn last_problem(check: &mut Check) -> Option<&mut Problem> {
+    check
         .exchanges
         .iter_mut()
         .rev()
         .find_map(|x| x.problem.as_mut())
-        .or(check.problem.as_mut());
-    let Some(p) = problem else {
+        .or(check.problem.as_mut())
+}
+
+/// The bot died before its first answer in game `index`, after reading some of that game's
+/// messages (so it did not just exit after the previous game_end): say so, with the last line it
+/// read.
+fn died_reading_game(index: u32, last: Option<String>, check: &mut Check) {
+    let Some(p) = last_problem(check) else {
         return;
     };
     let last = last.unwrap_or_default();

@@ -92,8 +92,7 @@ impl Cache {
     }
 
     /// Drop the view of version `n` of `bot`: its state was changed by hand (the organiser),
-    /// and the next request must see it, not a view younger than [`FRESH`] or of a generation
-    /// that did not move (a version with no games leaves the leaderboard as it was).
+    /// and the next request must see it, not a view computed less than [`FRESH`] ago.
     pub fn forget(&self, bot: &str, n: i64) {
         self.versions
             .lock()
