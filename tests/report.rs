@@ -74,6 +74,34 @@ command = "sh -c 'exit 3'"
     })
 }
 
+/// A two-seat SPRT gauntlet of the built-in bots, for every test here that needs one.
+fn gauntlet() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-gauntlet");
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let out = base.join("s");
+        let o = Command::new(DURAK)
+            .args(["tournament", "--quiet", "--html", "--format", "gauntlet"])
+            .args([
+                "--challenger",
+                "builtin:greedy",
+                "--sprt",
+                "0,20",
+                "--seed",
+                "5",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .args(["builtin:greedy", "builtin:random"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    })
+}
+
 fn results(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("results.jsonl"))
         .unwrap()
@@ -243,18 +271,7 @@ fn the_html_folder_alone_keeps_every_link() {
     let published = tempfile::tempdir().unwrap();
     let copy = published.path().join("site");
     copy_tree(&html, &copy);
-    let mut pages = Vec::new();
-    let mut stack = vec![copy.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "html") {
-                pages.push(p);
-            }
-        }
-    }
+    let pages = pages_under(&copy);
     assert!(pages.len() > 10, "{pages:?}");
     let mut checked = 0;
     for page in &pages {
@@ -455,24 +472,7 @@ fn the_pages_work_from_a_server() {
 /// interval says it is unpaired.
 #[test]
 fn the_report_shows_the_sprt_verdict_and_the_deal_outcomes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("s");
-    let o = Command::new(DURAK)
-        .args(["tournament", "--quiet", "--html", "--format", "gauntlet"])
-        .args([
-            "--challenger",
-            "builtin:greedy",
-            "--sprt",
-            "0,20",
-            "--seed",
-            "5",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .args(["builtin:greedy", "builtin:random"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = gauntlet();
     let index = read(&out.join("html/index.html"));
     let standings: Value = serde_json::from_str(&read(&out.join("html/standings.json"))).unwrap();
     assert_eq!(standings["sprt"]["decision"], "H1");
@@ -519,4 +519,83 @@ fn the_report_shows_the_sprt_verdict_and_the_deal_outcomes() {
         index.contains("95% interval (unpaired)")
             && index.contains("taken as independent (unpaired)")
     );
+}
+
+/// Every `.html` file under `dir`, at any depth.
+fn pages_under(dir: &Path) -> Vec<PathBuf> {
+    let mut pages = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "html") {
+                pages.push(p);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+/// The columns a table row spans (its cells, each counted by its `colspan`).
+fn columns(row: scraper::ElementRef<'_>) -> usize {
+    row.children()
+        .filter_map(scraper::ElementRef::wrap)
+        .filter(|c| matches!(c.value().name(), "td" | "th"))
+        .map(|c| {
+            c.value()
+                .attr("colspan")
+                .map_or(1, |n| n.parse::<usize>().unwrap())
+        })
+        .sum()
+}
+
+/// Each table of the page whose rows do not span as many columns as its header: the page, the
+/// table's first header cells, the row's number and both counts.
+fn misshapen_tables(page: &Path) -> Vec<String> {
+    let doc = scraper::Html::parse_document(&read(page));
+    let table = scraper::Selector::parse("table").unwrap();
+    let head = scraper::Selector::parse(":scope > thead > tr").unwrap();
+    let body = scraper::Selector::parse(":scope > tbody > tr").unwrap();
+    let mut out = Vec::new();
+    for t in doc.select(&table) {
+        let Some(header) = t.select(&head).last() else {
+            continue;
+        };
+        let want = columns(header);
+        let name: String = header.text().take(3).collect::<Vec<_>>().join(" | ");
+        for (i, row) in t.select(&body).enumerate() {
+            let got = columns(row);
+            if got != want {
+                out.push(format!(
+                    "{}: the table headed {name:?}: row {} has {got} cells, the header {want}",
+                    page.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every table of every page of a duplicate report and of a gauntlet's: each row spans as many
+/// columns as its header (the pairs' paired interval was once left out of the rows, shifting
+/// each later column under the wrong header: LOS showed a deal count).
+#[test]
+fn every_tables_rows_match_its_header() {
+    let mut checked = 0;
+    let mut bad = Vec::new();
+    for dir in [tournament(), gauntlet()] {
+        let pages = pages_under(&dir.join("html"));
+        assert!(pages.len() > 5, "{pages:?}");
+        for page in &pages {
+            bad.extend(misshapen_tables(page));
+            checked += 1;
+        }
+        let index = read(&dir.join("html/index.html"));
+        assert!(index.contains("95% (deals)"), "a paired report: {index}");
+    }
+    assert!(bad.is_empty(), "{} pages:\n{}", checked, bad.join("\n"));
 }

@@ -341,6 +341,7 @@ fn pairs_table(ctx: &Context<'_>, only: Option<&str>) -> Markup {
                                 td.num { @if let Some(x) = p.score { (pct(x)) } }
                                 td.num { (elo_text(p.elo)) }
                                 td { (interval_of(&p.unpaired)) }
+                                @if paired { td { (interval_of(&p.paired)) } }
                                 @if paired { td.num { @if let Some(r) = p.paired_width_ratio { (format!("{:.0}%", 100.0 * r)) } } }
                                 td.num {
                                     @if let Some(i) = p.paired.as_ref().or(p.unpaired.as_ref()) { (pct(i.los)) }
