@@ -47,10 +47,17 @@ pub struct SeatHeader {
 impl SeatHeader {
     /// How the seat is shown: its name, and the bot's own name when it differs.
     pub fn label(&self) -> String {
-        match &self.bot_name {
-            Some(b) if *b != self.name && !b.is_empty() => format!("{} ({b})", self.name),
-            _ => self.name.clone(),
+        match self.own_name() {
+            Some(b) => format!("{} ({b})", self.name),
+            None => self.name.clone(),
         }
+    }
+
+    /// The bot's own name (from its hello) when it says something the seat's name does not.
+    fn own_name(&self) -> Option<&str> {
+        self.bot_name
+            .as_deref()
+            .filter(|b| *b != self.name && !b.is_empty())
     }
 }
 
@@ -102,6 +109,19 @@ impl Header {
             .find(|s| s.seat == seat)
             .map(SeatHeader::label)
             .unwrap_or_else(|| format!("seat {seat}"))
+    }
+
+    /// A seat as the texts name it: `seat 1 (python3 bot.py)`, with the bot's own name when it
+    /// differs (`seat 1 (python3 bot.py, named flaky)`: the label's parentheses are not nested
+    /// in these), or `seat 1` when the header does not list it.
+    pub fn seat_name(&self, seat: Seat) -> String {
+        match self.seats.iter().find(|s| s.seat == seat) {
+            Some(s) => match s.own_name() {
+                Some(b) => format!("seat {seat} ({}, named {b})", s.name),
+                None => format!("seat {seat} ({})", s.name),
+            },
+            None => format!("seat {seat}"),
+        }
     }
 }
 

@@ -271,7 +271,7 @@ impl StepView {
 }
 
 fn seat_name(h: &Header, s: Seat) -> String {
-    format!("seat {s} ({})", h.seat_label(s))
+    h.seat_name(s)
 }
 
 /// A fault kind in plain words.

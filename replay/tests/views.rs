@@ -157,7 +157,7 @@ fn faults_in_plain_words() {
         (2, "illegal", Some("P-5"))
     );
     assert!(
-        f.text.starts_with("seat 2 (python3 late.py illegal 3 (late-illegal)) loses by fault: made an illegal move (rule P-5). request 12: P-5:"),
+        f.text.starts_with("seat 2 (python3 late.py illegal 3, named late-illegal) loses by fault: made an illegal move (rule P-5). request 12: P-5:"),
         "{}",
         f.text
     );
@@ -191,6 +191,35 @@ fn faults_in_plain_words() {
     assert_eq!(v.title, "the game did not start");
     assert!(v.faults[0].text.contains("crashed"));
     assert!(v.events.is_empty());
+}
+
+/// A seat is named with its bot's own name beside the seat's, not nested in a second pair of
+/// parentheses (it once read "seat 0 (flaky.py (flaky))"); the label keeps its parentheses.
+#[test]
+fn seat_names_are_not_nested() {
+    let s = sim("fault-crash-prostoy.jsonl");
+    let h = &s.header;
+    assert_eq!(h.seat_label(1), "python3 late.py crash 3 (late-crash)");
+    assert_eq!(
+        h.seat_name(1),
+        "seat 1 (python3 late.py crash 3, named late-crash)"
+    );
+    assert_eq!(
+        h.seat_name(0),
+        "seat 0 (builtin:greedy)",
+        "the same name said once"
+    );
+    assert_eq!(h.seat_name(7), "seat 7", "a seat the header does not list");
+    assert_eq!(h.seat_label(7), "seat 7");
+    for f in FIXTURES {
+        let s = sim(f);
+        for v in all_views(&s, None) {
+            let texts = std::iter::once(&v.title).chain(v.faults.iter().map(|f| &f.text));
+            for t in texts {
+                assert!(!t.contains("))") && !t.contains("(seat"), "{f}: {t}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -65,7 +65,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The version of the encoding; `viewer.js` refuses data of another.
-pub const DATA_VERSION: u32 = 3;
+pub const DATA_VERSION: u32 = 4;
 
 /// The state at the first step (after its events), which later steps' events change.
 #[derive(Clone, Debug, Serialize)]
@@ -160,6 +160,8 @@ pub struct GameData {
     pub players: usize,
     /// Seat labels, escaped.
     pub names: Vec<String>,
+    /// The seats as the texts name them (`Header::seat_name`), escaped.
+    pub seat_names: Vec<String>,
     pub result: String,
     pub loser: Option<Seat>,
     /// False when the game never started (a fault before the deal).
@@ -503,6 +505,9 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
         players: h.players,
         names: (0..h.players)
             .map(|s| escape_controls(&h.seat_label(s)).into_owned())
+            .collect(),
+        seat_names: (0..h.players)
+            .map(|s| escape_controls(&h.seat_name(s)).into_owned())
             .collect(),
         result: escape_controls(&result_text(h, end)).into_owned(),
         loser: end.loser,

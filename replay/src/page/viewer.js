@@ -11,7 +11,7 @@
   const SUIT_ORDER = "CDHS";
   const RANK_ORDER = "6789TJQKA";
   const KINDS = { a: "attack", d: "defend", "+": "add" };
-  const DATA_VERSION = 3;
+  const DATA_VERSION = 4;
 
   // ---- cards ----
   function split2(s) {
@@ -282,7 +282,7 @@
     const st = states[i].st;
     const last = i === D.steps.length - 1;
     const sees = (s) => viewer === null || viewer === s;
-    const seatName = (s) => "seat " + s + " (" + D.names[s] + ")";
+    const seatName = (s) => D.seat_names[s];
     let decision = null;
     if (step.d) {
       decision = { seat: +step.d[0], kind: KINDS[step.d[1]], after_take: step.d.indexOf("t", 2) > 0, forced: step.d.indexOf("f", 2) > 0 };
