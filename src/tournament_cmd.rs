@@ -449,7 +449,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
         );
     }
     if std::env::var_os("DURAK_RUN_STATS").is_some() {
-        // For the benchmark (scripts/bench-memory.sh): how the writer kept up, and the peak
+        // For the benchmark (scripts/bench-scale.sh): how the writer kept up, and the peak
         // memory of the run before the standings are computed.
         let w = &summary.writer;
         eprintln!(

@@ -1,5 +1,5 @@
 //! `durak worker --server URL --token T` (a remote worker of a `durak serve` ladder,
-//! `service/src/worker.rs`) and `durak worker-token` (the organiser issues, lists and revokes
+//! `service/src/worker/`) and `durak worker-token` (the organiser issues, lists and revokes
 //! worker tokens).
 
 use crate::CmdResult;

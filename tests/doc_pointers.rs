@@ -1,9 +1,10 @@
 //! Pointers into the documentation (`see docs/TOURNAMENTS.md, "SPRT: ..."`, `(README,
 //! "Faults")`) name a file and a heading that exist: the README became a short first page and
 //! its reference sections moved to `docs/` (issue 13), and a `--help` or a doc pointing at the
-//! old place sends the reader nowhere.
+//! old place sends the reader nowhere. And the paths that comments and docs name
+//! (`referee/src/replay.rs`, `schemas/replay.json`, a module's `game.rs`) are files that exist.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const DURAK: &str = env!("CARGO_BIN_EXE_durak");
@@ -109,4 +110,120 @@ fn docs_point_at_headings_that_exist() {
         let text = std::fs::read_to_string(&f).unwrap();
         check(&f.display().to_string(), &text, f.parent().unwrap());
     }
+}
+
+/// The repository's files and folders (relative paths), without `target/`, `.git/` and other
+/// hidden or generated folders.
+fn tree() -> (
+    std::collections::BTreeSet<PathBuf>,
+    std::collections::BTreeSet<PathBuf>,
+) {
+    let mut files = std::collections::BTreeSet::new();
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(root().join(&d)).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || ["target", "node_modules", "__pycache__"].contains(&&*name)
+            {
+                continue;
+            }
+            let rel = d.join(&name);
+            if e.file_type().unwrap().is_dir() {
+                dirs.insert(rel.clone());
+                stack.push(rel);
+            } else {
+                files.insert(rel);
+            }
+        }
+    }
+    (files, dirs)
+}
+
+/// The extensions of the files a comment or a doc names.
+const NAMED: [&str; 17] = [
+    "rs", "json", "md", "toml", "js", "py", "sh", "html", "css", "yaml", "yml", "c", "go", "java",
+    "ts", "cpp", "jsonl",
+];
+
+/// The paths a text names: words of path characters that end in a known extension (or in `/`,
+/// a folder), with a `/` in them or, when `bare_rs`, a bare Rust file's name.
+fn named_paths(text: &str, bare_rs: bool) -> Vec<String> {
+    let is_path_char = |c: char| c.is_ascii_alphanumeric() || "_./-".contains(c);
+    text.split(|c: char| !is_path_char(c))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty() && !w.starts_with(['/', '.', '-']))
+        .filter(|w| {
+            let ext = w.rsplit_once('.').map(|(_, e)| e);
+            let file = ext.is_some_and(|e| NAMED.contains(&e)) && !w.ends_with('/');
+            if w.contains('/') {
+                file || (w.ends_with('/') && w.len() > 1)
+            } else {
+                bare_rs && ext == Some("rs")
+            }
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Comments and docs name files and folders that exist: the replay line's schema, the
+/// service's worker module and its API module were once named by their old names long after
+/// they were renamed. A path is looked for from the repository's root, the naming file's folder, its
+/// crate's root and `src/`, and (a Rust file) its module's folder; a path whose first folder
+/// is none of these (`DIR/tournament.toml`, `my-bot/bot.py`) is an example, not a pointer.
+#[test]
+fn comments_and_docs_name_files_that_exist() {
+    let (files, dirs) = tree();
+    let crate_of = |f: &Path| {
+        f.ancestors()
+            .skip(1)
+            .find(|d| files.contains(&d.join("Cargo.toml")))
+            .unwrap_or(Path::new(""))
+            .to_path_buf()
+    };
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for f in &files {
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let rust = ext == "rs";
+        if !rust && ext != "md" {
+            continue;
+        }
+        let text = std::fs::read_to_string(root().join(f)).unwrap();
+        let dir = f.parent().unwrap().to_path_buf();
+        let krate = crate_of(f);
+        let module = if f.file_stem().is_some_and(|s| s == "mod" || s == "lib") {
+            dir.clone()
+        } else {
+            dir.join(f.file_stem().unwrap())
+        };
+        let bases = [PathBuf::new(), dir, krate.join("src"), krate, module];
+        for (n, line) in text.lines().enumerate() {
+            if rust && !line.trim_start().starts_with("//") {
+                continue;
+            }
+            for p in named_paths(line, rust) {
+                let first = p.split('/').next().unwrap();
+                if p.contains('/') && !bases.iter().any(|b| dirs.contains(&b.join(first))) {
+                    continue;
+                }
+                let target = p.trim_end_matches('/');
+                let found = if p.ends_with('/') {
+                    bases.iter().any(|b| dirs.contains(&b.join(target)))
+                } else {
+                    bases.iter().any(|b| files.contains(&b.join(target)))
+                };
+                checked += 1;
+                if !found {
+                    bad.push(format!("{}:{}: {p}", f.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(checked > 200, "{checked} pointers checked");
+    assert!(
+        bad.is_empty(),
+        "these name no file or folder of the repository (fix the name, or the comment):\n{}",
+        bad.join("\n")
+    );
 }

@@ -3,7 +3,7 @@
 //! complete or absent, even if the referee is killed. Tournaments write many without waiting
 //! and make them durable together ([`ReplayLog::write_atomic_unsynced`], then `syncfs`).
 //!
-//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay_line.json`):
+//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay.json`):
 //! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
 //! `event` (with `to`: null for public or the seat), `request`, `answer` (raw line of a refused
 //! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,

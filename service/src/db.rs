@@ -3,10 +3,10 @@
 //!
 //! Durability: `synchronous = FULL`, so a transaction is on disk when its commit returns — an
 //! upload is acknowledged, a game counted, only after that. Games are recorded in group commits
-//! (`recorder.rs`): their replay files written and fsynced before the one transaction of their
-//! rows, and a game is recorded once: `(job, game)` is the primary key of `games`, and a second
-//! insert of the same game is ignored. The job table's bookkeeping commits with `synchronous =
-//! NORMAL` ([`Db::write_relaxed`]): the next `FULL` commit carries it to the disk.
+//! (`ladder/recorder.rs`): their replay files written and fsynced before the one transaction of
+//! their rows, and a game is recorded once: `(job, game)` is the primary key of `games`, and a
+//! second insert of the same game is ignored. The job table's bookkeeping commits with
+//! `synchronous = NORMAL` ([`Db::write_relaxed`]): the next `FULL` commit carries it to the disk.
 
 use rusqlite::{Connection, OpenFlags};
 use rusqlite_migration::{Migrations, M};

@@ -1,5 +1,5 @@
 //! The HTTP server (axum): pages for people (`pages.rs`, maud) and their JSON counterparts
-//! under `/api/` (`api.rs`), described by the OpenAPI document at `/api/openapi.json`
+//! under `/api/` (`api/`), described by the OpenAPI document at `/api/openapi.json`
 //! (`openapi.rs`, checked against the routes by a test).
 //!
 //! Authentication: `Authorization: Bearer TOKEN`, or the `durak_token` cookie that the
