@@ -244,6 +244,7 @@ mod terminal {
         pub fn take() -> Saved {
             // SAFETY: tcgetattr fills the struct it is given; fd 0 is the terminal.
             let mut t: libc::termios = unsafe { std::mem::zeroed() };
+            // SAFETY: as above: `t` is a termios of our own, written by tcgetattr only.
             let ok = unsafe { libc::tcgetattr(0, &mut t) } == 0;
             Saved(ok.then_some(t))
         }

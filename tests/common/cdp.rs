@@ -84,6 +84,7 @@ impl Page {
         }
         // SAFETY: fds we own, each wrapped once.
         let to = unsafe { File::from_raw_fd(cmd_write) };
+        // SAFETY: as above: out_read is ours and wrapped once.
         let from_file = unsafe { File::from_raw_fd(out_read) };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -16,6 +16,7 @@ pub(crate) struct DoneFlag {
 
 // SAFETY: the page is only read and written through an atomic.
 unsafe impl Send for DoneFlag {}
+// SAFETY: as for `Send`: every access to the page is atomic.
 unsafe impl Sync for DoneFlag {}
 
 const PAGE: usize = 4096;

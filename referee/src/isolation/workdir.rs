@@ -56,6 +56,7 @@ pub(crate) struct Cleanup {
 
 // SAFETY: the pointers point into `_argv`, owned and never changed; only read after a fork.
 unsafe impl Send for Cleanup {}
+// SAFETY: as for `Send`: nothing changes what the pointers point at.
 unsafe impl Sync for Cleanup {}
 
 impl Cleanup {
