@@ -8,48 +8,23 @@
 
 use crate::report::{fix_for, Problem};
 use crate::session::{io_problem, stderr_tail};
-use durak_protocol::{self as proto, FaultKind, Limits};
+use durak_protocol::{FaultKind, Limits, MessageKinds};
 use durak_referee::{BotProcess, IoFault};
-use durak_rules::EventKind;
 use std::time::Duration;
 
-/// The kinds of message, as bits: each event kind (`proto::EVENT_KINDS`), then these.
-pub const GAME_START: u32 = 1 << 16;
-pub const GAME_END: u32 = 1 << 17;
-
-/// The bit of an event's kind.
-pub fn event_bit(e: &EventKind) -> u32 {
-    1 << proto::event_kind_index(e)
-}
-
-/// A kind in words: `"game_over" event`, `game_start`.
-pub fn name(bit: u32) -> String {
-    match bit {
-        GAME_START => "game_start".into(),
-        GAME_END => "game_end".into(),
-        b => format!(
-            "{:?} event",
-            proto::EVENT_KINDS[b.trailing_zeros() as usize % 16]
-        ),
-    }
-}
-
-/// The kinds in `bits` in words, for the report: `game_start, game_end and 14 kinds of event
+/// The kinds in `kinds` in words, for the report: `game_start, game_end and 14 kinds of event
 /// (all but "exchanged" and "exited")`.
-pub fn describe(bits: u32) -> String {
-    let events = (0..16).filter(|i| bits & (1 << i) != 0).count();
-    let missing: Vec<String> = (0..16)
-        .filter(|i| bits & (1 << i) == 0)
-        .map(|i| format!("{:?}", proto::EVENT_KINDS[i]))
-        .collect();
-    let mut parts: Vec<String> = [GAME_START, GAME_END]
+pub fn describe(kinds: MessageKinds) -> String {
+    let events = kinds.events().count();
+    let missing: Vec<String> = kinds.missing_events().map(|e| format!("{e:?}")).collect();
+    let mut parts: Vec<String> = [MessageKinds::GAME_START, MessageKinds::GAME_END]
         .into_iter()
-        .filter(|b| bits & b != 0)
-        .map(name)
+        .filter(|k| kinds.contains(*k))
+        .map(MessageKinds::name)
         .collect();
     parts.push(match missing.len() {
         0 => "every kind of event".to_string(),
-        16 => "no event".to_string(),
+        _ if events == 0 => "no event".to_string(),
         _ if missing.len() <= 4 => format!(
             "{events} kinds of event (all but {})",
             missing.join(" and ")
@@ -59,23 +34,29 @@ pub fn describe(bits: u32) -> String {
     parts.join(", ")
 }
 
-/// What happened to the bot while it read a message of kind `bit` (the first of that kind it
+/// What happened to the bot while it read a message of kind `kind` (the first of that kind it
 /// was sent). `line` is the message, `what` the referee's activity ("events", "game_end").
-fn died_reading(f: &IoFault, bit: u32, line: &str, proc: &BotProcess, limits: &Limits) -> Problem {
+fn died_reading(
+    f: &IoFault,
+    kind: MessageKinds,
+    line: &str,
+    proc: &BotProcess,
+    limits: &Limits,
+) -> Problem {
     let mut p = io_problem(f, "sent it a message", limits, 0);
     let how = match f {
         IoFault::Crash(how) | IoFault::Memory(how) => Some(how),
         _ => None,
     };
     if let Some(how) = how {
-        let what = if bit == GAME_START || bit == GAME_END {
-            name(bit)
+        let what = if kind == MessageKinds::GAME_START || kind == MessageKinds::GAME_END {
+            kind.name()
         } else {
             "events".into()
         };
         p.message = format!(
             "the bot {how} while reading {what}, right after the first {} it was sent: {}",
-            name(bit),
+            kind.name(),
             crate::report::truncate(line, 300)
         );
         if matches!(f, IoFault::Crash(_)) {
@@ -93,7 +74,7 @@ fn died_reading(f: &IoFault, bit: u32, line: &str, proc: &BotProcess, limits: &L
     p
 }
 
-/// Send `msg` (of kind `bit`) to the bot. Known kinds are queued (written with the next request,
+/// Send `msg` (of kind `kind`) to the bot. Known kinds are queued (written with the next request,
 /// as the referee does), but for `game_end` (written at once, as the referee does); the first of
 /// a kind is written now, and the bot given up to
 /// `settle` to read it. `read` holds the kinds this process has read. A bot that exits with
@@ -101,16 +82,16 @@ fn died_reading(f: &IoFault, bit: u32, line: &str, proc: &BotProcess, limits: &L
 /// game_end: a mistake of its own, checked as such).
 pub async fn deliver(
     proc: &mut BotProcess,
-    read: &mut u32,
+    read: &mut MessageKinds,
     msg: &impl serde::Serialize,
-    bit: u32,
+    kind: MessageKinds,
     limits: &Limits,
 ) -> Result<(), Problem> {
     let limit = Duration::from_millis(limits.move_ms.max(100));
-    if *read & bit != 0 {
+    if read.contains(kind) {
         // game_end is written at once, as the referee does: then what the bot read of its
         // stdin tells whether it read anything of the next game (see `Session::run_group`).
-        let sent = if bit == GAME_END {
+        let sent = if kind == MessageKinds::GAME_END {
             proc.send(msg, limit).await
         } else {
             proc.send_later(msg, limit).await
@@ -123,17 +104,22 @@ pub async fn deliver(
     }
     let line = serde_json::to_string(msg).expect("json");
     if let Err(f) = proc.send(msg, limit).await {
-        return Err(died_reading(&f, bit, &line, proc, limits));
+        return Err(died_reading(&f, kind, &line, proc, limits));
     }
     let settle = Duration::from_millis(limits.move_ms.clamp(100, 2000));
     match proc.settle_input(settle).await {
         Ok(_) => {
-            *read |= bit;
+            read.insert(kind);
             Ok(())
         }
-        Err(_) if bit == GAME_END && proc.try_exit().and_then(|s| s.code()) == Some(0) => Ok(()),
+        Err(_)
+            if kind == MessageKinds::GAME_END
+                && proc.try_exit().and_then(|s| s.code()) == Some(0) =>
+        {
+            Ok(())
+        }
         Err(f) => {
-            let mut p = died_reading(&f, bit, &line, proc, limits);
+            let mut p = died_reading(&f, kind, &line, proc, limits);
             if f == IoFault::Closed {
                 p.fault = FaultKind::Closed.name().into();
             }

@@ -7,10 +7,9 @@
 //! the scripted positions ([`crate::session`]): events queued with the next request, the first
 //! message of each kind given a moment to be read ([`crate::deliver`]).
 
-use crate::deliver;
 use crate::positions::BOT;
 use crate::report::{Check, Problem, Status, TimingRow};
-use crate::session::{fault_kind, Session, FIRST_ID, ID_STEP};
+use crate::session::{Session, FIRST_ID, ID_STEP};
 use durak_protocol as proto;
 use durak_rules::random::greedy_move;
 use durak_rules::{Game, Outcome, Series, Variant};
@@ -111,7 +110,7 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         let gs = proto::game_start(index, variant, 2, BOT, setup.dealer, setup.first_game);
         let start = game.start_events();
         let sent = match session
-            .deliver(&mut proc, index, &gs, deliver::GAME_START)
+            .deliver(&mut proc, index, &gs, proto::MessageKinds::GAME_START)
             .await
         {
             Ok(()) => session.send_events(&mut proc, index, &start).await,
@@ -142,8 +141,8 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
                     match mv {
                         Some(m) => m,
                         None => {
-                            if x.problem.as_ref().map(|p| fault_kind(&p.fault))
-                                == Some(proto::FaultKind::Timeout)
+                            if x.problem.as_ref().map(|p| p.fault.parse())
+                                == Some(Ok(proto::FaultKind::Timeout))
                             {
                                 session.findings.timeouts += 1;
                             }
@@ -166,7 +165,7 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         let outcome = game.outcome().unwrap_or(Outcome { loser: None });
         let end = proto::game_end(index, outcome, &[]);
         if let Err(p) = session
-            .deliver(&mut proc, index, &end, deliver::GAME_END)
+            .deliver(&mut proc, index, &end, proto::MessageKinds::GAME_END)
             .await
         {
             check.problem = Some(p);

@@ -286,13 +286,8 @@ fn judge(
     step: &durak_replay::Step,
     seat: Seat,
 ) -> Result<Move, (FaultKind, String)> {
-    let v = proto::parse_line(line.as_bytes()).map_err(|r| (r.kind, r.message))?;
-    let (answer_id, m) = proto::parse_answer(&v).map_err(|r| (r.kind, r.message))?;
-    proto::check_answer_id(answer_id, id).map_err(|r| (r.kind, r.message))?;
-    step.state
-        .check(seat, &m)
-        .map_err(|e| (FaultKind::Illegal, e.to_string()))?;
-    Ok(m)
+    proto::judge_answer(line.as_bytes(), id, &step.state, seat)
+        .map_err(|r| (r.kind, r.detail().into_owned()))
 }
 
 impl Rerun {

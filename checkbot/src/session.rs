@@ -3,11 +3,11 @@
 //! (`game_start`, the events its seat saw, the request of the scripted decision, then the rest of
 //! the game against in-process greedy players, `game_end`), and `match_end` at the end.
 
-use crate::deliver::{self, deliver};
+use crate::deliver::deliver;
 use crate::describe;
 use crate::positions::{Position, BOT};
 use crate::report::{fix_for, Check, Exchange, Problem, Status};
-use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
+use durak_protocol::{self as proto, Fault, FaultKind, Limits, MessageKinds, Refusal};
 use durak_referee::{BotCommand, BotProcess, IoFault};
 use durak_rules::random::greedy_move;
 use durak_rules::{Event, Game, Legal, Move, Outcome, Variant};
@@ -50,7 +50,7 @@ pub struct Findings {
     /// The end of stderr of the first bot that ended between two games.
     pub between_stderr: Option<String>,
     /// The kinds of message (bits, [`crate::deliver`]) some process read and lived on.
-    pub kinds_read: u32,
+    pub kinds_read: MessageKinds,
 }
 
 /// The first request id of a bot process, and the step between ids. The protocol lets the
@@ -65,7 +65,7 @@ pub struct Session<'a> {
     pub limits: Limits,
     pub findings: Findings,
     /// The kinds of message the running process has read (bits, [`crate::deliver`]).
-    pub read: u32,
+    pub read: MessageKinds,
     /// What the running process plays: "prostoy, 2 players".
     pub label: String,
 }
@@ -157,7 +157,7 @@ impl<'a> Session<'a> {
             cmd,
             limits,
             findings: Findings::default(),
-            read: 0,
+            read: MessageKinds::EMPTY,
             label: String::new(),
         }
     }
@@ -170,7 +170,7 @@ impl<'a> Session<'a> {
         games: u32,
     ) -> Result<BotProcess, Problem> {
         let limits = self.limits;
-        self.read = 0;
+        self.read = MessageKinds::EMPTY;
         // The CPU limit of a bot process scales with the games of its match, as the referee's.
         let spawn = durak_referee::SpawnOptions {
             max_line: limits.max_line_bytes,
@@ -490,8 +490,8 @@ impl Session<'_> {
         events: &[Event],
     ) -> Result<(), Problem> {
         for e in events.iter().filter(|e| e.to.sees(BOT)) {
-            let bit = deliver::event_bit(&e.kind);
-            self.deliver(proc, index, &proto::event(index, &e.kind), bit)
+            let kind = MessageKinds::event(&e.kind);
+            self.deliver(proc, index, &proto::event(index, &e.kind), kind)
                 .await?;
         }
         Ok(())
@@ -503,18 +503,18 @@ impl Session<'_> {
         proc: &mut BotProcess,
         index: u32,
         msg: &impl serde::Serialize,
-        bit: u32,
+        kind: MessageKinds,
     ) -> Result<(), Problem> {
-        let r = deliver(proc, &mut self.read, msg, bit, &self.limits).await;
-        self.findings.kinds_read |= self.read;
-        if let (Err(p), 0, Some(_)) = (&r, self.read & bit, proc.try_exit()) {
+        let r = deliver(proc, &mut self.read, msg, kind, &self.limits).await;
+        self.findings.kinds_read.insert(self.read);
+        if let (Err(p), false, Some(_)) = (&r, self.read.contains(kind), proc.try_exit()) {
             if self.findings.first_death.is_none() {
                 self.findings.first_death = Some(p.clone());
             }
             self.findings.died_reading.push(format!(
                 "{}, game {index}: the first {}",
                 self.label,
-                deliver::name(bit)
+                kind.name()
             ));
         }
         r
@@ -550,7 +550,10 @@ impl Session<'_> {
             pos.dealer,
             pos.first_game,
         );
-        if let Err(p) = self.deliver(proc, index, &gs, deliver::GAME_START).await {
+        if let Err(p) = self
+            .deliver(proc, index, &gs, MessageKinds::GAME_START)
+            .await
+        {
             return fail_without_exchange(check, p);
         }
         if let Err(p) = self.send_events(proc, index, &start).await {
@@ -601,7 +604,7 @@ impl Session<'_> {
                         }
                         check.exchanges.push(x);
                         check.status = Status::Fail;
-                        let kind = fault_kind(&p.fault);
+                        let kind = FaultKind::from_recorded(&p.fault);
                         if kind == FaultKind::Timeout {
                             self.findings.timeouts += 1;
                         }
@@ -660,7 +663,10 @@ impl Session<'_> {
             if asked == 2 { "" } else { "s" }
         ));
         let end = proto::game_end(index, outcome, &[]);
-        if let Err(p) = self.deliver(proc, index, &end, deliver::GAME_END).await {
+        if let Err(p) = self
+            .deliver(proc, index, &end, MessageKinds::GAME_END)
+            .await
+        {
             return fail_without_exchange(check, p);
         }
         End::Over(outcome)
@@ -724,44 +730,19 @@ impl Session<'_> {
         x.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
         x.answer = Some(String::from_utf8_lossy(&bytes).into_owned());
         self.findings.times.push((decision.to_string(), ms));
-        let v = match proto::parse_line(&bytes) {
-            Ok(v) => v,
-            Err(r) => {
-                fail(&mut x, refusal_problem(&r, decision));
-                return (x, None);
+        match proto::judge_answer(&bytes, id, game, BOT) {
+            Ok(mv) => {
+                self.findings.ids_echoed += 1;
+                x.verdict = describe::move_text(&mv, legal);
+                (x, Some(mv))
             }
-        };
-        let (answer_id, mv) = match proto::parse_answer(&v) {
-            Ok(a) => a,
             Err(r) => {
+                if r.echoed_the_id() {
+                    self.findings.ids_echoed += 1;
+                }
                 fail(&mut x, refusal_problem(&r, decision));
-                return (x, None);
+                (x, None)
             }
-        };
-        if let Err(r) = proto::check_answer_id(answer_id, id) {
-            fail(&mut x, refusal_problem(&r, decision));
-            return (x, None);
         }
-        self.findings.ids_echoed += 1;
-        if let Err(e) = game.check(BOT, &mv) {
-            let r = Refusal {
-                kind: FaultKind::Illegal,
-                rule: Some(e.rule),
-                pointer: None,
-                message: e.message,
-            };
-            fail(&mut x, refusal_problem(&r, decision));
-            return (x, None);
-        }
-        x.verdict = describe::move_text(&mv, legal);
-        (x, Some(mv))
     }
-}
-
-/// A fault kind from its name.
-pub fn fault_kind(name: &str) -> FaultKind {
-    FaultKind::ALL
-        .into_iter()
-        .find(|k| k.name() == name)
-        .unwrap_or(FaultKind::Illegal)
 }

@@ -74,6 +74,40 @@ impl fmt::Display for FaultKind {
     }
 }
 
+/// A fault kind's name that this build does not know (a newer referee's, or not a fault).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownFaultKind(pub String);
+
+impl fmt::Display for UnknownFaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} is not a fault kind (", self.0)?;
+        let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+        write!(f, "one of {})", names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownFaultKind {}
+
+/// A fault kind from its name ([`FaultKind::name`], as results and replays write it).
+impl std::str::FromStr for FaultKind {
+    type Err = UnknownFaultKind;
+    fn from_str(name: &str) -> Result<FaultKind, UnknownFaultKind> {
+        FaultKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| UnknownFaultKind(name.to_string()))
+    }
+}
+
+impl FaultKind {
+    /// A recorded fault's kind, for a reader that must have one: a name this build does not
+    /// know (a newer referee's) is read as `crash`, the fault that says least (the process is
+    /// gone). The one fallback; a reader that can say "unknown" parses instead.
+    pub fn from_recorded(name: &str) -> FaultKind {
+        name.parse().unwrap_or(FaultKind::Crash)
+    }
+}
+
 /// A fault: who, what kind, and the details in words.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
@@ -956,6 +990,22 @@ pub fn bot_hello(name: &str, version: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every fault kind is read back from its name (as results and replays write it, the same
+    /// as serde's); an unknown name is an error naming the known ones, or `crash` for a reader
+    /// that must have a kind.
+    #[test]
+    fn fault_kinds_from_their_names() {
+        for k in FaultKind::ALL {
+            assert_eq!(k.name().parse::<FaultKind>(), Ok(k));
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name());
+            assert_eq!(FaultKind::from_recorded(k.name()), k);
+        }
+        let e = "referee".parse::<FaultKind>().unwrap_err();
+        assert_eq!(e, UnknownFaultKind("referee".into()));
+        assert!(e.to_string().contains("one of timeout, crash,"), "{e}");
+        assert_eq!(FaultKind::from_recorded("gremlins"), FaultKind::Crash);
+    }
 
     #[test]
     fn event_kind_names_are_the_kinds_sent() {

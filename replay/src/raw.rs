@@ -263,7 +263,7 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, St
                 // Nobody is listening: no error line (and no game_end is read).
                 "crash" | "closed" | "memory" => gone = true,
                 kind => {
-                    let kind = fault_kind(kind);
+                    let kind = FaultKind::from_recorded(kind);
                     let pointer = step
                         .refused
                         .as_ref()
@@ -292,7 +292,7 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, St
             .iter()
             .map(|f| Fault {
                 seat: f.seat,
-                kind: fault_kind(&f.kind),
+                kind: FaultKind::from_recorded(&f.kind),
                 detail: f.detail.clone(),
                 rule: f.rule.clone(),
             })
@@ -330,30 +330,7 @@ fn pick(form: Form, json: impl FnOnce() -> String, summary: impl FnOnce() -> Str
 /// The refusal of a refused answer line, as the referee judged it (for its JSON pointer).
 fn refusal_of(step: &Step, seat: Seat, line: &str) -> Option<Refusal> {
     let r = step.request.as_ref()?;
-    let v = match proto::parse_line(line.as_bytes()) {
-        Ok(v) => v,
-        Err(r) => return Some(r),
-    };
-    let (id, mv) = match proto::parse_answer(&v) {
-        Ok(a) => a,
-        Err(r) => return Some(r),
-    };
-    if let Err(e) = proto::check_answer_id(id, r.id) {
-        return Some(e);
-    }
-    step.state.check(seat, &mv).err().map(|e| Refusal {
-        kind: FaultKind::Illegal,
-        rule: Some(e.rule),
-        pointer: None,
-        message: e.to_string(),
-    })
-}
-
-fn fault_kind(name: &str) -> FaultKind {
-    FaultKind::ALL
-        .into_iter()
-        .find(|k| k.name() == name)
-        .unwrap_or(FaultKind::Crash)
+    proto::judge_answer(line.as_bytes(), r.id, &step.state, seat).err()
 }
 
 /// The seat's stderr pieces that arrived at `at`.

@@ -8,7 +8,7 @@
 //! of the game; when a fault ended the game at a decision, that decision is the last step.
 
 use crate::read::{FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord, StderrAt};
-use durak_protocol::{event_json, legal_json, parse_answer, parse_line};
+use durak_protocol::{event_json, legal_json, parse_answer};
 use durak_rules::{Audience, Decision, Deck, Event, Game, Legal, Move, Seat, Setup, Variant};
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -166,13 +166,7 @@ pub fn decode_move(mv: &Value) -> Result<Move, String> {
 
 /// Whether a raw answer line would have been accepted for request `id` of this game.
 fn would_accept(game: &Game, seat: Seat, id: u64, line: &str) -> bool {
-    let Ok(v) = parse_line(line.as_bytes()) else {
-        return false;
-    };
-    match parse_answer(&v) {
-        Ok((answer_id, mv)) => answer_id == id && game.check(seat, &mv).is_ok(),
-        Err(_) => false,
-    }
+    durak_protocol::judge_answer(line.as_bytes(), id, game, seat).is_ok()
 }
 
 fn audience_json(to: Audience) -> Option<Seat> {

@@ -4,7 +4,7 @@
 
 use crate::process::{BotProcess, IoFault};
 use crate::stderr::StderrChunk;
-use durak_protocol::{Fault, FaultKind, Refusal};
+use durak_protocol::{Fault, FaultKind};
 use durak_rules::Seat;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -39,15 +39,6 @@ pub(super) fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_m
         kind,
         detail,
         rule: None,
-    }
-}
-
-pub(super) fn refusal_fault(seat: Seat, r: &Refusal) -> Fault {
-    Fault {
-        seat,
-        kind: r.kind,
-        detail: r.message.clone(),
-        rule: r.rule.map(str::to_string),
     }
 }
 

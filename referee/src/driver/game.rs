@@ -3,7 +3,7 @@
 //! may see, the end (`game_over`, `game_end`) and the replay's lines.
 
 use super::faults::{
-    died_between_answers, explain_start_failure, io_fault, refusal_fault, shown, stderr_lines,
+    died_between_answers, explain_start_failure, io_fault, shown, stderr_lines,
     KILLED_ITS_SUPERVISOR,
 };
 use super::*;
@@ -31,14 +31,14 @@ impl GameRun<'_> {
                 event: proto::EventSer(&e.kind),
             });
             let msg = proto::event(self.index, &e.kind);
-            let kind = Kinds::event(&e.kind);
+            let kind = MessageKinds::event(&e.kind);
             for (seat, s) in seats.iter_mut().enumerate() {
                 if !e.to.sees(seat) {
                     continue;
                 }
                 if let Some(live) = s.live.as_mut() {
                     let limit = Duration::from_millis(self.cfg.seats[seat].limits.move_ms.max(100));
-                    live.kinds.unread |= kind;
+                    live.kinds.unread.insert(kind);
                     if let Err(f) = live.proc.send_later(&msg, limit).await {
                         let limits = self.cfg.seats[seat].limits;
                         let f = io_fault(seat, f, "reading its input (events)", limits.move_ms, 0);
@@ -220,7 +220,7 @@ pub(super) async fn play_game(
                 proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
             if let Some(live) = s.live.as_mut() {
                 let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
-                live.kinds.unread |= GAME_START;
+                live.kinds.unread.insert(MessageKinds::GAME_START);
                 if let Err(f) = live.proc.send_later(&msg, limit).await {
                     let limits = cfg.seats[seat].limits;
                     let f = io_fault(seat, f, "reading game_start", limits.move_ms, 0);
@@ -439,7 +439,7 @@ async fn settle_tails(cfg: &MatchConfig, seats: &mut [SeatState], run: &mut Game
             continue;
         };
         let new = live.kinds.new_ones();
-        if new == 0 {
+        if new.is_empty() {
             continue;
         }
         let limits = cfg.seats[seat].limits;
@@ -500,7 +500,7 @@ async fn ask(
     run.error_context = (Some(id), None);
     // What the bot writes on stderr from now on comes with this request.
     live.proc.mark_stderr(StderrAt::Request(id)).await;
-    live.kinds.unread |= REQUEST;
+    live.kinds.unread.insert(MessageKinds::REQUEST);
     // A bot that dies here may have died on a kind of message it never read before: say so,
     // unless it had taken in its request (then it may as well have died deciding it).
     let new = live.kinds.new_ones();
@@ -509,7 +509,7 @@ async fn ask(
     let hint = move |mut f: Fault, proc: &BotProcess, request_end: Option<u64>| {
         let took_request = request_end.is_some_and(|end| proc.bytes_read().unwrap_or(end) >= end);
         if matches!(f.kind, FaultKind::Crash | FaultKind::Memory)
-            && new != 0
+            && !new.is_empty()
             && !took_request
             && !human
         {
@@ -541,29 +541,17 @@ async fn ask(
     let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
     let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);
     bank[seat] = bank[seat].saturating_sub(over);
-    let refused = |run: &mut GameRun<'_>, r: Refusal| {
-        run.log.push(
-            json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
-                            "line": shown(&line), "refused": r.message}),
-        );
-        run.error_context.1 = r.pointer.clone();
-        let mut f = refusal_fault(seat, &r);
-        f.detail = format!("request {id}: {}", f.detail);
-        f
-    };
-    let v = proto::parse_line(&line).map_err(|r| refused(run, r))?;
-    let (answer_id, mv) = proto::parse_answer(&v).map_err(|r| refused(run, r))?;
-    proto::check_answer_id(answer_id, id).map_err(|r| refused(run, r))?;
-    if let Err(e) = game.check(seat, &mv) {
-        return Err(refused(
-            run,
-            Refusal {
-                kind: FaultKind::Illegal,
-                rule: Some(e.rule),
-                pointer: None,
-                message: e.to_string(),
-            },
-        ));
+    match proto::judge_answer(&line, id, game, seat) {
+        Ok(mv) => Ok((mv, (elapsed_ms * 1000.0).round() / 1000.0)),
+        Err(r) => {
+            run.log.push(
+                json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
+                                "line": shown(&line), "refused": r.detail()}),
+            );
+            run.error_context.1 = r.pointer.clone();
+            let mut f = r.fault(seat);
+            f.detail = format!("request {id}: {}", f.detail);
+            Err(f)
+        }
     }
-    Ok((mv, (elapsed_ms * 1000.0).round() / 1000.0))
 }

@@ -6,7 +6,7 @@ use crate::isolation::Context;
 use crate::process::{describe_exit, BotCommand, BotProcess, SpawnOptions};
 use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
 use crate::stderr::StderrAt;
-use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
+use durak_protocol::{self as proto, Fault, FaultKind, Limits, MessageKinds};
 use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Setup, Variant};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 mod faults;
 mod game;
-use faults::{io_fault, refusal_fault};
+use faults::io_fault;
 use game::play_game;
 
 /// One seat of a match.
@@ -180,41 +180,30 @@ struct Live {
     kinds: Kinds,
 }
 
-/// The kinds of message a bot process was sent, as bits: each event kind
-/// (`proto::EVENT_KINDS`), then [`GAME_START`] and [`REQUEST`].
+/// The kinds of message a bot process was sent (`proto::MessageKinds`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Kinds {
     /// Kinds it read and lived on: an answer came after them.
-    read: u32,
+    read: MessageKinds,
     /// Kinds sent since its last answer.
-    unread: u32,
+    unread: MessageKinds,
 }
 
-const GAME_START: u32 = 1 << 16;
-const REQUEST: u32 = 1 << 17;
-
 impl Kinds {
-    fn event(e: &durak_rules::EventKind) -> u32 {
-        1 << proto::event_kind_index(e)
-    }
-
     /// It answered: it read everything sent before.
     fn answered(&mut self) {
-        self.read |= self.unread;
-        self.unread = 0;
+        self.read.insert(self.unread);
+        self.unread = MessageKinds::EMPTY;
     }
 
     /// Kinds sent since its last answer that it never read before.
-    fn new_ones(&self) -> u32 {
-        self.unread & !self.read
+    fn new_ones(&self) -> MessageKinds {
+        self.unread.minus(self.read)
     }
 
-    /// The kinds in `bits`, in words: "a game_over event".
-    fn describe(bits: u32) -> String {
-        let mut names: Vec<String> = (0..16)
-            .filter(|i| bits & (1 << i) != 0)
-            .map(|i| format!("{:?}", proto::EVENT_KINDS[i]))
-            .collect();
+    /// The kinds in `kinds`, in words: "a game_over event".
+    fn describe(kinds: MessageKinds) -> String {
+        let mut names: Vec<String> = kinds.events().map(|e| format!("{e:?}")).collect();
         let events = match names.len() {
             0 => None,
             1 => Some(format!("a {} event", names.remove(0))),
@@ -222,8 +211,16 @@ impl Kinds {
         };
         events
             .into_iter()
-            .chain((bits & GAME_START != 0).then(|| "a game_start".to_string()))
-            .chain((bits & REQUEST != 0).then(|| "a request".to_string()))
+            .chain(
+                kinds
+                    .contains(MessageKinds::GAME_START)
+                    .then(|| "a game_start".to_string()),
+            )
+            .chain(
+                kinds
+                    .contains(MessageKinds::REQUEST)
+                    .then(|| "a request".to_string()),
+            )
             .collect::<Vec<_>>()
             .join(" and ")
     }
@@ -302,12 +299,12 @@ async fn start_bot(
     };
     let v = match proto::parse_line(&line) {
         Ok(v) => v,
-        Err(r) => return Err((refusal_fault(seat, &r), Some(proc))),
+        Err(r) => return Err((r.fault(seat), Some(proc))),
     };
     match proto::parse_bot_hello(&v) {
         Ok(h) => Ok((proc, h)),
         Err(r) => {
-            let mut f = refusal_fault(seat, &r);
+            let mut f = r.fault(seat);
             f.detail = format!("bad hello: {}", f.detail);
             if r.pointer.as_deref() == Some("/protocol") {
                 f.kind = FaultKind::StartFailed;

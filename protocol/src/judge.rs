@@ -1,0 +1,114 @@
+//! Judging a bot's answer, in one place: every reader of an answer line (the referee,
+//! `durak check-bot`, `durak rerun`, `durak replay --raw` and the replay's re-simulation) takes
+//! the same steps in the same order, so a line is accepted or refused, and for the same reason,
+//! wherever it is judged:
+//!
+//! 1. the line is UTF-8 JSON (else fault `malformed`);
+//! 2. it is an answer of the right shape, `type` included (the schema, `schemas/answer.json`;
+//!    fault `schema` with the JSON pointer);
+//! 3. it echoes the open request's id (fault `schema` at `/id`);
+//! 4. the rules allow its move ([`Game::check`]; fault `illegal` with the rule id);
+//! 5. a refusal becomes the seat's [`Fault`] ([`Refusal::fault`]).
+
+use crate::messages::{check_answer_id, parse_answer, parse_line, Fault, FaultKind, Refusal};
+use durak_rules::{Game, Illegal, Move, Seat};
+use std::borrow::Cow;
+
+/// Judge `line`, `seat`'s answer to its open request `id` in `game` (steps 1 to 4): its move,
+/// or why it is refused.
+pub fn judge_answer(line: &[u8], id: u64, game: &Game, seat: Seat) -> Result<Move, Refusal> {
+    let v = parse_line(line)?;
+    let (answer_id, mv) = parse_answer(&v)?;
+    check_answer_id(answer_id, id)?;
+    game.check(seat, &mv).map_err(Refusal::illegal)?;
+    Ok(mv)
+}
+
+impl Refusal {
+    /// A move the rules refuse (fault `illegal`, with the rule it breaks).
+    pub fn illegal(e: Illegal) -> Refusal {
+        Refusal {
+            kind: FaultKind::Illegal,
+            rule: Some(e.rule),
+            pointer: None,
+            message: e.message,
+        }
+    }
+
+    /// Whether the answer got past the id check (steps 1 to 3): only the rules refused it.
+    pub fn echoed_the_id(&self) -> bool {
+        self.kind == FaultKind::Illegal
+    }
+
+    /// The refusal as a fault's detail and a replay's `refused`: an illegal move's rule first
+    /// (`P-5: ...`, as [`Illegal`] writes it), any other refusal's message as it is.
+    pub fn detail(&self) -> Cow<'_, str> {
+        match (self.kind, self.rule) {
+            (FaultKind::Illegal, Some(rule)) => Cow::Owned(format!("{rule}: {}", self.message)),
+            _ => Cow::Borrowed(&self.message),
+        }
+    }
+
+    /// Step 5: the refusal as `seat`'s fault.
+    pub fn fault(&self, seat: Seat) -> Fault {
+        Fault {
+            seat,
+            kind: self.kind,
+            detail: self.detail().into_owned(),
+            rule: self.rule.map(str::to_string),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use durak_rules::{Setup, Variant};
+
+    fn game() -> (Game, Seat) {
+        let g = Game::new(Setup::new(Variant::Podkidnoy, 2), 7).unwrap();
+        let seat = g.legal().unwrap().decision.seat;
+        (g, seat)
+    }
+
+    /// Each step refuses what it should, with its fault kind, in order: a line that fails
+    /// several steps is refused by the first.
+    #[test]
+    fn each_step_refuses_in_order() {
+        let (g, seat) = game();
+        let judge = |line: &str| judge_answer(line.as_bytes(), 1, &g, seat);
+        let r = judge("{not json").unwrap_err();
+        assert_eq!((r.kind, r.echoed_the_id()), (FaultKind::Malformed, false));
+        let r = judge(r#"{"type":"hello","id":9}"#).unwrap_err();
+        assert_eq!(r.kind, FaultKind::Schema, "the kind of message: {r}");
+        let r = judge(r#"{"type":"answer","id":2,"action":"take"}"#).unwrap_err();
+        assert_eq!(
+            (r.kind, r.pointer.as_deref()),
+            (FaultKind::Schema, Some("/id"))
+        );
+        // Take is never legal for the first attacker: the rules refuse it, the id was right.
+        let r = judge(r#"{"type":"answer","id":1,"action":"take"}"#).unwrap_err();
+        assert_eq!(r.kind, FaultKind::Illegal);
+        assert!(r.echoed_the_id());
+        let rule = r.rule.unwrap();
+        assert_eq!(r.detail(), format!("{rule}: {}", r.message));
+        let f = r.fault(seat);
+        assert_eq!(
+            (f.seat, f.kind, f.rule.as_deref(), f.detail.as_str()),
+            (seat, FaultKind::Illegal, Some(rule), &*r.detail())
+        );
+        // A schema refusal's detail is its message.
+        let r = judge(r#"{"type":"answer","id":1}"#).unwrap_err();
+        assert_eq!(r.detail(), r.message);
+    }
+
+    #[test]
+    fn a_legal_answer_is_its_move() {
+        let (g, seat) = game();
+        let legal = g.legal().unwrap();
+        let card = legal.hand.iter().next().unwrap();
+        let line = format!(r#"{{"type":"answer","id":1,"action":"attack","cards":["{card}"]}}"#);
+        let mv = judge_answer(line.as_bytes(), 1, &g, seat).unwrap();
+        assert!(g.check(seat, &mv).is_ok());
+    }
+}
