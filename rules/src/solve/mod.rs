@@ -126,7 +126,7 @@ struct Entry {
 /// their continuations), so ask it about one game's positions in order.
 pub struct Solver {
     budget: u64,
-    nodes: u64,
+    searched: u64,
     total: u64,
     table: HashMap<[u64; 4], Entry, foldhash::fast::FixedState>,
     events: Vec<Event>,
@@ -145,7 +145,7 @@ impl Solver {
     pub fn new(budget: u64) -> Solver {
         Solver {
             budget,
-            nodes: 0,
+            searched: 0,
             total: 0,
             table: HashMap::default(),
             events: Vec::with_capacity(32),
@@ -168,12 +168,14 @@ impl Solver {
             return Err(Unsolved::Over);
         }
         game.endgame_seats().ok_or(Unsolved::NotEndgame)?;
-        self.nodes = 0;
+        self.searched = 0;
         let v = self.null_windows(game);
-        self.total += self.nodes;
+        self.total += self.searched;
         match v {
             Ok(v) => Ok(Value::from_i8(v)),
-            Err(Abort) => Err(Unsolved::OverBudget { nodes: self.nodes }),
+            Err(Abort) => Err(Unsolved::OverBudget {
+                nodes: self.searched,
+            }),
         }
     }
 
@@ -234,8 +236,8 @@ impl Solver {
     /// Negamax with alpha-beta: the value for the player to move, exact inside `(alpha, beta)`,
     /// else a bound on the side it fell.
     fn search(&mut self, game: &Game, mut alpha: i8, mut beta: i8) -> Result<i8, Abort> {
-        self.nodes += 1;
-        if self.nodes > self.budget {
+        self.searched += 1;
+        if self.searched > self.budget {
             return Err(Abort);
         }
         let key = game.endgame_key();
