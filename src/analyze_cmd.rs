@@ -20,8 +20,9 @@ pub struct AnalyzeArgs {
     /// One JSON document on stdout instead of the table (fields: docs/COMMANDS.md).
     #[arg(long)]
     json: bool,
-    /// Positions the solver may search per decision before it says "not solved" (a count, not a
-    /// time: the analysis is the same on every machine).
+    /// Positions the solver may search per position it values before it says "not solved" (a
+    /// decision is valued through each of its choices; a count, not a time: the analysis is the
+    /// same on every machine).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
     budget: u64,
 }
