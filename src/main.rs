@@ -1,6 +1,7 @@
 //! `durak`: the referee and tournament runner's command line. Each subcommand lives in its own
 //! module; this file only parses and dispatches.
 
+mod analyze_cmd;
 mod check_cmd;
 mod human;
 mod play;
@@ -40,6 +41,9 @@ enum Command {
     /// Re-run one decision of a recorded game with a bot: feed it what that seat read up to step
     /// N, and show its answer beside the recorded one.
     Rerun(rerun_cmd::RerunArgs),
+    /// The exact value of every decision of a game's endgame (stock empty, two players): where
+    /// it was lost, the blunders and the best choices.
+    Analyze(analyze_cmd::AnalyzeArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => tournament_cmd::merge::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::Rerun(args) => rerun_cmd::run(args),
+        Command::Analyze(args) => analyze_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),

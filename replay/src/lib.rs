@@ -11,6 +11,7 @@
 //! # Ok::<(), durak_replay::ReplayError>(())
 //! ```
 
+pub mod analyze;
 pub mod error;
 pub mod html;
 pub mod raw;

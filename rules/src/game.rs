@@ -1049,6 +1049,51 @@ impl Game {
         }));
     }
 
+    // ----- the endgame solver's view ----------------------------------------------------------
+
+    /// The two active seats, lower first, once the stock is empty and exactly two players remain
+    /// and the game is not over: the positions [`crate::solve`] can value exactly.
+    pub fn endgame_seats(&self) -> Option<(Seat, Seat)> {
+        if self.is_over() || self.stock_len() > 0 {
+            return None;
+        }
+        let mut active = (0..self.setup.players).filter(|&s| self.active[s]);
+        let (p, q) = (active.next()?, active.next()?);
+        active.next().is_none().then_some((p, q))
+    }
+
+    /// An exact, compact description of everything that decides how an endgame (stock empty) can
+    /// go on: the variant, trumps, the active seats and their hands, the table (all its cards and
+    /// the unbeaten ones), the limit, the take, whose decision and which. What it leaves out does
+    /// not change any rule's outcome from here: the discard (the complement of the rest), the
+    /// order of the attack cards and which card beat which (a defended round discards them all,
+    /// a take picks them all up), the cards publicly known and the move count.
+    pub(crate) fn endgame_key(&self) -> [u64; 4] {
+        let mut seats = (0..self.setup.players).filter(|&s| self.active[s]);
+        let p = seats.next().unwrap_or(0);
+        let q = seats.next().unwrap_or(p);
+        let unbeaten: CardSet = self.unbeaten().collect();
+        let (phase, actor) = match self.phase {
+            Phase::Attack => (0u64, self.attacker),
+            Phase::Defend => (1, self.defender),
+            Phase::Add(s) => (2, s),
+            Phase::Over => (3, 0),
+        };
+        let variant = (self.setup.variant == Variant::Podkidnoy) as u64;
+        [
+            self.hands[p].bits() | (p as u64) << 36 | (self.trump as u64) << 40 | variant << 42,
+            self.hands[q].bits()
+                | (q as u64) << 36
+                | (self.attacker as u64) << 40
+                | (self.defender as u64) << 44,
+            self.on_table.bits()
+                | (self.limit as u64) << 36
+                | (self.taking as u64) << 40
+                | (self.attacks.len() as u64) << 41,
+            unbeaten.bits() | phase << 36 | (actor as u64) << 38,
+        ]
+    }
+
     // ----- observation -----------------------------------------------------------------------
 
     /// What `seat` may know now (I-1, I-2); nothing of the stock order or other hands (I-3).

@@ -15,6 +15,7 @@ pub mod deck;
 mod game;
 pub mod random;
 pub mod series;
+pub mod solve;
 mod types;
 
 pub use card::{Card, CardParseError, CardSet, Rank, Suit};
