@@ -106,6 +106,10 @@ pub struct SubmitArgs {
     /// (0: do not wait)
     #[arg(long, value_name = "S", default_value_t = 300, requires = "server")]
     wait_s: u64,
+    /// With --server: also trust this CA's certificate (PEM) for the server's HTTPS, besides
+    /// this machine's CAs (or DURAK_CA_CERT in the environment)
+    #[arg(long, value_name = "FILE", requires = "server")]
+    ca_cert: Option<std::path::PathBuf>,
 }
 
 fn variants(v: &str) -> Result<Vec<Variant>, String> {
@@ -281,6 +285,7 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             args.token.as_deref(),
             &args.path,
             args.wait_s,
+            args.ca_cert.clone(),
         );
     }
     // The bot folder and its manifest.

@@ -67,6 +67,13 @@ pub struct ServeArgs {
     /// seconds [default: 60]
     #[arg(long, value_name = "S")]
     lease_s: Option<u64>,
+    /// Serve HTTPS with this certificate chain (PEM, e.g. certbot's fullchain.pem; `[tls] cert`),
+    /// read again when it changes; needs --tls-key
+    #[arg(long, value_name = "FILE")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM, e.g. certbot's privkey.pem; `[tls] key`)
+    #[arg(long, value_name = "FILE")]
+    tls_key: Option<PathBuf>,
 }
 
 pub fn serve(args: ServeArgs) -> CmdResult {
@@ -109,6 +116,8 @@ pub fn serve(args: ServeArgs) -> CmdResult {
         build_timeout_s: args.build_timeout_s,
         local_play: args.no_local_play.then_some(false),
         lease_s: args.lease_s,
+        tls_cert: args.tls_cert,
+        tls_key: args.tls_key,
     };
     let cfg = config::resolve(file.as_ref().map(|(p, f)| (p.as_path(), f)), &o)?;
     durak_service::serve(cfg)?;
@@ -116,7 +125,13 @@ pub fn serve(args: ServeArgs) -> CmdResult {
 }
 
 /// `durak submit --server URL --token T PATH`.
-pub fn submit_remote(server: &str, token: Option<&str>, path: &Path, wait_s: u64) -> CmdResult {
+pub fn submit_remote(
+    server: &str,
+    token: Option<&str>,
+    path: &Path,
+    wait_s: u64,
+    ca_cert: Option<PathBuf>,
+) -> CmdResult {
     let token = match token {
         Some(t) => t.to_string(),
         None => std::env::var("DURAK_TOKEN").map_err(|_| {
@@ -127,7 +142,13 @@ pub fn submit_remote(server: &str, token: Option<&str>, path: &Path, wait_s: u64
     };
     let wait = (wait_s > 0).then(|| Duration::from_secs(wait_s));
     Ok(
-        match durak_service::client::submit(server, &token, path, wait)? {
+        match durak_service::client::submit(
+            server,
+            &token,
+            path,
+            wait,
+            durak_service::tls::client::Trust::from_flag(ca_cert),
+        )? {
             durak_service::client::Outcome::Passed | durak_service::client::Outcome::Queued => {
                 ExitCode::SUCCESS
             }

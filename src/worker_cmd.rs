@@ -12,7 +12,7 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// The server's address, e.g. http://judge.example.org:8080
+    /// The server's address, e.g. https://judge.example.org
     #[arg(long, value_name = "URL")]
     server: String,
     /// A worker token the organiser issued (or DURAK_WORKER_TOKEN in the environment)
@@ -35,6 +35,10 @@ pub struct WorkerArgs {
     /// A line for every game played
     #[arg(long, short)]
     verbose: bool,
+    /// Also trust this CA's certificate (PEM) for the server's HTTPS, besides this machine's
+    /// CAs (or DURAK_CA_CERT in the environment)
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 }
 
 fn cache_dir() -> PathBuf {
@@ -64,6 +68,7 @@ pub fn worker(args: WorkerArgs) -> CmdResult {
         cache: args.cache.unwrap_or_else(cache_dir),
         retry_for: Duration::from_secs(args.retry_s.max(1)),
         verbose: args.verbose,
+        trust: durak_service::tls::client::Trust::from_flag(args.ca_cert),
     })?;
     Ok(ExitCode::SUCCESS)
 }
@@ -78,6 +83,9 @@ pub struct WorkerTokenArgs {
     /// The organiser's token (or DURAK_TOKEN in the environment)
     #[arg(long, value_name = "TOKEN", global = true)]
     token: Option<String>,
+    /// Also trust this CA's certificate (PEM) for the server's HTTPS (or DURAK_CA_CERT)
+    #[arg(long, value_name = "FILE", global = true)]
+    ca_cert: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -105,7 +113,15 @@ pub fn worker_token(args: WorkerTokenArgs) -> CmdResult {
                 .to_string()
         })?,
     };
-    let c = Client::with_timeout(&server, Some(&token), Duration::from_secs(30));
+    if let Some(w) = durak_service::tls::client::clear_warning(&server) {
+        eprintln!("{w}");
+    }
+    let c = Client::with_trust(
+        &server,
+        Some(&token),
+        Duration::from_secs(30),
+        durak_service::tls::client::Trust::from_flag(args.ca_cert),
+    )?;
     let a = match &args.what {
         TokenCommand::New { label } => c.post_json("/api/worker-tokens", &json!({"label": label})),
         TokenCommand::List => c.get("/api/worker-tokens"),

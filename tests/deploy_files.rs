@@ -269,3 +269,127 @@ fn the_slurm_scripts_name_real_commands() {
     let submit = std::fs::read_to_string(dir.join("submit.sh")).unwrap();
     assert!(submit.contains("--array=0-$((N - 1))") && submit.contains("--dependency=afterok:"));
 }
+
+fn deploy_file(path: &str) -> (PathBuf, String) {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("deploy")
+        .join(path);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    (p, text)
+}
+
+/// The settings of a systemd unit that are set (not in comments).
+fn unit_settings(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.starts_with('['))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Issue 22: deploy/systemd/durak-serve.service passes `systemd-analyze verify` (with its
+/// ExecStart pointed at this binary) without a warning, runs a real command, and keeps out the
+/// settings that would stop bubblewrap (the strict sandbox) from working.
+#[test]
+fn the_systemd_unit_verifies_and_leaves_bubblewrap_its_namespaces() {
+    let (_, unit) = deploy_file("systemd/durak-serve.service");
+    let set = unit_settings(&unit);
+    let get = |k: &str| {
+        set.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    for breaks_bwrap in [
+        "PrivateUsers",
+        "RestrictNamespaces",
+        "ProtectKernelTunables",
+        "ProtectKernelLogs",
+        "ProtectProc",
+        "ProcSubset",
+        "MemoryDenyWriteExecute",
+        "SystemCallFilter",
+    ] {
+        assert_eq!(get(breaks_bwrap), None, "{breaks_bwrap} is set");
+    }
+    assert_eq!(get("ProtectSystem"), Some("strict"));
+    assert_eq!(get("ReadWritePaths"), Some("/var/lib/durak"));
+    assert_eq!(get("NoNewPrivileges"), Some("yes"));
+    let families = get("RestrictAddressFamilies").unwrap();
+    assert!(
+        families.contains("AF_NETLINK"),
+        "bwrap needs netlink: {families}"
+    );
+    let exec = get("ExecStart").unwrap();
+    let words = shell_words::split(exec).unwrap();
+    assert_eq!(words[0], "/usr/local/bin/durak");
+    assert_real(&words[1..]);
+
+    let Some(analyze) = common::require("systemd-analyze", "systemd") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("durak-serve.service");
+    std::fs::write(&copy, unit.replace("/usr/local/bin/durak", DURAK)).unwrap();
+    let out = Command::new(analyze)
+        .args(["verify", "--man=no"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    let e = text(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert!(
+        !e.contains("durak-serve.service"),
+        "systemd-analyze has something to say about the unit:\n{e}"
+    );
+}
+
+/// Issue 22: deploy/nginx/durak.conf lets an upload of the server's archive limit through (and
+/// a worker's results), does not buffer the live leaderboard and sets the proxy headers. (It
+/// runs in front of a server in tests/serve_proxy.rs.)
+#[test]
+fn the_nginx_configuration_fits_the_server_s_limits_and_streams_the_events() {
+    let (_, conf) = deploy_file("nginx/durak.conf");
+    let lines: Vec<&str> = conf
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    let sizes: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("client_max_body_size "))
+        .map(|v| {
+            v.trim_end_matches(';')
+                .trim_end_matches('m')
+                .parse::<u64>()
+                .unwrap()
+                << 20
+        })
+        .collect();
+    let defaults = durak_service::config::resolve(None, &Default::default()).unwrap();
+    let archive = defaults.upload.max_archive;
+    assert!(
+        sizes[0] >= archive && sizes[0] <= archive + (1 << 20),
+        "client_max_body_size {} for an archive limit of {archive}",
+        sizes[0]
+    );
+    assert_eq!(
+        sizes[1],
+        durak_service::http::worker_api::MAX_RESULTS_BODY as u64,
+        "/api/worker/ takes a worker's results"
+    );
+    let events = conf
+        .split("location = /api/leaderboard/events {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("a location for the live leaderboard");
+    assert!(events.contains("proxy_buffering off;"), "{events}");
+    for header in ["X-Forwarded-For", "X-Forwarded-Proto", "Host"] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("proxy_set_header {header} "))),
+            "{header}"
+        );
+    }
+}

@@ -1,15 +1,18 @@
 //! `durak submit --server URL --token T PATH`: pack the bot's folder as tar.gz, upload it, and
 //! wait for its check (unless told not to), printing the report.
 
+use crate::tls::client::{explain, Trust};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A small HTTP client over ureq that reads error bodies too.
+/// A small HTTP(S) client over ureq that reads error bodies too. HTTPS goes through rustls,
+/// trusting the platform's CAs and the private CA of its [`Trust`] (`crate::tls::client`).
 pub struct Client {
     base: String,
     token: Option<String>,
     agent: ureq::Agent,
+    trust: Trust,
 }
 
 /// An answer: the status and the body as JSON (or `{"text": ...}`).
@@ -28,30 +31,47 @@ impl Answer {
 }
 
 impl Client {
+    /// A client trusting the platform's CAs only (requests give up after 10 minutes).
     pub fn new(base: &str, token: Option<&str>) -> Client {
         Client::with_timeout(base, token, Duration::from_secs(600))
     }
 
-    /// A client whose every request gives up after `timeout` (connecting within 10 s).
+    /// A client trusting the platform's CAs only, whose every request gives up after `timeout`
+    /// (connecting within 10 s).
     pub fn with_timeout(base: &str, token: Option<&str>, timeout: Duration) -> Client {
+        Client::with_trust(base, token, timeout, Trust::default())
+            .expect("the platform's roots alone always make a TLS configuration")
+    }
+
+    /// A client trusting `trust` (the platform's CAs and a private one); an unreadable CA file
+    /// is an error naming it.
+    pub fn with_trust(
+        base: &str,
+        token: Option<&str>,
+        timeout: Duration,
+        trust: Trust,
+    ) -> Result<Client, String> {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
             .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+            .tls_config(trust.tls_config()?)
             .build()
             .new_agent();
-        Client {
+        Ok(Client {
             base: base.trim_end_matches('/').to_string(),
             token: token.map(str::to_string),
             agent,
-        }
+            trust,
+        })
     }
 
     fn answer(
+        &self,
         r: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
         what: &str,
     ) -> Result<Answer, String> {
-        let mut r = r.map_err(|e| format!("{what}: {e}"))?;
+        let mut r = r.map_err(|e| explain(&e, what, &self.trust))?;
         let status = r.status().as_u16();
         let text = r
             .body_mut()
@@ -70,7 +90,7 @@ impl Client {
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        Client::answer(req.call(), &url)
+        self.answer(req.call(), &url)
     }
 
     pub fn post_bytes(
@@ -84,7 +104,7 @@ impl Client {
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        Client::answer(req.send(body), &url)
+        self.answer(req.send(body), &url)
     }
 
     pub fn post_json(&self, path: &str, body: &Value) -> Result<Answer, String> {
@@ -97,7 +117,23 @@ impl Client {
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        Client::answer(req.call(), &url)
+        self.answer(req.call(), &url)
+    }
+
+    /// GET a body as it arrives (the live leaderboard's server-sent events): the status and a
+    /// reader of the body, which ends with the client's timeout at the latest.
+    pub fn get_stream(
+        &self,
+        path: &str,
+    ) -> Result<(u16, std::io::BufReader<ureq::BodyReader<'static>>), String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.agent.get(&url);
+        if let Some(t) = &self.token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        let r = req.call().map_err(|e| explain(&e, &url, &self.trust))?;
+        let status = r.status().as_u16();
+        Ok((status, std::io::BufReader::new(r.into_body().into_reader())))
     }
 
     /// GET raw bytes (at most `limit`): the status, the body and the value of `header`.
@@ -112,7 +148,7 @@ impl Client {
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        let mut r = req.call().map_err(|e| format!("{url}: {e}"))?;
+        let mut r = req.call().map_err(|e| explain(&e, &url, &self.trust))?;
         let status = r.status().as_u16();
         let value = r
             .headers()
@@ -146,6 +182,7 @@ pub fn submit(
     token: &str,
     folder: &Path,
     wait: Option<Duration>,
+    trust: Trust,
 ) -> Result<Outcome, String> {
     let folder = if folder.file_name() == Some(durak_checkbot::manifest::FILE.as_ref()) {
         folder.parent().unwrap_or(Path::new(".")).to_path_buf()
@@ -166,7 +203,10 @@ pub fn submit(
         folder.display(),
         bytes.len()
     );
-    let c = Client::new(server, Some(token));
+    if let Some(w) = crate::tls::client::clear_warning(server) {
+        eprintln!("{w}");
+    }
+    let c = Client::with_trust(server, Some(token), Duration::from_secs(600), trust)?;
     // The server refuses an archive over its limit as soon as it sees the length, before the
     // body is sent: say so here, with the limit.
     let status = c.get("/api/status")?;

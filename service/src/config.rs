@@ -36,6 +36,10 @@
 //! [check]
 //! games = 2                    # check-bot's full games per table
 //! long = 100                   # check-bot's long match: games in one process (0: none)
+//!
+//! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
+//! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
+//! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
 //! ```
 
 use durak_protocol::Limits;
@@ -73,6 +77,8 @@ pub struct ConfigFile {
     pub upload: UploadSection,
     #[serde(default)]
     pub check: CheckSection,
+    #[serde(default)]
+    pub tls: TlsSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -125,6 +131,14 @@ pub struct CheckSection {
     pub long: Option<u32>,
 }
 
+/// `[tls]`: the certificate chain and key files (PEM); both or neither.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSection {
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+}
+
 /// Command-line values: they win over the file.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
@@ -147,6 +161,9 @@ pub struct Overrides {
     /// `--no-local-play`: `Some(false)`.
     pub local_play: Option<bool>,
     pub lease_s: Option<u64>,
+    /// `--tls-cert FILE`, `--tls-key FILE`.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
 }
 
 /// The service's settings, resolved and checked.
@@ -165,6 +182,8 @@ pub struct Config {
     pub check_games: u32,
     /// check-bot's long match: games in one process (0: none).
     pub check_long: u32,
+    /// HTTPS with these files; plain HTTP without.
+    pub tls: Option<crate::tls::server::TlsFiles>,
 }
 
 #[derive(Clone, Debug)]
@@ -252,7 +271,7 @@ impl ConfigFile {
         toml::from_str(&text).map_err(|e| {
             format!(
                 "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
-                 [ladder], [sandbox], [build], [upload], [check])",
+                 [ladder], [sandbox], [build], [upload], [check], [tls])",
                 path.display(),
                 e.to_string().trim_end().replace('\n', "\n  ")
             )
@@ -389,6 +408,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         },
         max_files: u.max_files.unwrap_or(5000),
     };
+    let tls = tls_files(o, &f.tls).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -414,7 +434,32 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             .check_long
             .or(f.check.long)
             .unwrap_or(durak_checkbot::DEFAULT_LONG),
+        tls,
     })
+}
+
+/// `--tls-cert`/`--tls-key` over `[tls] cert`/`key`: both or neither (the files are read when
+/// the server starts, `tls::server::load`).
+fn tls_files(
+    o: &Overrides,
+    t: &TlsSection,
+) -> Result<Option<crate::tls::server::TlsFiles>, String> {
+    let cert = o.tls_cert.clone().or_else(|| t.cert.clone());
+    let key = o.tls_key.clone().or_else(|| t.key.clone());
+    match (cert, key) {
+        (None, None) => Ok(None),
+        (Some(cert), Some(key)) => Ok(Some(crate::tls::server::TlsFiles { cert, key })),
+        (Some(cert), None) => Err(format!(
+            "[tls] cert = {:?} without a key\n  fix: set [tls] key (or --tls-key) to the \
+             certificate's private key file (certbot's privkey.pem)",
+            cert.display().to_string()
+        )),
+        (None, Some(key)) => Err(format!(
+            "[tls] key = {:?} without a certificate\n  fix: set [tls] cert (or --tls-cert) to \
+             the certificate chain file (certbot's fullchain.pem)",
+            key.display().to_string()
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -502,6 +547,47 @@ mod tests {
         assert_eq!(c.ladder.table_size, 2);
         assert_eq!(c.sandbox, Sandbox::Strict);
         assert_eq!(c.resources.memory, Some(1024 * MIB));
+    }
+
+    #[test]
+    fn tls_from_the_file_and_the_flags_both_or_neither() {
+        assert_eq!(resolve(None, &Overrides::default()).unwrap().tls, None);
+        let c = parse("[tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n").unwrap();
+        let t = c.tls.unwrap();
+        assert_eq!((t.cert, t.key), ("c.pem".into(), "k.pem".into()));
+        let f: ConfigFile = toml::from_str("[tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n").unwrap();
+        let o = Overrides {
+            tls_cert: Some("new.pem".into()),
+            ..Overrides::default()
+        };
+        let t = resolve(Some((Path::new("serve.toml"), &f)), &o)
+            .unwrap()
+            .tls
+            .unwrap();
+        assert_eq!((t.cert, t.key), ("new.pem".into(), "k.pem".into()));
+        let e = parse("[tls]\ncert = \"c.pem\"\n").unwrap_err();
+        assert!(
+            e.starts_with("serve.toml: [tls] cert")
+                && e.contains("[tls] key")
+                && e.contains("fix:"),
+            "{e}"
+        );
+        let e = parse("[tls]\nkey = \"k.pem\"\n").unwrap_err();
+        assert!(
+            e.contains("without a certificate") && e.contains("fix:"),
+            "{e}"
+        );
+        let e = resolve(
+            None,
+            &Overrides {
+                tls_key: Some("k.pem".into()),
+                ..Overrides::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("--tls-cert"), "{e}");
+        let e: Result<ConfigFile, _> = toml::from_str("[tls]\ncertificate = \"c.pem\"\n");
+        assert!(e.unwrap_err().to_string().contains("certificate"));
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! - [`http`]: the pages, the JSON API and its OpenAPI document.
 //! - [`client`]: `durak submit --server`; [`worker`]: `durak worker --server`, a remote
 //!   worker that claims the ladder's jobs, plays them in its own sandbox and posts the games.
+//! - [`tls`]: HTTPS (rustls) for the clients and for `durak serve --tls-cert`.
 
 pub mod archive;
 pub mod auth;
@@ -28,6 +29,7 @@ pub mod http;
 pub mod ladder;
 pub mod store;
 pub mod submit;
+pub mod tls;
 pub mod tournament;
 pub mod worker;
 
@@ -66,13 +68,17 @@ pub fn serve(cfg: Config) -> Result<(), String> {
             )
         })?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    // HTTPS when [tls] (or --tls-cert/--tls-key) names a certificate: loaded now, so that a bad
+    // file stops the start with its name.
+    let acceptor = cfg.tls.as_ref().map(tls::server::acceptor).transpose()?;
+    let scheme = if acceptor.is_some() { "https" } else { "http" };
     let mut threads = ladder.start();
     threads.push(checker::start(ladder.clone()));
     let state = http::AppState::new(ladder.clone(), Arc::new(tournament::Tournaments::default()));
     let live = state.live.clone();
     let app = http::router(state);
     eprintln!(
-        "durak serve: listening on http://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
+        "durak serve: listening on {scheme}://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
          sandbox {}{}{})",
         cfg.data_dir.display(),
         cfg.ladder.variant.name(),
@@ -88,26 +94,24 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     if let Some(t) = first_token {
         eprintln!(
             "organiser token (shown only now, keep it): {t}\n  invite authors: curl -X POST -H \
-             'Authorization: Bearer {t}' http://{addr}/api/invites"
+             'Authorization: Bearer {t}' {scheme}://{addr}/api/invites"
         );
     }
     let result = rt.block_on(async move {
-        let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
-        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let (stopping, stop_seen) = tokio::sync::watch::channel(false);
+        let stop = async move {
             shutdown_signal().await;
             // The live leaderboard's streams end, or the stop would wait for them.
             live.close();
             let _ = stopping.send(true);
-        });
-        // Answers being sent get a few seconds; a client that stopped reading does not hold
-        // the stop up for longer.
-        let grace = async move {
-            let _ = stop_seen.wait_for(|s| *s).await;
-            tokio::time::sleep(STOP_GRACE).await;
         };
-        tokio::select! {
-            r = server => r.map_err(|e| e.to_string()),
-            _ = grace => Ok(()),
+        match acceptor {
+            Some(acceptor) => {
+                let listener = tls::server::TlsListener::new(listener, acceptor)
+                    .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+                serve_on(listener, app, stop, stop_seen).await
+            }
+            None => serve_on(listener, app, stop, stop_seen).await,
         }
     });
     eprintln!("durak serve: stopping (the games being played are given up and played again on the next start; nothing recorded is lost)");
@@ -119,6 +123,29 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     // recorded), for whoever takes them first.
     ladder::jobs::release_owner_prefix(&db, &format!("local:{}:", ladder.run_id))?;
     result
+}
+
+/// Serve `app` on `listener` until `stop` ends, then give the answers being sent a few seconds;
+/// a client that stopped reading does not hold the stop up for longer.
+async fn serve_on<L>(
+    listener: L,
+    app: axum::Router,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+    mut stop_seen: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), String>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    let server = axum::serve(listener, app).with_graceful_shutdown(stop);
+    let grace = async move {
+        let _ = stop_seen.wait_for(|s| *s).await;
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::select! {
+        r = server => r.map_err(|e| e.to_string()),
+        _ = grace => Ok(()),
+    }
 }
 
 /// How long a clean stop waits for the answers being sent.

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub mod server;
 pub mod system;
+pub mod tls;
 #[allow(unused_imports)] // each test file uses some of them
 pub use system::{require, require_interpreter, require_with};
 

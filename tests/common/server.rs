@@ -16,6 +16,9 @@ pub struct Server {
     /// The organiser's token, printed on the first start only.
     pub organiser: Option<String>,
     pub data: PathBuf,
+    /// The test CA its clients trust besides the platform's (a server started with
+    /// `--tls-cert`).
+    pub ca: Option<PathBuf>,
     log: Arc<Mutex<String>>,
 }
 
@@ -91,6 +94,7 @@ impl Server {
             url: String::new(),
             organiser: None,
             data: data.to_path_buf(),
+            ca: None,
             log,
         };
         let url = wait_for("the server's address on its stderr", 60, || {
@@ -119,7 +123,11 @@ impl Server {
     }
 
     pub fn client(&self, token: Option<&str>) -> Client {
-        Client::new(&self.url, token)
+        let trust = durak_service::tls::client::Trust {
+            ca_cert: self.ca.clone(),
+            origin: "--ca-cert",
+        };
+        Client::with_trust(&self.url, token, Duration::from_secs(600), trust).expect("the CA")
     }
 
     pub fn get(&self, path: &str) -> Answer {

@@ -40,6 +40,8 @@ pub struct Options {
     pub retry_for: Duration,
     /// Print a line per game.
     pub verbose: bool,
+    /// The CAs trusted for an https:// server (the platform's and `--ca-cert`).
+    pub trust: crate::tls::client::Trust,
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -553,18 +555,21 @@ pub fn run(o: Options) -> Result<(), String> {
         )
     })?;
     match uri.scheme_str() {
-        Some("http") => {}
+        Some("http" | "https") => {}
         Some(other) => {
             return Err(format!(
-                "--server {server:?}: {other}:// is not supported by this worker: give an \
-                 http:// address (put the server behind a tunnel or a VPN across networks)"
+                "--server {server:?}: {other}:// is not supported: give an https:// (or, on \
+                 this machine or a private network, http://) address"
             ))
         }
         None => {
             return Err(format!(
-                "--server {server:?}: no scheme\n  fix: http://{server}"
+                "--server {server:?}: no scheme\n  fix: https://{server}"
             ))
         }
+    }
+    if let Some(w) = crate::tls::client::clear_warning(&server) {
+        eprintln!("durak worker: {w}");
     }
     if uri.host().is_none() {
         return Err(format!("--server {server:?}: no host in the URL"));
@@ -588,7 +593,12 @@ pub fn run(o: Options) -> Result<(), String> {
         ..o
     };
     let ctx = Arc::new(Ctx {
-        client: Client::with_timeout(&server, Some(&o.token), Duration::from_secs(120)),
+        client: Client::with_trust(
+            &server,
+            Some(&o.token),
+            Duration::from_secs(120),
+            o.trust.clone(),
+        )?,
         o,
         fetching: Mutex::new(()),
         fatal: Mutex::new(None),

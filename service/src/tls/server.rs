@@ -1,0 +1,252 @@
+//! `durak serve` over HTTPS: the certificate (reloaded when its files change) and the listener
+//! that does each connection's handshake before axum sees it.
+
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::server::TlsStream;
+use tokio_rustls::TlsAcceptor;
+
+/// How often the certificate's files are looked at (their modification time and size), at most.
+pub const CHECK_EVERY: Duration = Duration::from_secs(3);
+
+/// How long a client has for its handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Handshakes in progress at once, at most (more connections wait to be accepted).
+const HANDSHAKES: usize = 256;
+
+/// The certificate chain and key files (`--tls-cert`/`--tls-key`, `[tls] cert`/`key`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// Read and check the certificate chain and its key.
+pub fn load(files: &TlsFiles, provider: &CryptoProvider) -> Result<CertifiedKey, String> {
+    let cert = &files.cert;
+    let key = &files.key;
+    let read = |p: &Path, what: &str, flag: &str| {
+        std::fs::read(p).map_err(|e| {
+            format!(
+                "{}: cannot read the TLS {what} (--{flag}, [tls] {}): {e}\n  fix: give the \
+                 file's path, readable by the user durak serve runs as",
+                p.display(),
+                &flag[4..]
+            )
+        })
+    };
+    let cert_pem = read(cert, "certificate", "tls-cert")?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{} ([tls] cert): not a PEM file: {e}", cert.display()))?;
+    if chain.is_empty() {
+        return Err(format!(
+            "{} ([tls] cert, --tls-cert): no certificate in it\n  fix: give the certificate \
+             chain in PEM, -----BEGIN CERTIFICATE----- (certbot's fullchain.pem)",
+            cert.display()
+        ));
+    }
+    let key_pem = read(key, "key", "tls-key")?;
+    let der = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
+        format!(
+            "{} ([tls] key, --tls-key): no private key in it ({e})\n  fix: give the \
+             certificate's private key in PEM, -----BEGIN PRIVATE KEY----- (certbot's \
+             privkey.pem)",
+            key.display()
+        )
+    })?;
+    let signing = provider.key_provider.load_private_key(der).map_err(|e| {
+        format!(
+            "{} ([tls] key): this kind of key is not supported: {e}\n  fix: use an ECDSA \
+             (P-256, P-384), Ed25519 or RSA key",
+            key.display()
+        )
+    })?;
+    let ck = CertifiedKey::new(chain, signing);
+    ck.keys_match().map_err(|e| {
+        format!(
+            "{} ([tls] key) is not the key of {} ([tls] cert): {e}\n  fix: give the key the \
+             certificate was issued for (both from the same renewal)",
+            key.display(),
+            cert.display()
+        )
+    })?;
+    Ok(ck)
+}
+
+/// What identifies a version of a file: its modification time, size and inode (a renewal that
+/// replaces a symbolic link, as certbot's, changes them).
+fn stamp(p: &Path) -> Option<(SystemTime, u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(p).ok()?;
+    Some((m.modified().ok()?, m.len(), m.ino()))
+}
+
+type Stamps = (
+    Option<(SystemTime, u64, u64)>,
+    Option<(SystemTime, u64, u64)>,
+);
+
+struct State {
+    current: Arc<CertifiedKey>,
+    stamps: Stamps,
+    checked: Instant,
+}
+
+/// The server's certificate, read again when its files change (looked at during a handshake, at
+/// most every [`CHECK_EVERY`]). A new pair that does not load keeps the previous certificate and
+/// says why on stderr, once per change of the files.
+pub struct ReloadingCert {
+    files: TlsFiles,
+    provider: Arc<CryptoProvider>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for ReloadingCert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReloadingCert")
+            .field("files", &self.files)
+            .finish()
+    }
+}
+
+impl ReloadingCert {
+    /// Load the files now (an error names the file, the key and the fix).
+    pub fn new(files: TlsFiles, provider: Arc<CryptoProvider>) -> Result<ReloadingCert, String> {
+        let stamps = (stamp(&files.cert), stamp(&files.key));
+        let current = Arc::new(load(&files, &provider)?);
+        Ok(ReloadingCert {
+            files,
+            provider,
+            state: Mutex::new(State {
+                current,
+                stamps,
+                checked: Instant::now(),
+            }),
+        })
+    }
+
+    /// The certificate to serve, after reading the files again if they changed.
+    pub fn current(&self) -> Arc<CertifiedKey> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.checked.elapsed() >= CHECK_EVERY {
+            s.checked = Instant::now();
+            let stamps = (stamp(&self.files.cert), stamp(&self.files.key));
+            if stamps != s.stamps {
+                s.stamps = stamps;
+                match load(&self.files, &self.provider) {
+                    Ok(k) => {
+                        s.current = Arc::new(k);
+                        eprintln!(
+                            "durak serve: {}: a new certificate, served from now on",
+                            self.files.cert.display()
+                        );
+                    }
+                    Err(e) => eprintln!(
+                        "durak serve: the certificate's files changed but do not load; the \
+                         previous certificate is still served:\n  {}",
+                        e.replace('\n', "\n  ")
+                    ),
+                }
+            }
+        }
+        s.current.clone()
+    }
+}
+
+impl ResolvesServerCert for ReloadingCert {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.current())
+    }
+}
+
+/// The TLS settings of the server: HTTP/1.1 with this certificate.
+pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, String> {
+    let provider = super::provider();
+    let resolver = Arc::new(ReloadingCert::new(files.clone(), provider.clone())?);
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_no_client_auth()
+        .with_cert_resolver(resolver);
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// A listener whose connections have done their TLS handshake: a task accepts TCP connections
+/// and does each handshake in its own task (at most [`HANDSHAKES`] at once, each within
+/// [`HANDSHAKE_TIMEOUT`]), so a slow or silent client never holds up the others.
+pub struct TlsListener {
+    ready: tokio::sync::mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TlsListener {
+    /// Start accepting on `tcp` (inside a tokio runtime).
+    pub fn new(tcp: TcpListener, acceptor: TlsAcceptor) -> std::io::Result<TlsListener> {
+        let addr = tcp.local_addr()?;
+        let (tx, ready) = tokio::sync::mpsc::channel(64);
+        let permits = Arc::new(tokio::sync::Semaphore::new(HANDSHAKES));
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    return;
+                };
+                let (stream, peer) = match tcp.accept().await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        // Out of descriptors and the like: wait, as axum's own listener does.
+                        tracing::warn!("accepting a connection: {e}");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                let (acceptor, tx) = (acceptor.clone(), tx.clone());
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            let _ = tx.send((tls, peer)).await;
+                        }
+                        Ok(Err(e)) => tracing::debug!("TLS handshake with {peer}: {e}"),
+                        Err(_) => tracing::debug!("TLS handshake with {peer}: timed out"),
+                    }
+                });
+            }
+        });
+        Ok(TlsListener { ready, addr, task })
+    }
+}
+
+impl Drop for TlsListener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = TlsStream<TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        match self.ready.recv().await {
+            Some(c) => c,
+            // The accepting task ended (the runtime is stopping): no more connections.
+            None => std::future::pending().await,
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        Ok(self.addr)
+    }
+}
