@@ -131,6 +131,8 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
             vec![paths.root.clone()],
         )
         .await;
+        // What it left: no link out of the folder, no fifo or socket (`build_check.rs`).
+        let report = crate::build_check::refuse_unsafe(report, &folder);
         let json = serde_json::to_string(&report).expect("json");
         ladder.db.write(|c| {
             c.execute(

@@ -20,6 +20,7 @@
 pub mod archive;
 pub mod auth;
 pub mod build;
+pub mod build_check;
 pub mod checker;
 pub mod client;
 pub mod config;
