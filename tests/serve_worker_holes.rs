@@ -491,3 +491,69 @@ fn a_worker_gives_up_within_retry_s_and_stops_at_once_on_sigterm_while_the_serve
         assert!(w.log().contains("durak worker: stopped"), "{}", w.log());
     }
 }
+
+/// The permission bits of `p` (not following a link).
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[test]
+fn the_data_directory_is_the_servers_alone_and_bots_still_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    // An older server's data directory, readable by all.
+    std::fs::create_dir_all(data.join("replays")).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let s = Server::start(&data, &[]);
+    let author = s.author("ada");
+    let bot = sh_bot(tmp.path(), "mine", "", Some("echo built > built.txt"));
+    let a = s.upload(&author, &durak_service::archive::pack(&bot).unwrap());
+    assert_eq!(a.status, 201, "{}", a.json);
+    let v = s.checked("mine", 1);
+    assert_eq!(v["state"], "active", "the bot still builds and runs: {v}");
+    let id = v["id"].as_i64().unwrap();
+    wait_for("games of the submitted bot", 120, || {
+        let v = s.get("/api/bots/mine/versions/1").json;
+        (v.to_string().contains("\"games\"") && s.games() >= 2).then_some(())
+    });
+    // Strict mode as root runs bots under uids of their own: they pass through (x), no more.
+    let strict_root = common::server::sandbox() == "strict" && unsafe { libc::geteuid() } == 0;
+    let pass = if strict_root { 0o711 } else { 0o700 };
+    assert_eq!(mode(&data), pass, "the data directory");
+    assert_eq!(mode(&data.join("bots")), pass, "bots/");
+    for d in ["uploads", "replays", "tournaments"] {
+        assert_eq!(mode(&data.join(d)), 0o700, "{d}/");
+    }
+    for f in ["service.db", "service.db-wal", "service.db-shm", "lock"] {
+        let p = data.join(f);
+        if p.exists() {
+            assert_eq!(mode(&p), 0o600, "{f}");
+        }
+    }
+    assert_eq!(
+        mode(&data.join(format!("uploads/v{id}.archive"))) & 0o077,
+        0,
+        "the upload"
+    );
+    let replays: Vec<_> = std::fs::read_dir(data.join("replays"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!replays.is_empty());
+    for r in replays {
+        assert_eq!(mode(&r.path()) & 0o077, 0, "{}", r.path().display());
+    }
+    if !strict_root {
+        // The bots run as the server's user: their folders need nobody else either.
+        let folder = data.join(format!("bots/v{id}"));
+        assert_eq!(mode(&folder) & 0o077, 0, "{}", folder.display());
+    }
+}

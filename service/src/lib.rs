@@ -35,10 +35,17 @@ pub mod worker;
 use config::Config;
 use std::sync::Arc;
 
+/// Whether bots run under uids of their own (strict mode as root), which must reach their
+/// folders.
+pub fn bots_other_uid(cfg: &Config) -> bool {
+    cfg.sandbox == durak_referee::Sandbox::Strict && durak_referee::isolation::running_as_root()
+}
+
 /// Start the service and serve until SIGINT or SIGTERM. Prints the address (and, on the first
 /// start, the organiser's token) on stderr.
 pub fn serve(cfg: Config) -> Result<(), String> {
     let paths = store::Paths::new(&cfg.data_dir);
+    store::private_umask();
     paths.create()?;
     let _lock = paths.lock()?;
     if cfg.sandbox == durak_referee::Sandbox::Strict {
@@ -48,6 +55,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     }
     durak_referee::isolation::harden_referee();
     let db = Arc::new(db::Db::open(&paths.db())?);
+    paths.make_private(bots_other_uid(&cfg))?;
     let first_token = auth::ensure_organiser(&db)?;
     let cfg = Arc::new(cfg);
     let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;

@@ -72,6 +72,42 @@ impl Paths {
         }
     }
 
+    /// Keep the data directory the server's alone (issue 22), on every start: the directory,
+    /// its folders and the database (`service.db`, `-wal`, `-shm`) readable by the server's
+    /// user only (0700, 0600), whatever an older server left; what the server makes from now
+    /// on follows, its umask being 077 ([`private_umask`]). `bots_other_uid`: strict mode as
+    /// root runs each bot under a uid of its own, which must pass through to its folder: then
+    /// the directory and `bots/` are 0711 (others pass through, but cannot list them) and each
+    /// version's folder is opened to bots by [`open_for_bots`].
+    pub fn make_private(&self, bots_other_uid: bool) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let set = |p: &Path, mode: u32| match std::fs::set_permissions(
+            p,
+            std::fs::Permissions::from_mode(mode),
+        ) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
+                "{}: cannot set its mode to {mode:o}: {e}",
+                p.display()
+            )),
+            _ => Ok(()),
+        };
+        let pass = if bots_other_uid { 0o711 } else { 0o700 };
+        set(&self.root, pass)?;
+        set(&self.bots(), pass)?;
+        for d in [
+            self.uploads(),
+            self.replays(),
+            self.tournaments(),
+            self.root.join("packed"),
+        ] {
+            set(&d, 0o700)?;
+        }
+        for f in ["service.db", "service.db-wal", "service.db-shm", "lock"] {
+            set(&self.root.join(f), 0o600)?;
+        }
+        Ok(())
+    }
+
     /// Create the directories.
     pub fn create(&self) -> Result<(), String> {
         for d in [
@@ -84,6 +120,30 @@ impl Paths {
                 .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
         }
         Ok(())
+    }
+}
+
+/// The server's files are its own: umask 077 for everything it makes from now on.
+pub fn private_umask() {
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+}
+
+/// Strict mode as root runs a bot under a uid of its own: its folder (made under umask 077)
+/// must be readable by it. Folders become 0755 (links are not followed, and their own mode
+/// does not matter); the unpacker gave files 0644 or 0755 already.
+pub fn open_for_bots(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755));
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(e.path());
+            }
+        }
     }
 }
 
