@@ -118,9 +118,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         max_files: cfg.upload.max_files,
     };
     archive::unpack(std::path::Path::new(&archive_path), &dest, limits)?;
-    if crate::bots_other_uid(cfg) {
-        store::open_for_bots(&dest);
-    }
+    store::folder_for_bots(&dest, crate::bots_other_uid(cfg));
     let folder = PathBuf::from(folder);
     if let Some(b) = &build_cmd {
         ladder

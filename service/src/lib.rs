@@ -45,7 +45,6 @@ pub fn bots_other_uid(cfg: &Config) -> bool {
 /// start, the organiser's token) on stderr.
 pub fn serve(cfg: Config) -> Result<(), String> {
     let paths = store::Paths::new(&cfg.data_dir);
-    store::private_umask();
     paths.create()?;
     let _lock = paths.lock()?;
     if cfg.sandbox == durak_referee::Sandbox::Strict {
@@ -54,6 +53,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         })?;
     }
     durak_referee::isolation::harden_referee();
+    store::private_db(&paths.db())?;
     let db = Arc::new(db::Db::open(&paths.db())?);
     paths.make_private(bots_other_uid(&cfg))?;
     let first_token = auth::ensure_organiser(&db)?;

@@ -74,8 +74,8 @@ impl Paths {
 
     /// Keep the data directory the server's alone (issue 22), on every start: the directory,
     /// its folders and the database (`service.db`, `-wal`, `-shm`) readable by the server's
-    /// user only (0700, 0600), whatever an older server left; what the server makes from now
-    /// on follows, its umask being 077 ([`private_umask`]). `bots_other_uid`: strict mode as
+    /// user only (0700, 0600), whatever an older server left; the files it makes later sit in
+    /// those folders. `bots_other_uid`: strict mode as
     /// root runs each bot under a uid of its own, which must pass through to its folder: then
     /// the directory and `bots/` are 0711 (others pass through, but cannot list them) and each
     /// version's folder is opened to bots by [`open_for_bots`].
@@ -123,15 +123,35 @@ impl Paths {
     }
 }
 
-/// The server's files are its own: umask 077 for everything it makes from now on.
-pub fn private_umask() {
-    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+/// Create the database file readable by the server's user only (0600) before SQLite opens it:
+/// SQLite gives `-wal` and `-shm` the database's mode. (No umask: bubblewrap would make the
+/// folders of a strict sandbox with it, out of the bot's reach.)
+pub fn private_db(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map(|_| ())
+        .map_err(|e| format!("{}: cannot create it: {e}", path.display()))
 }
 
-/// Strict mode as root runs a bot under a uid of its own: its folder (made under umask 077)
-/// must be readable by it. Folders become 0755 (links are not followed, and their own mode
-/// does not matter); the unpacker gave files 0644 or 0755 already.
-pub fn open_for_bots(dir: &Path) {
+/// A version's folder as its bots need it: strict mode as root runs a bot under a uid of its
+/// own, which must read it (`open`: folders 0755; the unpacker gave files 0644 or 0755);
+/// otherwise bots run as the server's user, and the folder is 0700 (links are not followed,
+/// and their own mode does not matter).
+pub fn folder_for_bots(dir: &Path, open: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    if !open {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+        return;
+    }
+    open_for_bots(dir);
+}
+
+fn open_for_bots(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
