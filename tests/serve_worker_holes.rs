@@ -380,6 +380,14 @@ fn a_version_whose_archive_workers_cannot_use_is_suspended_and_the_ladder_goes_o
     let before = s.games();
     let (_, t) = worker_token(&s, "w");
     let w = Worker::start(&s.url, &t, &tmp.path().join("cache"), &["--retry-s", "60"]);
+    wait_for("the packed folders", 60, || {
+        data.join("packed").exists().then_some(())
+    });
+    assert_eq!(
+        mode(&data.join("packed")),
+        0o700,
+        "packed/ is the server's alone"
+    );
     let suspended = wait_for("bad v1 to be suspended", 120, || {
         let v = s.get("/api/bots/bad/versions/1").json;
         (v["state"] == "suspended").then_some(v)

@@ -144,7 +144,10 @@ fn packed(s: &AppState, id: i64) -> Result<(PathBuf, String, u64), ApiError> {
         .ok_or_else(|| ApiError::not_found(format!("version {id} has no folder")))?;
     let bytes = crate::archive::pack(&folder).map_err(ApiError::internal)?;
     let h = sha256_hex(&bytes);
-    std::fs::create_dir_all(&dir).map_err(ApiError::internal)?;
+    // The server's alone, as the rest of the data directory (store::Paths::make_private).
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&dir)
+        .map_err(ApiError::internal)?;
     let write = |path: &std::path::Path, b: &[u8]| -> std::io::Result<()> {
         let mut t = tempfile::NamedTempFile::new_in(&dir)?;
         std::io::Write::write_all(&mut t, b)?;
