@@ -159,6 +159,31 @@ CREATE TABLE sessions (
 );
 "#,
         ),
+        // Issue 22: the leases handed to worker tokens, job by job (a worker posts games only
+        // under one of them), and the jobs workers could not prepare (a job is cancelled, not
+        // handed out for ever, after a few; a version whose packed folder cannot be used is
+        // suspended).
+        M::up(
+            r#"
+CREATE TABLE job_leases (
+    job INTEGER NOT NULL,
+    lease TEXT NOT NULL,
+    worker INTEGER NOT NULL,
+    claimed INTEGER NOT NULL,
+    PRIMARY KEY (job, lease)
+) WITHOUT ROWID;
+CREATE INDEX job_leases_worker ON job_leases(worker, job);
+CREATE TABLE job_failures (
+    job INTEGER NOT NULL,
+    lease TEXT NOT NULL,
+    worker INTEGER NOT NULL,
+    version INTEGER,
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (job, lease)
+) WITHOUT ROWID;
+"#,
+        ),
     ])
 }
 

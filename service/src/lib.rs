@@ -21,6 +21,7 @@
 pub mod archive;
 pub mod auth;
 pub mod build;
+pub mod build_check;
 pub mod checker;
 pub mod client;
 pub mod config;
@@ -36,6 +37,12 @@ pub mod worker;
 use config::Config;
 use std::sync::Arc;
 
+/// Whether bots run under uids of their own (strict mode as root), which must reach their
+/// folders.
+pub fn bots_other_uid(cfg: &Config) -> bool {
+    cfg.sandbox == durak_referee::Sandbox::Strict && durak_referee::isolation::running_as_root()
+}
+
 /// Start the service and serve until SIGINT or SIGTERM. Prints the address (and, on the first
 /// start, the organiser's token) on stderr.
 pub fn serve(cfg: Config) -> Result<(), String> {
@@ -48,7 +55,9 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         })?;
     }
     durak_referee::isolation::harden_referee();
+    store::private_db(&paths.db())?;
     let db = Arc::new(db::Db::open(&paths.db())?);
+    paths.make_private(bots_other_uid(&cfg))?;
     let first_token = auth::ensure_organiser(&db)?;
     let cfg = Arc::new(cfg);
     let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;

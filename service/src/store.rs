@@ -72,6 +72,42 @@ impl Paths {
         }
     }
 
+    /// Keep the data directory the server's alone (issue 22), on every start: the directory,
+    /// its folders and the database (`service.db`, `-wal`, `-shm`) readable by the server's
+    /// user only (0700, 0600), whatever an older server left; the files it makes later sit in
+    /// those folders. `bots_other_uid`: strict mode as
+    /// root runs each bot under a uid of its own, which must pass through to its folder: then
+    /// the directory and `bots/` are 0711 (others pass through, but cannot list them) and each
+    /// version's folder is opened to bots by [`open_for_bots`].
+    pub fn make_private(&self, bots_other_uid: bool) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let set = |p: &Path, mode: u32| match std::fs::set_permissions(
+            p,
+            std::fs::Permissions::from_mode(mode),
+        ) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
+                "{}: cannot set its mode to {mode:o}: {e}",
+                p.display()
+            )),
+            _ => Ok(()),
+        };
+        let pass = if bots_other_uid { 0o711 } else { 0o700 };
+        set(&self.root, pass)?;
+        set(&self.bots(), pass)?;
+        for d in [
+            self.uploads(),
+            self.replays(),
+            self.tournaments(),
+            self.root.join("packed"),
+        ] {
+            set(&d, 0o700)?;
+        }
+        for f in ["service.db", "service.db-wal", "service.db-shm", "lock"] {
+            set(&self.root.join(f), 0o600)?;
+        }
+        Ok(())
+    }
+
     /// Create the directories.
     pub fn create(&self) -> Result<(), String> {
         for d in [
@@ -84,6 +120,50 @@ impl Paths {
                 .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
         }
         Ok(())
+    }
+}
+
+/// Create the database file readable by the server's user only (0600) before SQLite opens it:
+/// SQLite gives `-wal` and `-shm` the database's mode. (No umask: bubblewrap would make the
+/// folders of a strict sandbox with it, out of the bot's reach.)
+pub fn private_db(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map(|_| ())
+        .map_err(|e| format!("{}: cannot create it: {e}", path.display()))
+}
+
+/// A version's folder as its bots need it: strict mode as root runs a bot under a uid of its
+/// own, which must read it (`open`: folders 0755; the unpacker gave files 0644 or 0755);
+/// otherwise bots run as the server's user, and the folder is 0700 (links are not followed,
+/// and their own mode does not matter).
+pub fn folder_for_bots(dir: &Path, open: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    if !open {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+        return;
+    }
+    open_for_bots(dir);
+}
+
+fn open_for_bots(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755));
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(e.path());
+            }
+        }
     }
 }
 

@@ -28,35 +28,15 @@ fn refused(status: u16, message: impl Into<String>) -> Refused {
     }
 }
 
-/// `bot.toml` read with its optional `build` key. (`durak_checkbot::manifest::Manifest` gets a
-/// `build` field of its own on another branch; until then the key is taken out here, so both
-/// read the same files.)
+/// `bot.toml` read by its one reader (`durak_checkbot::manifest`), with its optional `build`
+/// key: the text as the author wrote it, so that an error names the line and column where it
+/// is (issue 22: a reparse here once made every error line 1).
 pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String> {
     let path = folder.join(manifest::FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{}: cannot read it: {e}", manifest::FILE))?;
-    let mut table: toml::Table = toml::from_str(&text).map_err(|e| {
-        format!(
-            "{}: {}\n  fix: correct the TOML (strings in double quotes: name = \"my-bot\")",
-            manifest::FILE,
-            e.to_string().trim_end()
-        )
-    })?;
-    let build = match table.remove("build") {
-        None => None,
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Some(s),
-        Some(v) => {
-            return Err(format!(
-                "{}: build = {v}: give the command that builds the bot in its folder as a \
-                 string (\"make\", \"javac -d out src/*.java\"), or leave the key out",
-                manifest::FILE
-            ))
-        }
-    };
-    let m = Manifest::parse(
-        &toml::to_string(&table).unwrap_or_default(),
-        Path::new(manifest::FILE),
-    )?;
+    let m = Manifest::parse(&text, Path::new(manifest::FILE))?;
+    let build = m.build.clone();
     Ok((m, build))
 }
 
@@ -180,4 +160,32 @@ pub fn accept(
 
 pub fn sync_dir(d: &Path) -> std::io::Result<()> {
     std::fs::File::open(d)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_toml_error_names_the_line_it_is_on() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(d.path().join(manifest::FILE), text).unwrap();
+        let head = "name = \"b\"\ncommand = \"python3 bot.py\"\nauthor = \"Ada\"\n";
+        // A key misspelt on line 4.
+        write(&format!("{head}langauge = \"python\"\n"));
+        let e = read_manifest(d.path()).unwrap_err();
+        assert!(e.contains("line 4"), "{e}");
+        assert!(e.contains("langauge") && e.contains("fix:"), "{e}");
+        // A TOML error (an unquoted string) on line 5.
+        write(&format!("{head}language = \"python\"\nbuild = make\n"));
+        let e = read_manifest(d.path()).unwrap_err();
+        assert!(e.contains("line 5"), "{e}");
+        // A build that is not a string, on line 4.
+        write(&format!("{head}build = 3\nlanguage = \"python\"\n"));
+        let e = read_manifest(d.path()).unwrap_err();
+        assert!(e.contains("line 4") && e.contains("build"), "{e}");
+        write(&format!("{head}language = \"python\"\nbuild = \"make\"\n"));
+        let (m, build) = read_manifest(d.path()).unwrap();
+        assert_eq!((m.name.as_str(), build.as_deref()), ("b", Some("make")));
+    }
 }

@@ -8,6 +8,11 @@
 //! recorder like the server's own games: idempotent by (job, game)), renews its lease while it
 //! plays and releases the job if it stops before the end. The job is done, and counts on the
 //! leaderboard, once every game of it is recorded, whoever posted them.
+//!
+//! Every lease handed to a worker token is written down with its job (`job_leases`): a post
+//! must name the exact lease its claim gave for that job, and a refusal says nothing of a job
+//! the token was not handed. A worker that cannot prepare a job says so when it releases it
+//! (`ladder/unplayable.rs`).
 
 use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
 use crate::auth::{self, WorkerToken};
@@ -139,7 +144,10 @@ fn packed(s: &AppState, id: i64) -> Result<(PathBuf, String, u64), ApiError> {
         .ok_or_else(|| ApiError::not_found(format!("version {id} has no folder")))?;
     let bytes = crate::archive::pack(&folder).map_err(ApiError::internal)?;
     let h = sha256_hex(&bytes);
-    std::fs::create_dir_all(&dir).map_err(ApiError::internal)?;
+    // The server's alone, as the rest of the data directory (store::Paths::make_private).
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&dir)
+        .map_err(ApiError::internal)?;
     let write = |path: &std::path::Path, b: &[u8]| -> std::io::Result<()> {
         let mut t = tempfile::NamedTempFile::new_in(&dir)?;
         std::io::Write::write_all(&mut t, b)?;
@@ -184,7 +192,7 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
             .collect::<String>()
     );
     for _ in 0..8 {
-        let Some(job) = jobs::claim(&l.db, &lease, l.cfg.ladder.lease_ms)? else {
+        let Some(job) = jobs::claim_as(&l.db, &lease, l.cfg.ladder.lease_ms, Some(w.id))? else {
             l.notify();
             return Ok(None);
         };
@@ -283,6 +291,23 @@ fn own_lease(w: &WorkerToken, lease: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The lease must be one the server handed to this worker token for this job (when it claimed
+/// it; its games are still welcome after the lease ended). Refused with 403 otherwise, in the
+/// same words whether the job exists or not, and with nothing of the job: a worker learns
+/// nothing of jobs it was not handed.
+fn held_lease(s: &AppState, w: &WorkerToken, job: i64, lease: &str) -> Result<(), ApiError> {
+    own_lease(w, lease)?;
+    if !jobs::handed(&s.ladder.db, job, lease, w.id)? {
+        return Err(ApiError::new(
+            403,
+            format!(
+                "job {job} was not handed to this worker token under the lease {lease:?}: post                  a job's games with the lease its claim gave (POST /api/worker/claim)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 async fn renew(
     State(s): State<AppState>,
     Worker(w): Worker,
@@ -308,20 +333,64 @@ async fn renew(
     Ok(Json(json!({"job": job, "lease_ms": lease_ms})))
 }
 
+#[derive(Deserialize)]
+pub struct ReleaseBody {
+    pub lease: String,
+    /// The worker could not prepare the job (fetch or unpack a bot): the server keeps count.
+    #[serde(default)]
+    pub failed: Option<Failed>,
+}
+
+/// Why a worker could not play a job.
+#[derive(Deserialize)]
+pub struct Failed {
+    /// The version whose bot it could not prepare, if it was one.
+    #[serde(default)]
+    pub version: Option<i64>,
+    pub reason: String,
+}
+
 async fn release(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
-    JsonBody(b): JsonBody<LeaseBody>,
+    JsonBody(b): JsonBody<ReleaseBody>,
 ) -> Result<Json<Value>, ApiError> {
     own_lease(&w, &b.lease)?;
-    let released = blocking(move || {
-        let r = jobs::release(&s.ladder.db, job, &b.lease).map_err(ApiError::internal)?;
-        s.ladder.notify();
-        Ok(r)
+    blocking(move || {
+        let Some(f) = b.failed else {
+            let r = jobs::release(&s.ladder.db, job, &b.lease).map_err(ApiError::internal)?;
+            s.ladder.notify();
+            return Ok(Json(json!({"job": job, "released": r})));
+        };
+        held_lease(&s, &w, job, &b.lease)?;
+        let j = jobs::get(&s.ladder.db, job)?.ok_or_else(|| ApiError::internal("job gone"))?;
+        tracing::warn!(
+            "worker token {} could not prepare job {job}: {}",
+            w.id,
+            f.reason
+        );
+        let packed_file = |v: i64| packed(&s, v).ok().map(|(file, _, _)| file);
+        let outcome = crate::ladder::unplayable::report(
+            &s.ladder,
+            &j,
+            &b.lease,
+            w.id,
+            f.version,
+            &f.reason,
+            packed_file,
+        )?;
+        use crate::ladder::unplayable::Outcome;
+        Ok(Json(match outcome {
+            Outcome::Released => json!({"job": job, "released": true}),
+            Outcome::Cancelled { failures, workers } => json!({"job": job, "released": true,
+                "cancelled": format!("job {job} could not be prepared {failures} time(s) on \
+                                      {workers} worker token(s): cancelled")}),
+            Outcome::Suspended { version, reason } => json!({"job": job, "released": true,
+                "suspended": {"version": version, "reason": reason}}),
+        }))
     })
-    .await?;
-    Ok(Json(json!({"job": job, "released": released})))
+    .await
 }
 
 /// One game of a results post.
@@ -393,9 +462,9 @@ pub fn record_results(
     job_id: i64,
     b: ResultsBody,
 ) -> Result<ResultsAnswer, ApiError> {
-    own_lease(w, &b.lease)?;
     let l = &s.ladder;
     let _ = auth::worker_seen(&l.db, w.id);
+    held_lease(s, w, job_id, &b.lease)?;
     let job =
         jobs::get(&l.db, job_id)?.ok_or_else(|| ApiError::not_found(format!("no job {job_id}")))?;
     if job.state == "cancelled" {
@@ -498,12 +567,21 @@ async fn results(
 
 async fn bot_archive(
     State(s): State<AppState>,
-    Worker(_): Worker,
+    Worker(w): Worker,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
     let (bytes, h) = blocking(move || {
-        let v = store::version(&s.ladder.db, id)?
-            .ok_or_else(|| ApiError::not_found(format!("no version {id}")))?;
+        // Only the bots of jobs this token was handed; the same words for a version that does
+        // not exist.
+        let not_handed = || {
+            ApiError::not_found(format!(
+                "version {id} plays in no job this worker token was handed: fetch the bots a                  claim names"
+            ))
+        };
+        if !jobs::worker_had_version(&s.ladder.db, w.id, id)? {
+            return Err(not_handed());
+        }
+        let v = store::version(&s.ladder.db, id)?.ok_or_else(not_handed)?;
         if v.house {
             return Err(ApiError::not_found(format!(
                 "version {id} is a house bot ({}): nothing to fetch",

@@ -164,6 +164,18 @@ pub fn create(
 /// Claim the next job (highest priority, then oldest) for `owner` until `lease_ms` from now:
 /// a queued job, or a claimed one whose lease has ended.
 pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
+    claim_as(db, owner, lease_ms, None)
+}
+
+/// [`claim`], and when `worker` (a worker token's id) is given, the lease is written down as
+/// handed to that token for that job, in the same transaction: the token may post the job's
+/// games under it ([`handed`]), and under no other lease.
+pub fn claim_as(
+    db: &Db,
+    owner: &str,
+    lease_ms: i64,
+    worker: Option<i64>,
+) -> Result<Option<Job>, String> {
     let now = now_ms();
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -183,6 +195,13 @@ pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String>
              attempts + 1 WHERE id = ?3",
             params![owner, now + lease_ms, id],
         )?;
+        if let Some(w) = worker {
+            tx.execute(
+                "INSERT OR IGNORE INTO job_leases(job, lease, worker, claimed) VALUES (?1, ?2, \
+                 ?3, ?4)",
+                params![id, owner, w, now],
+            )?;
+        }
         let job = tx.query_row(
             &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
             [id],
@@ -190,6 +209,31 @@ pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String>
         )?;
         tx.commit()?;
         Ok(Some(job))
+    })
+}
+
+/// Whether the server handed `lease` to worker token `worker` for job `job` (at any claim of
+/// it: a worker's games are still the job's after its lease ended).
+pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, String> {
+    db.read(|c| {
+        c.query_row(
+            "SELECT COUNT(*) FROM job_leases WHERE job = ?1 AND lease = ?2 AND worker = ?3",
+            params![job, lease, worker],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// Whether version `version` sits at a job that worker token `worker` was handed.
+pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, String> {
+    db.read(|c| {
+        c.query_row(
+            "SELECT EXISTS (SELECT 1 FROM job_leases l JOIN jobs j ON j.id = l.job, \
+             json_each(j.seats) s WHERE l.worker = ?1 AND s.value = ?2)",
+            params![worker, version],
+            |r| r.get::<_, bool>(0),
+        )
     })
 }
 
@@ -238,6 +282,18 @@ pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE id = ?1 \
              AND owner = ?2 AND state = 'claimed'",
             params![id, owner],
+        )
+        .map(|n| n > 0)
+    })
+}
+
+/// Cancel one job (queued or claimed): `true` when this call did.
+pub fn cancel(db: &Db, id: i64) -> Result<bool, String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, lease_until = \
+             NULL WHERE id = ?2 AND state IN ('queued', 'claimed')",
+            params![now_ms(), id],
         )
         .map(|n| n > 0)
     })

@@ -14,6 +14,7 @@ pub mod executor;
 pub mod jobs;
 pub mod matchmaking;
 pub mod recorder;
+pub mod unplayable;
 pub mod verify;
 
 use crate::config::Config;
@@ -241,6 +242,16 @@ impl Ladder {
         self.board.rebuild(&self.db)?;
         self.notify();
         Ok(())
+    }
+
+    /// A job was cancelled on its own (no worker could prepare it): its games in flight are
+    /// not recorded, and matchmaking makes others.
+    pub fn job_cancelled(&self, job: i64) {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(job);
+        self.notify();
     }
 
     /// After a game was recorded: the versions it suspended leave the ladder.

@@ -12,8 +12,11 @@
 //! The server verifies every replay before it records it (`ladder/verify.rs`): a worker cannot
 //! make a game up, though it could run another program in a bot's seat (docs/SERVICE.md).
 
+mod net;
 mod play;
 
+pub(crate) use net::stopping;
+use net::{nap, now_if_stopping, Net, Reply};
 pub use play::{play_games, Claimed, Played, WorkerVersion};
 
 use crate::client::{Answer, Client};
@@ -44,49 +47,13 @@ pub struct Options {
     pub trust: crate::tls::client::Trust,
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-static SIGNALS: AtomicUsize = AtomicUsize::new(0);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    if SIGNALS.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) }
-    }
-    STOP.store(true, Ordering::SeqCst);
-}
-
-pub(crate) fn stopping() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
-
-/// A deadline of now once a signal came (retries stop), else none.
-fn now_if_stopping() -> Option<Instant> {
-    stopping().then(Instant::now)
-}
-
-/// Sleep `d`, or less when a signal came.
-fn nap(d: Duration) {
-    let until = Instant::now() + d;
-    while !stopping() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
-    }
-}
-
 /// The worker's shared state.
 struct Ctx {
     o: Options,
-    client: Client,
+    net: Net,
     /// One fetch at a time (two slots may need the same bot).
     fetching: Mutex<()>,
     fatal: Mutex<Option<String>>,
-}
-
-/// What a request came to after retries.
-enum Reply {
-    /// An answer (any status but 5xx).
-    Answer(Answer),
-    /// The server stayed unreachable (or answered 5xx) until the deadline.
-    GaveUp(String),
 }
 
 impl Ctx {
@@ -95,7 +62,7 @@ impl Ctx {
         if f.is_none() {
             *f = Some(e);
         }
-        STOP.store(true, Ordering::SeqCst);
+        net::stop();
     }
 
     fn token_refused(&self, a: &Answer) {
@@ -109,52 +76,16 @@ impl Ctx {
         ));
     }
 
-    /// `f` until it gets an answer that is not a server error, with backoff (0.2 s doubling to
-    /// 5 s), for at most `retry_for` of failures — or until `until` when it gives a time (after
-    /// a signal).
-    fn retrying(
-        &self,
-        what: &str,
-        until: impl Fn() -> Option<Instant>,
-        f: impl Fn() -> Result<Answer, String>,
-    ) -> Reply {
-        let first = Instant::now();
-        let mut wait = Duration::from_millis(200);
-        let mut said = None::<Instant>;
-        loop {
-            let e = match f() {
-                Ok(a) if a.status < 500 => {
-                    if said.is_some() {
-                        eprintln!("durak worker: {} answers again", self.o.server);
-                    }
-                    return Reply::Answer(a);
-                }
-                Ok(a) => format!("{} {}", a.status, a.error()),
-                Err(e) => e,
-            };
-            let now = Instant::now();
-            if said.is_none_or(|t| now - t > Duration::from_secs(30)) {
-                eprintln!(
-                    "durak worker: {what}: {e}; retrying (for at most {} s)",
-                    self.o.retry_for.as_secs()
-                );
-                said = Some(now);
-            }
-            let deadline = until().unwrap_or(first + self.o.retry_for);
-            if now + wait > deadline {
-                return Reply::GaveUp(format!(
-                    "{what}: the server at {} did not answer for {} s (last: {e})",
-                    self.o.server,
-                    (now - first).as_secs()
-                ));
-            }
-            std::thread::sleep(wait);
-            wait = (wait * 2).min(Duration::from_secs(5));
-        }
+    /// The folder of a submitted version: from the cache, or fetched, checked and unpacked. An
+    /// error says whether the server should hear of it (`true`: this worker cannot use the
+    /// version's archive; `false`: the server did not answer, or a signal came).
+    fn folder(&self, v: &WorkerVersion) -> Result<PathBuf, (bool, String)> {
+        let mut unreachable = false;
+        self.fetch_folder(v, &mut unreachable)
+            .map_err(|e| (!unreachable && !stopping(), e))
     }
 
-    /// The folder of a submitted version: from the cache, or fetched, checked and unpacked.
-    fn folder(&self, v: &WorkerVersion) -> Result<PathBuf, String> {
+    fn fetch_folder(&self, v: &WorkerVersion, unreachable: &mut bool) -> Result<PathBuf, String> {
         let sha = v
             .sha256
             .as_deref()
@@ -173,20 +104,28 @@ impl Ctx {
             .clone()
             .unwrap_or_else(|| format!("/api/worker/versions/{}/bot", v.id));
         let limit = v.size.unwrap_or(1 << 30) + 1;
-        let body = Mutex::new(Vec::new());
-        let reply = self.retrying(&format!("fetching {}", v.label), now_if_stopping, || {
-            let (status, bytes, _) = self.client.get_bytes(&url, SHA256_HEADER, limit)?;
-            let json = if status == 200 {
-                json!({})
-            } else {
-                serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({"error": "?"}))
-            };
-            *body.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
-            Ok(Answer { status, json })
-        });
-        match reply {
-            Reply::GaveUp(e) => return Err(e),
-            Reply::Answer(a) if a.status != 200 => {
+        let reply = {
+            let url = url.clone();
+            self.net.retrying(
+                &format!("fetching {}", v.label),
+                now_if_stopping,
+                move |c| {
+                    let (status, bytes, _) = c.get_bytes(&url, SHA256_HEADER, limit)?;
+                    let json = if status == 200 {
+                        json!({})
+                    } else {
+                        serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({"error": "?"}))
+                    };
+                    Ok((Answer { status, json }, bytes))
+                },
+            )
+        };
+        let bytes = match reply {
+            Reply::GaveUp(e) => {
+                *unreachable = true;
+                return Err(e);
+            }
+            Reply::Answer(a, _) if a.status != 200 => {
                 return Err(format!(
                     "fetching {} ({url}): {} {}",
                     v.label,
@@ -194,9 +133,8 @@ impl Ctx {
                     a.error()
                 ))
             }
-            Reply::Answer(_) => {}
-        }
-        let bytes = body.into_inner().unwrap_or_else(|e| e.into_inner());
+            Reply::Answer(_, bytes) => bytes,
+        };
         let got = crate::http::worker_api::sha256_hex(&bytes);
         if got != sha {
             return Err(format!(
@@ -214,10 +152,7 @@ impl Ctx {
             .prefix(".unpack-")
             .tempdir_in(&self.o.cache)
             .map_err(|e| format!("{}: {e}", self.o.cache.display()))?;
-        let limits = crate::archive::Limits {
-            max_unpacked: 8 << 30,
-            max_files: 1_000_000,
-        };
+        let limits = crate::ladder::unplayable::WORKER_UNPACK;
         let u = crate::archive::unpack(archive.path(), tmp.path(), limits)
             .map_err(|e| format!("the archive of {}: {e}", v.label))?;
         let rel = u
@@ -271,12 +206,15 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
     };
     let name = format!("{}#{slot}", hostname());
     while !stopping() {
-        let reply = ctx.retrying("claiming a job", now_if_stopping, || {
-            ctx.client
-                .post_json("/api/worker/claim", &json!({"name": name}))
-        });
+        let body = json!({"name": name});
+        let reply = ctx
+            .net
+            .retrying("claiming a job", now_if_stopping, move |c| {
+                c.post_json("/api/worker/claim", &body)
+                    .map(|a| (a, Vec::new()))
+            });
         let a = match reply {
-            Reply::Answer(a) => a,
+            Reply::Answer(a, _) => a,
             Reply::GaveUp(e) => {
                 if !stopping() {
                     ctx.fail(format!(
@@ -337,12 +275,22 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
         labels.join(", "),
         c.lease_ms / 1000
     );
-    let release = |why: &str| {
-        let r = ctx.client.post_json(
-            &format!("/api/worker/jobs/{id}/release"),
-            &json!({"lease": c.lease}),
+    // Released, with why it could not be played when that is the case (`failed`): the server
+    // counts such failures and cancels a job no worker can play. A stopping worker waits at
+    // most 2 s for the answer.
+    let release = |why: &str, failed: Option<serde_json::Value>| {
+        let mut body = json!({"lease": c.lease});
+        if let Some(f) = failed {
+            body["failed"] = f;
+        }
+        let path = format!("/api/worker/jobs/{id}/release");
+        let give_up = Instant::now() + Duration::from_secs(2);
+        let until = move || stopping().then_some(give_up);
+        let r = ctx.net.call(
+            &until,
+            Arc::new(move |cl: &Client| cl.post_json(&path, &body).map(|a| (a, Vec::new()))),
         );
-        match r {
+        match r.map(|(a, _)| a) {
             Ok(a) if a.status == 200 => {
                 eprintln!("durak worker: job {id}: released ({why})")
             }
@@ -360,9 +308,10 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
             Ok(f) => {
                 folders.insert(v.id, f);
             }
-            Err(e) => {
+            Err((tell, e)) => {
                 eprintln!("durak worker: job {id}: {e}");
-                release("its bots could not be fetched");
+                let failed = tell.then(|| json!({"version": v.id, "reason": e}));
+                release("its bots could not be prepared", failed);
                 nap(Duration::from_secs(5));
                 return;
             }
@@ -383,10 +332,20 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
                     continue;
                 }
                 next = Instant::now() + every;
-                match ctx.client.post_json(
-                    &format!("/api/worker/jobs/{id}/renew"),
-                    &json!({"lease": lease}),
-                ) {
+                let (path, body) = (
+                    format!("/api/worker/jobs/{id}/renew"),
+                    json!({"lease": lease}),
+                );
+                match ctx
+                    .net
+                    .call(
+                        &now_if_stopping,
+                        Arc::new(move |cl: &Client| {
+                            cl.post_json(&path, &body).map(|a| (a, Vec::new()))
+                        }),
+                    )
+                    .map(|(a, _)| a)
+                {
                     Ok(a) if a.status == 200 => {}
                     Ok(a) if a.status == 401 || a.status == 403 => {
                         ctx.token_refused(&a);
@@ -460,11 +419,14 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
         }
     );
     if n < to_play && !run.lost.load(Ordering::SeqCst) {
-        release(if stopping() {
-            "stopped by a signal"
-        } else {
-            "not played to its end"
-        });
+        release(
+            if stopping() {
+                "stopped by a signal"
+            } else {
+                "not played to its end"
+            },
+            None,
+        );
     }
 }
 
@@ -506,10 +468,15 @@ fn post_loop(ctx: &Ctx, run: &Run, id: i64, lease: &str, stopped_at: &Mutex<Opti
                 run.dropped.fetch_add(n, Ordering::SeqCst);
             }
         };
-        match ctx.retrying(&format!("posting job {id}'s games"), until, || {
-            ctx.client.post_json(&path, &body)
-        }) {
-            Reply::Answer(a) if a.status == 200 => {
+        let post = {
+            let path = path.clone();
+            move |c: &Client| c.post_json(&path, &body).map(|a| (a, Vec::new()))
+        };
+        match ctx
+            .net
+            .retrying(&format!("posting job {id}'s games"), until, post)
+        {
+            Reply::Answer(a, _) if a.status == 200 => {
                 run.new.fetch_add(
                     a.json["new"].as_u64().unwrap_or(0) as usize,
                     Ordering::SeqCst,
@@ -520,13 +487,13 @@ fn post_loop(ctx: &Ctx, run: &Run, id: i64, lease: &str, stopped_at: &Mutex<Opti
                 );
                 take(false);
             }
-            Reply::Answer(a) if a.status == 401 || a.status == 403 => {
+            Reply::Answer(a, _) if a.status == 401 || a.status == 403 => {
                 ctx.token_refused(&a);
                 run.lost.store(true, Ordering::SeqCst);
                 take(true);
                 return;
             }
-            Reply::Answer(a) => {
+            Reply::Answer(a, _) => {
                 // Refused (409, 422: not recorded, and posting them again would not help).
                 eprintln!(
                     "durak worker: job {id}: the server refused {n} game(s): {} {}",
@@ -593,25 +560,31 @@ pub fn run(o: Options) -> Result<(), String> {
         ..o
     };
     let ctx = Arc::new(Ctx {
-        client: Client::with_trust(
-            &server,
-            Some(&o.token),
-            Duration::from_secs(120),
-            o.trust.clone(),
-        )?,
+        net: Net::new(
+            Client::with_trust(
+                &server,
+                Some(&o.token),
+                Duration::from_secs(120),
+                o.trust.clone(),
+            )?,
+            server.clone(),
+            o.retry_for,
+        ),
         o,
         fetching: Mutex::new(()),
         fatal: Mutex::new(None),
     });
-    // SAFETY: installing a handler that only touches atomics (and _exit).
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
-    let status = match ctx.retrying("reaching the server", now_if_stopping, || {
-        ctx.client.get("/api/status")
-    }) {
-        Reply::Answer(a) => a,
+    net::on_signals();
+    let status = match ctx
+        .net
+        .retrying("reaching the server", now_if_stopping, |c| {
+            c.get("/api/status").map(|a| (a, Vec::new()))
+        }) {
+        Reply::Answer(a, _) => a,
+        Reply::GaveUp(_) if net::stopping() => {
+            eprintln!("durak worker: stopped");
+            return Ok(());
+        }
         Reply::GaveUp(e) => {
             return Err(format!(
                 "{e}\n  fix: check that `durak serve` runs there and that --server is its address"
