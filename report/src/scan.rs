@@ -197,6 +197,7 @@ pub fn scan(
                             l.deal.map(|d| format!(", deal {d}")).unwrap_or_default()
                         )),
                         root: depth.into(),
+                        notes: Vec::new(),
                     };
                 written.write(&out.join(game_href(l.id)), &game_page(&sim, &ctx))?;
                 for step in &sim.steps {

@@ -13,6 +13,7 @@ pub mod files;
 pub mod live;
 pub mod openapi;
 pub mod pages;
+pub mod private;
 pub mod reports;
 pub mod worker_api;
 

@@ -10,7 +10,7 @@
 //! [`LEADERBOARD_JS`], served under `/assets/` with the report's.
 
 use super::api::{self, GameSummary};
-use super::{blocking, ApiError, AppState, MaybeAuthor, COOKIE};
+use super::{blocking, private, ApiError, AppState, MaybeAuthor, COOKIE};
 use crate::auth::Account;
 use crate::store::Version;
 use axum::extract::{Multipart, Path, State};
@@ -331,17 +331,25 @@ async fn version(
     .into_response()
 }
 
+/// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not
+/// theirs left out (`super::private`), and the page says whose log it is.
 async fn game(
     State(s): State<AppState>,
     MaybeAuthor(who): MaybeAuthor,
     Path((job, g)): Path<(i64, u32)>,
 ) -> Response {
     let mut crumbs = crumbs(who.as_ref());
+    let reader = who.clone();
     let html = blocking(move || {
         let row = crate::store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        let visible = private::visible_seats(&s.ladder.db, &row, reader.as_ref())?;
         let path = s.ladder.paths.root.join(&row.replay);
-        let mut replay = durak_replay::read_replay(&path).map_err(ApiError::internal)?;
+        let text = durak_referee::replay::read_replay_bytes(&path)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let text = private::filter_replay(&text, &visible);
+        let mut replay =
+            durak_replay::parse_replay(&text, &row.replay).map_err(ApiError::internal)?;
         // The replay names its seats by version id (the ladder's names); shown: `bot vN`.
         let names = api::seat_labels(&s, [&row])?;
         for h in &mut replay.header.seats {
@@ -349,6 +357,16 @@ async fn game(
                 h.name = label.clone();
             }
         }
+        let notes = private::hidden(&visible)
+            .into_iter()
+            .map(|seat| {
+                format!(
+                    "Seat {seat} ({}): {}.",
+                    replay.header.seat_label(seat),
+                    private::NOTE
+                )
+            })
+            .collect();
         let sim = durak_replay::simulate(&replay);
         let mut seen = std::collections::HashSet::new();
         for v in row.seats.iter().filter(|v| seen.insert(**v)) {
@@ -361,12 +379,20 @@ async fn game(
             crumbs,
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
+            notes,
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })
     .await;
     match html {
-        Ok(p) => Html(p).into_response(),
+        Ok(p) => (
+            [
+                (header::CACHE_CONTROL, "private, no-cache"),
+                (header::VARY, "Authorization, Cookie"),
+            ],
+            Html(p),
+        )
+            .into_response(),
         Err(e) => page_error(who.as_ref(), e),
     }
 }
