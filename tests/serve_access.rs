@@ -461,7 +461,7 @@ fn resolve(from: &str, href: &str) -> Option<String> {
     Some(format!("/{}", parts.join("/")))
 }
 
-/// Row "server paths": with games, a build whose output names its folder and a fixed
+/// Row "server paths" (and the tournament reports of row "a bot's stderr"): with games, a build whose output names its folder and a fixed
 /// tournament, no page and no API answer (nor an error's words) holds the data directory's
 /// absolute path or the test's temporary directory: a crawl of every page and file linked from
 /// the leaderboard, the tournaments and the API's answers, for a reader without login and for
@@ -527,6 +527,7 @@ fn no_page_or_api_answer_names_a_file_of_the_server() {
     }
     let mut seen = std::collections::HashSet::new();
     let mut built = false;
+    let mut hidden_in_report = false;
     while let Some(path) = todo.pop() {
         if !seen.insert(path.clone()) || seen.len() > 400 {
             continue;
@@ -545,6 +546,12 @@ fn no_page_or_api_answer_names_a_file_of_the_server() {
                 );
             }
             built |= body.contains("built in DATA/bots/");
+            if headers.is_empty() {
+                // Nor, for a reader without login, a bot's log (the tournament's report too).
+                assert!(!body.contains(SECRET), "{path} shows chatty's stderr");
+                hidden_in_report |=
+                    path.contains("/report/g/") && body.contains("left out of this public report");
+            }
             if headers.is_empty() && head.contains("text/html") {
                 for h in body
                     .split("href=\"")
@@ -568,6 +575,10 @@ fn no_page_or_api_answer_names_a_file_of_the_server() {
     assert!(
         built,
         "the build's output is shown, its folder named DATA/..."
+    );
+    assert!(
+        hidden_in_report,
+        "a game page of the report says the logs are left out"
     );
 }
 

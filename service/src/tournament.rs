@@ -268,6 +268,7 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         lines: &read.lines,
         name: None,
         sandbox: Some(cfg.sandbox.name().to_string()),
+        hide_stderr: true,
     };
     durak_report::write_report(&input, &dir.join("html"))?;
     Ok(())
