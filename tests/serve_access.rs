@@ -338,7 +338,7 @@ fn a_wrong_or_revoked_token_is_told_so() {
             "this token is not known to this server",
         ),
         (Some(old.as_str()), 401, "this token was revoked on 20"),
-        (Some(worker.as_str()), 403, "this is a worker token"),
+        (Some(worker.as_str()), 401, "this is a worker token"),
     ] {
         let a = s.client(token).get("/api/me").unwrap();
         assert_eq!(a.status, status, "{token:?}: {}", a.json);

@@ -157,7 +157,7 @@ pub fn session_of(parts: &Parts) -> Option<String> {
 /// The account of an API request, if it carries a valid token.
 pub struct MaybeAuthor(pub Option<Account>);
 /// The account of an API request: 401 without a token or with one that opens no account (each
-/// told apart), 403 with the login cookie only or a worker token.
+/// told apart: unknown, revoked, a worker token), 403 with the login cookie only.
 pub struct Author(pub Account);
 /// The organiser: as [`Author`], and 403 for another account.
 pub struct Organiser(pub Account);
@@ -214,7 +214,7 @@ async fn refusal(parts: &Parts, state: &AppState) -> Result<ApiError, ApiError> 
              takes an account's token anyway: use a token from /me",
         ),
         auth::NotAnAccount::Worker => ApiError::new(
-            403,
+            401,
             "this is a worker token: it opens the worker routes only (/api/worker/...); use an \
              account's token here",
         ),
