@@ -179,9 +179,17 @@ async fn submit(
     };
     // Its first field: the CSRF token (`csrf.rs`).
     let first = match form.next_field().await {
-        Ok(Some(f)) => {
+        Ok(Some(mut f)) => {
             let name = f.name().map(str::to_string);
-            (name, f.text().await.unwrap_or_default())
+            // A token is 64 characters: read no more than a little over that.
+            let mut value = Vec::new();
+            while let Ok(Some(c)) = f.chunk().await {
+                value.extend_from_slice(&c);
+                if value.len() > 128 {
+                    break;
+                }
+            }
+            (name, String::from_utf8_lossy(&value).into_owned())
         }
         Ok(None) => (None, String::new()),
         Err(e) => return error_page(400, &v, &format!("the upload broke off: {e}")),
