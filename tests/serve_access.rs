@@ -160,6 +160,17 @@ fn a_bots_stderr_is_shown_to_its_author_and_the_organiser_only() {
             "a private view is never kept by a shared cache: {head}"
         );
     }
+    // The author logged in on the pages (the cookie) reads it on the game's page too; bob
+    // logged in does not.
+    let mut b = Browser::open(s);
+    assert_eq!(b.login(&l.ada).0, 303);
+    assert!(b.get(&page).2.contains(SECRET), "the author, by the cookie");
+    let mut b = Browser::open(s);
+    assert_eq!(b.login(&l.bob).0, 303);
+    assert!(
+        !b.get(&page).2.contains(SECRET),
+        "another author, by the cookie"
+    );
     // The public page again, after the author's: nothing of the private view was kept.
     let (_, _, html) = raw(s, "GET", &page, "", "");
     assert!(!html.contains(SECRET));
