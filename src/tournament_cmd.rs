@@ -544,6 +544,7 @@ fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
         lines: &read.lines,
         name: settings.name.clone(),
         sandbox: Some(format!("{:?}", settings.sandbox).to_lowercase()),
+        hide_stderr: false,
     };
     durak_report::write_report(&input, &dir.path.join("html"))
 }

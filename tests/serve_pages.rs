@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::server::{wait_for, Server};
+use common::server::{raw_request, wait_for, Browser, Server};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -372,45 +372,26 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// A raw HTTP/1.0 request with headers and a body: (status, headers).
-fn raw(s: &Server, method: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
-    let addr = s.url.trim_start_matches("http://");
-    let mut c = TcpStream::connect(addr).unwrap();
-    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        c,
-        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut all = Vec::new();
-    c.read_to_end(&mut all).unwrap();
-    let head = String::from_utf8_lossy(&all).to_string();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head)
-}
-
 /// The login cookie is a session of its own, not the account's API token (which stays out of
 /// the browser's cookie jar), stored hashed, and logging out ends it: the same cookie, sent
-/// again (copied, stolen), opens nothing.
+/// again (copied, stolen), opens nothing. (The forms carry their CSRF token: `Browser`.)
 #[test]
 fn logging_in_makes_a_session_and_logging_out_ends_it() {
     let tmp = tempfile::tempdir().unwrap();
     let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
     let token = s.author("ada");
-    let form = "Content-Type: application/x-www-form-urlencoded\r\n";
-    let (st, head) = raw(&s, "POST", "/login", form, &format!("token={token}"));
+    let mut b = Browser::open(&s);
+    let (st, head, _) = b.login(&token);
     assert_eq!(st, 303, "{head}");
-    let cookie = head
-        .lines()
-        .find_map(|l| l.strip_prefix("set-cookie: durak_token="))
-        .and_then(|v| v.split(';').next())
-        .unwrap_or_else(|| panic!("a cookie: {head}"))
-        .to_string();
+    let cookie = b
+        .session
+        .clone()
+        .unwrap_or_else(|| panic!("a cookie: {head}"));
     assert!(cookie.starts_with("ds_") && cookie != token, "{cookie}");
     assert!(head.contains("Max-Age=2592000"), "30 days: {head}");
-    let with_cookie = format!("Cookie: durak_token={cookie}\r\n");
-    assert_eq!(raw(&s, "GET", "/api/me", &with_cookie, "").0, 200);
+    let (st, _, me) = b.get("/me");
+    assert_eq!(st, 200);
+    assert!(me.contains("ada"), "{me}");
     // Stored hashed.
     let db = durak_service::db::Db::open(&s.data.join("service.db")).unwrap();
     let hashes: Vec<String> = db
@@ -422,13 +403,14 @@ fn logging_in_makes_a_session_and_logging_out_ends_it() {
         .unwrap();
     assert_eq!(hashes, vec![durak_service::auth::hash(&cookie)]);
     // A session's token is no login of its own.
-    let (st, _) = raw(&s, "POST", "/login", form, &format!("token={cookie}"));
+    let (st, _, _) = Browser::open(&s).login(&cookie);
     assert_eq!(st, 401);
     // Logging out ends the session; the API token still opens the account.
-    let (st, head) = raw(&s, "POST", "/logout", &with_cookie, "");
+    let (st, head, _) = b.post("/me", "/logout", "");
     assert_eq!(st, 303, "{head}");
     assert!(head.contains("Max-Age=0"), "{head}");
-    assert_eq!(raw(&s, "GET", "/api/me", &with_cookie, "").0, 401);
+    let (st, _, _) = b.get("/me");
+    assert_eq!(st, 303, "the copied cookie opens nothing: to /login");
     let bearer = format!("Authorization: Bearer {token}\r\n");
-    assert_eq!(raw(&s, "GET", "/api/me", &bearer, "").0, 200);
+    assert_eq!(raw_request(&s.url, "GET", "/api/me", &bearer, "").0, 200);
 }

@@ -86,6 +86,9 @@ pub struct ReportInput<'a> {
     pub name: Option<String>,
     /// `default` or `strict`, when known (the run that wrote the results knows it).
     pub sandbox: Option<String>,
+    /// Leave the bots' stderr out of the game pages, saying so (the judge service's reports are
+    /// public, and a bot's log is its author's).
+    pub hide_stderr: bool,
 }
 
 /// A bot's page, relative to the report's folder: its index (so that two names never share a
@@ -170,7 +173,7 @@ pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf, Stri
         }
     }
     let standings = builder.finish();
-    let scan = scan::scan(t, input.dir, &lines, out, &mut written)?;
+    let scan = scan::scan(t, input.dir, &lines, out, &mut written, input.hide_stderr)?;
     pages::write_games_csv(t, &lines, &out.join("games.csv"), &mut written)?;
     for f in ["results.jsonl", "tournament.toml"] {
         written.copy(&input.dir.join(f), &out.join("data").join(f))?;

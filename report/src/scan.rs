@@ -130,6 +130,10 @@ fn js_call(f: &str, args: &str) -> String {
     format!("durakGames.{f}({});\n", args.replace('<', "\\u003c"))
 }
 
+/// Said on a game's page whose bots' stderr was left out (`ReportInput::hide_stderr`).
+pub const STDERR_HIDDEN: &str =
+    "The bots' logs (stderr) are left out of this public report: each is visible to its author only, on the judge service's page of the ladder's games.";
+
 /// Run the pass: game pages under `out/g/`, row chunks under `out/data/`.
 pub fn scan(
     t: &Tournament,
@@ -137,6 +141,7 @@ pub fn scan(
     lines: &[&ResultLine],
     out: &Path,
     written: &mut Written,
+    hide_stderr: bool,
 ) -> Result<Scan, String> {
     let mut bots: Vec<BotScan> = t.bots.iter().map(|_| BotScan::new()).collect();
     let index: BTreeMap<&str, usize> = t
@@ -174,7 +179,17 @@ pub fn scan(
         let replay_path: Option<PathBuf> = l.replay.as_ref().map(|r| tournament_dir.join(r));
         let mut v = -1i8;
         if let Some(p) = replay_path.as_ref().filter(|p| p.is_file()) {
-            if let Ok(replay) = read_replay(p) {
+            if let Ok(mut replay) = read_replay(p) {
+                let mut notes = Vec::new();
+                if hide_stderr {
+                    let before = replay.lines.len();
+                    replay
+                        .lines
+                        .retain(|l| !matches!(l.record, durak_replay::read::Record::Stderr { .. }));
+                    if replay.lines.len() < before {
+                        notes.push(STDERR_HIDDEN.to_string());
+                    }
+                }
                 let sim = simulate(&replay);
                 v = i8::from(sim.verified());
                 let depth = "../../";
@@ -197,6 +212,7 @@ pub fn scan(
                             l.deal.map(|d| format!(", deal {d}")).unwrap_or_default()
                         )),
                         root: depth.into(),
+                        notes,
                     };
                 written.write(&out.join(game_href(l.id)), &game_page(&sim, &ctx))?;
                 for step in &sim.steps {

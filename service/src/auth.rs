@@ -195,14 +195,63 @@ pub fn add_token(db: &Db, account: i64, label: &str) -> Result<(i64, String), St
     Ok((id, token))
 }
 
-/// Revoke one of an account's tokens; `false` when it has no such token.
+/// Revoke one of an account's tokens; `false` when it has no such token. Its `revoked`
+/// column holds when (unix ms; `1` in rows revoked before that was kept), so that the token
+/// can be told so.
 pub fn revoke_token(db: &Db, account: i64, id: i64) -> Result<bool, String> {
     db.write(|c| {
         c.execute(
-            "UPDATE tokens SET revoked = 1 WHERE id = ?1 AND account = ?2",
-            params![id, account],
+            "UPDATE tokens SET revoked = CASE revoked WHEN 0 THEN ?3 ELSE revoked END WHERE id \
+             = ?1 AND account = ?2",
+            params![id, account, now_ms()],
         )
         .map(|n| n > 0)
+    })
+}
+
+/// What the server knows of a token that opens no account (for the words of a refusal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotAnAccount {
+    /// An account's API token, revoked at this time (unix ms; `None`: before times were kept).
+    Revoked(Option<i64>),
+    /// A login session's token (the cookie's) that ended: logged out, or expired.
+    SessionEnded,
+    /// A worker token: it opens the worker routes only.
+    Worker,
+    /// Not a token of this server.
+    Unknown,
+}
+
+/// Why `token` opens no account (call it after [`account_of`] gave `None`).
+pub fn why_not_an_account(db: &Db, token: &str) -> Result<NotAnAccount, String> {
+    let h = hash(token);
+    db.read(|c| {
+        if token.starts_with("ds_") {
+            let known = c
+                .query_row("SELECT 1 FROM sessions WHERE hash = ?1", [&h], |_| Ok(()))
+                .optional()?;
+            return Ok(match known {
+                Some(()) => NotAnAccount::SessionEnded,
+                None => NotAnAccount::Unknown,
+            });
+        }
+        let revoked: Option<i64> = c
+            .query_row("SELECT revoked FROM tokens WHERE hash = ?1", [&h], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if let Some(at) = revoked.filter(|&r| r != 0) {
+            return Ok(NotAnAccount::Revoked((at > 1).then_some(at)));
+        }
+        let worker = c
+            .query_row("SELECT 1 FROM worker_tokens WHERE hash = ?1", [&h], |_| {
+                Ok(())
+            })
+            .optional()?;
+        Ok(match worker {
+            Some(()) => NotAnAccount::Worker,
+            None => NotAnAccount::Unknown,
+        })
     })
 }
 
@@ -368,6 +417,30 @@ mod tests {
             "a revoked token opens nothing"
         );
         assert!(!revoke_token(&db, a.id + 100, id).unwrap());
+        let at = match why_not_an_account(&db, &t2).unwrap() {
+            NotAnAccount::Revoked(Some(at)) => at,
+            other => panic!("{other:?}"),
+        };
+        assert!(at > 1_700_000_000_000, "{at}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert!(revoke_token(&db, a.id, id).unwrap(), "revoked again: fine");
+        assert_eq!(
+            why_not_an_account(&db, &t2).unwrap(),
+            NotAnAccount::Revoked(Some(at)),
+            "when it was first revoked"
+        );
+        assert_eq!(
+            why_not_an_account(&db, "dk_nope").unwrap(),
+            NotAnAccount::Unknown
+        );
+        let (_, w) = new_worker_token(&db, "rack").unwrap();
+        assert_eq!(why_not_an_account(&db, &w).unwrap(), NotAnAccount::Worker);
+        let session = new_session(&db, a.id).unwrap();
+        end_session(&db, &session).unwrap();
+        assert_eq!(
+            why_not_an_account(&db, &session).unwrap(),
+            NotAnAccount::SessionEnded
+        );
     }
 
     #[test]

@@ -153,17 +153,19 @@ impl Tournaments {
         let played = durak_tournaments::results::read_results_file(&dir.join("results.jsonl"))
             .map(|r| r.lines.len())
             .unwrap_or(0);
+        // Named relative to the data directory: answers never show where it is (issue 22).
+        let rel = dir.strip_prefix(&ladder.paths.root).unwrap_or(&dir);
         Ok(Some(json!({
             "id": id,
             "state": state,
-            "dir": dir,
+            "dir": rel,
             "bots": serde_json::from_str::<Value>(&bots).unwrap_or(Value::Null),
             "created": created,
             "finished": finished,
             "error": error,
             "games_played": played,
             "standings": standings,
-            "report_dir": dir.join("html"),
+            "report_dir": rel.join("html"),
             "report": dir.join("html/index.html").is_file().then(|| report_url(id)),
         })))
     }
@@ -266,6 +268,7 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         lines: &read.lines,
         name: None,
         sandbox: Some(cfg.sandbox.name().to_string()),
+        hide_stderr: true,
     };
     durak_report::write_report(&input, &dir.join("html"))?;
     Ok(())

@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod cdp;
+pub mod http;
 pub mod modes;
 
 use durak_protocol::{FaultKind, Limits};

@@ -266,3 +266,128 @@ pub fn sh_bot(root: &Path, name: &str, prelude: &str, build: Option<&str>) -> Pa
 fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
+
+/// A raw HTTP/1.0 request to `url` (nothing normalised on the way): (status, head, body).
+pub fn raw_request(
+    url: &str,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://");
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(
+        c,
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    c.read_to_end(&mut all).unwrap();
+    let all = String::from_utf8_lossy(&all).to_string();
+    let (head, body) = all.split_once("\r\n\r\n").unwrap_or((&all, ""));
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head.to_string(), body.to_string())
+}
+
+/// The value a response's `Set-Cookie` gives the cookie `name`.
+pub fn set_cookie(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        if !k.eq_ignore_ascii_case("set-cookie") {
+            return None;
+        }
+        let v = v.trim().strip_prefix(name)?.strip_prefix('=')?;
+        Some(v.split(';').next().unwrap_or("").to_string())
+    })
+}
+
+/// The CSRF token of the first form of a page (its hidden `csrf` field).
+pub fn form_token(html: &str) -> String {
+    let at = html
+        .find("name=\"csrf\" value=\"")
+        .unwrap_or_else(|| panic!("a form with its CSRF token: {html}"));
+    let rest = &html[at + "name=\"csrf\" value=\"".len()..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+/// A browser of the tests, as the pages see one: its CSRF cookie (from the first page it
+/// opened) and its login cookie once it has logged in.
+pub struct Browser {
+    pub url: String,
+    pub csrf: String,
+    pub session: Option<String>,
+}
+
+impl Browser {
+    /// A browser that opened `/login` (and got its CSRF cookie).
+    pub fn open(s: &Server) -> Browser {
+        let (st, head, _) = raw_request(&s.url, "GET", "/login", "", "");
+        assert_eq!(st, 200, "{head}");
+        Browser {
+            url: s.url.clone(),
+            csrf: set_cookie(&head, "durak_csrf").expect("the CSRF cookie"),
+            session: None,
+        }
+    }
+
+    /// Its `Cookie` header line.
+    pub fn cookies(&self) -> String {
+        match &self.session {
+            Some(t) => format!("Cookie: durak_csrf={}; durak_token={t}\r\n", self.csrf),
+            None => format!("Cookie: durak_csrf={}\r\n", self.csrf),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> (u16, String, String) {
+        raw_request(&self.url, "GET", path, &self.cookies(), "")
+    }
+
+    /// The CSRF token of the form on the page `path`.
+    pub fn token(&self, path: &str) -> String {
+        let (st, head, body) = self.get(path);
+        assert_eq!(st, 200, "{path}: {head}");
+        form_token(&body)
+    }
+
+    /// Post a form (`fields` url-encoded, without the token) with `token` and `extra` headers.
+    pub fn post_with(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        fields: &str,
+        extra: &str,
+    ) -> (u16, String, String) {
+        let mut body = token.map(|t| format!("csrf={t}")).unwrap_or_default();
+        if !fields.is_empty() {
+            if !body.is_empty() {
+                body.push('&');
+            }
+            body.push_str(fields);
+        }
+        let headers = format!(
+            "{}Content-Type: application/x-www-form-urlencoded\r\n{extra}",
+            self.cookies()
+        );
+        raw_request(&self.url, "POST", path, &headers, &body)
+    }
+
+    /// Post the form of the page `page` to `path`, as a browser does (its token, its origin).
+    pub fn post(&self, page: &str, path: &str, fields: &str) -> (u16, String, String) {
+        let token = self.token(page);
+        let origin = format!("Origin: {}\r\nSec-Fetch-Site: same-origin\r\n", self.url);
+        self.post_with(path, Some(&token), fields, &origin)
+    }
+
+    /// Log in with `token` through the form: the session's cookie is kept.
+    pub fn login(&mut self, token: &str) -> (u16, String, String) {
+        let r = self.post("/login", "/login", &format!("token={token}"));
+        if let Some(c) = set_cookie(&r.1, "durak_token") {
+            self.session = Some(c);
+        }
+        r
+    }
+}

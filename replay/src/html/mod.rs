@@ -30,6 +30,9 @@ pub struct GameContext {
     pub place: Option<String>,
     /// The path from the page to the folder of the viewer's files: `""` or `"../"`.
     pub root: String,
+    /// Lines said under the title: what the page leaves out for its reader (the judge
+    /// service: a bot's log shown to its author only).
+    pub notes: Vec<String>,
 }
 
 /// The seats' names as a title: `greedy vs random`, `a · b · c`.
@@ -58,6 +61,7 @@ fn header(sim: &Simulation, ctx: &GameContext) -> Markup {
                     " · dealer seat " (h.dealer)
                 }
                 p.result { (Bot(&result_text(h, end))) }
+                @for n in &ctx.notes { p.meta.note { (Bot(n)) } }
             }
             @if sim.verified() {
                 p.verdict.ok title="re-simulated with the rules engine: every line agrees" {

@@ -2,17 +2,21 @@
 //! under `/api/` (`api/`), described by the OpenAPI document at `/api/openapi.json`
 //! (`openapi.rs`, checked against the routes by a test).
 //!
-//! Authentication: `Authorization: Bearer TOKEN`, or the `durak_token` cookie that the
-//! register and login forms set (HttpOnly, SameSite=Strict: another site's form cannot use it),
+//! Authentication: the API (`/api/...`) takes `Authorization: Bearer TOKEN` only; the pages
+//! the `durak_token` cookie that the register and login forms set (HttpOnly, SameSite=Strict),
 //! which holds a login session's token (`auth::new_session`, ended by logging out), not the
-//! account's API token.
+//! account's API token. The pages' forms are checked against cross-site requests (`csrf.rs`).
 
 pub mod api;
 pub mod cache;
+pub mod csrf;
 pub mod files;
+pub mod forms;
 pub mod live;
 pub mod openapi;
 pub mod pages;
+pub mod private;
+pub mod redact;
 pub mod reports;
 pub mod worker_api;
 
@@ -35,11 +39,14 @@ pub struct AppState {
     pub live: Arc<live::Live>,
     /// The pages' cache of version views (`cache.rs`).
     pub cache: Arc<cache::Cache>,
+    /// The data directory's path, as answers never show it (`redact.rs`).
+    pub hidden_paths: Arc<Vec<String>>,
 }
 
 impl AppState {
     pub fn new(ladder: Arc<Ladder>, tournaments: Arc<crate::tournament::Tournaments>) -> Self {
         AppState {
+            hidden_paths: Arc::new(redact::forms(&ladder.paths.root)),
             ladder,
             tournaments,
             live: Default::default(),
@@ -134,58 +141,97 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for 
     }
 }
 
-/// The token a request carries, if any.
+/// The token of an API request: `Authorization: Bearer TOKEN` only. The login cookie is not
+/// one (`csrf.rs`: another site's page could make the browser send it).
 pub fn token_of(parts: &Parts) -> Option<String> {
-    if let Some(v) = parts.headers.get(header::AUTHORIZATION) {
-        if let Some(t) = v.to_str().ok().and_then(|s| s.strip_prefix("Bearer ")) {
-            return Some(t.trim().to_string());
-        }
-    }
-    for v in parts.headers.get_all(header::COOKIE) {
-        for kv in v.to_str().unwrap_or("").split(';') {
-            if let Some(t) = kv.trim().strip_prefix("durak_token=") {
-                return Some(t.to_string());
-            }
-        }
-    }
-    None
+    let v = parts.headers.get(header::AUTHORIZATION)?;
+    let t = v.to_str().ok()?.strip_prefix("Bearer ")?.trim();
+    (!t.is_empty()).then(|| t.to_string())
 }
 
-/// The account of the request, if it carries a valid token.
+/// The login session of a page's request: its cookie.
+pub fn session_of(parts: &Parts) -> Option<String> {
+    csrf::cookie(&parts.headers, COOKIE).filter(|t| !t.is_empty())
+}
+
+/// The account of an API request, if it carries a valid token.
 pub struct MaybeAuthor(pub Option<Account>);
-/// The account of the request: 401 without one.
+/// The account of an API request: 401 without a token or with one that opens no account (each
+/// told apart: unknown, revoked, a worker token), 403 with the login cookie only.
 pub struct Author(pub Account);
-/// The organiser: 401 without a token, 403 for another account.
+/// The organiser: as [`Author`], and 403 for another account.
 pub struct Organiser(pub Account);
 
-async fn account_of(parts: &Parts, state: &AppState) -> Result<Option<Account>, ApiError> {
-    let Some(token) = token_of(parts) else {
+async fn account_of(token: Option<String>, state: &AppState) -> Result<Option<Account>, ApiError> {
+    let Some(token) = token else {
         return Ok(None);
     };
     let db = state.ladder.db.clone();
-    tokio::task::spawn_blocking(move || auth::account_of(&db, &token))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)
+    blocking(move || auth::account_of(&db, &token).map_err(ApiError::internal)).await
 }
 
 impl FromRequestParts<AppState> for MaybeAuthor {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Ok(MaybeAuthor(account_of(parts, state).await?))
+        Ok(MaybeAuthor(account_of(token_of(parts), state).await?))
     }
+}
+
+/// Why a request opens no account, in words: no token, the cookie only, an unknown token, a
+/// revoked one, a worker token.
+async fn refusal(parts: &Parts, state: &AppState) -> Result<ApiError, ApiError> {
+    let Some(token) = token_of(parts) else {
+        if session_of(parts).is_some() {
+            return Ok(ApiError::new(
+                403,
+                "the API takes a token in `Authorization: Bearer TOKEN`, not the login cookie \
+                 (a page of another site could make a browser send the cookie): use a token \
+                 from your page, /me",
+            ));
+        }
+        return Ok(ApiError::new(
+            401,
+            "this needs a token: send `Authorization: Bearer TOKEN` with your account's token \
+             (shown when you registered; make a new one on /me)",
+        ));
+    };
+    let db = state.ladder.db.clone();
+    let why =
+        blocking(move || auth::why_not_an_account(&db, &token).map_err(ApiError::internal)).await?;
+    Ok(match why {
+        auth::NotAnAccount::Revoked(at) => ApiError::new(
+            401,
+            format!(
+                "this token was revoked{}: make a new one on /me (log in there with another \
+                 token of yours, or ask the organiser)",
+                at.map(|t| format!(" on {}", pages::time(t)))
+                    .unwrap_or_default()
+            ),
+        ),
+        auth::NotAnAccount::SessionEnded => ApiError::new(
+            401,
+            "this is a login session's token that ended (logged out or expired), and the API \
+             takes an account's token anyway: use a token from /me",
+        ),
+        auth::NotAnAccount::Worker => ApiError::new(
+            401,
+            "this is a worker token: it opens the worker routes only (/api/worker/...); use an \
+             account's token here",
+        ),
+        auth::NotAnAccount::Unknown => ApiError::new(
+            401,
+            "this token is not known to this server: check that it is this server's and whole \
+             (dk_ and 64 hex digits), or make a new one on /me",
+        ),
+    })
 }
 
 impl FromRequestParts<AppState> for Author {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        match account_of(parts, state).await? {
+        match account_of(token_of(parts), state).await? {
             Some(a) => Ok(Author(a)),
-            None => Err(ApiError::new(
-                401,
-                "this needs an account's token: send `Authorization: Bearer TOKEN` (or log in \
-                 on the web page)",
-            )),
+            None => Err(refusal(parts, state).await?),
         }
     }
 }
@@ -198,6 +244,52 @@ impl FromRequestParts<AppState> for Organiser {
             return Err(ApiError::new(403, "only the organiser may do this"));
         }
         Ok(Organiser(a))
+    }
+}
+
+/// Who reads a page: the account of its login cookie (or of a bearer token), and what its
+/// forms carry (`csrf.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct Visitor {
+    pub account: Option<Account>,
+    /// The browser's random cookie (`csrf::Browser`); empty outside [`csrf::guard`].
+    pub browser: String,
+    /// The login session the page is made for.
+    pub session: Option<String>,
+}
+
+impl Visitor {
+    /// The token the page's forms carry.
+    pub fn csrf(&self) -> String {
+        csrf::form_token(&self.browser, self.session.as_deref())
+    }
+    pub fn who(&self) -> Option<&Account> {
+        self.account.as_ref()
+    }
+    /// The same browser logged in as `account` with a new session.
+    pub fn logged_in(&self, account: Account, session: String) -> Visitor {
+        Visitor {
+            account: Some(account),
+            browser: self.browser.clone(),
+            session: Some(session),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for Visitor {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let session = session_of(parts);
+        let token = token_of(parts).or_else(|| session.clone());
+        Ok(Visitor {
+            account: account_of(token, state).await?,
+            browser: parts
+                .extensions
+                .get::<csrf::Browser>()
+                .map(|b| b.id.clone())
+                .unwrap_or_default(),
+            session,
+        })
     }
 }
 
@@ -216,7 +308,22 @@ pub fn router(state: AppState) -> Router {
     for (_, path, method_router) in api::routes() {
         r = r.route(path, method_router);
     }
-    r.merge(pages::routes())
-        .merge(reports::routes())
-        .with_state(state)
+    web_security(r.merge(pages::routes()).merge(reports::routes()), &state).with_state(state)
+}
+
+/// The largest body of a request that is not an upload: forms and JSON (issue 22: a page
+/// route without a limit took an 800 MB `POST /login` into memory).
+pub const MAX_BODY: usize = 64 << 10;
+
+/// The layers over every route that keep it safe on the web: a body limit (the uploads and
+/// the workers' results set their own, larger ones on their routes), and the pages' forms
+/// checked against cross-site requests (`csrf.rs`), and no path of the server's files in an
+/// answer (`redact.rs`).
+fn web_security(r: Router<AppState>, state: &AppState) -> Router<AppState> {
+    r.layer(axum::middleware::from_fn(csrf::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            redact::layer,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
 }

@@ -10,17 +10,16 @@
 //! [`LEADERBOARD_JS`], served under `/assets/` with the report's.
 
 use super::api::{self, GameSummary};
-use super::{blocking, ApiError, AppState, MaybeAuthor, COOKIE};
+use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::auth::Account;
 use crate::store::Version;
-use axum::extract::{Multipart, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::routing::get;
+use axum::Router;
 use durak_replay::html::layout::{Asset, Bot};
 use maud::{html, Markup};
-use serde::Deserialize;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -29,13 +28,8 @@ pub fn routes() -> Router<AppState> {
         .route("/bots/{bot}/versions/{n}", get(version))
         .route("/games/{job}/{game}", get(game))
         .route("/me", get(me))
-        .route("/me/tokens", post(new_token))
-        .route("/register", get(register_form).post(register))
-        .route("/login", get(login_form).post(login))
-        .route("/logout", post(logout))
-        .route("/submit", post(submit))
         .route("/assets/{file}", get(asset))
-        .layer(axum::extract::DefaultBodyLimit::disable())
+        .merge(super::forms::routes())
 }
 
 /// The service's own style, after the report's.
@@ -48,7 +42,7 @@ pub const LEADERBOARD_JS: Asset =
 pub const ASSET_ROOT: &str = "/assets/";
 
 /// The navigation above every page.
-fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
+pub(super) fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
     let mut c = vec![
         ("/".to_string(), "durak serve: leaderboard".to_string()),
         ("/tournaments".to_string(), "tournaments".to_string()),
@@ -68,10 +62,11 @@ fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
 pub(super) fn page(
     title: &str,
     meta: Option<Markup>,
-    who: Option<&Account>,
+    v: &Visitor,
     scripts: &[Asset],
     body: Markup,
 ) -> Html<String> {
+    let who = v.who();
     let body = html! {
         header.report.site {
             div {
@@ -81,7 +76,10 @@ pub(super) fn page(
             @if let Some(a) = who {
                 div.who {
                     span.meta { "logged in as " a href="/me" { (Bot(&a.name)) } }
-                    form.inline method="post" action="/logout" { button type="submit" { "log out" } }
+                    form.inline method="post" action="/logout" {
+                        (csrf_field(v))
+                        button type="submit" { "log out" }
+                    }
                 }
             }
         }
@@ -97,23 +95,28 @@ pub(super) fn page(
     ))
 }
 
-pub(super) fn layout(title: &str, who: Option<&Account>, body: Markup) -> Html<String> {
-    page(title, None, who, &[], body)
+pub(super) fn layout(title: &str, v: &Visitor, body: Markup) -> Html<String> {
+    page(title, None, v, &[], body)
+}
+
+/// The hidden field of a form's CSRF token (`csrf.rs`): first in every form that posts.
+pub(super) fn csrf_field(v: &Visitor) -> Markup {
+    html! { input type="hidden" name=(super::csrf::FIELD) value=(v.csrf()); }
 }
 
 /// An error page with its status.
-pub(super) fn error_page(status: u16, who: Option<&Account>, message: &str) -> Response {
+pub(super) fn error_page(status: u16, v: &Visitor, message: &str) -> Response {
     let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = html! { p.error { (message) } p { a href="/" { "Back to the leaderboard" } } };
     (
         code,
-        layout(code.canonical_reason().unwrap_or("Error"), who, body),
+        layout(code.canonical_reason().unwrap_or("Error"), v, body),
     )
         .into_response()
 }
 
-pub(super) fn page_error(who: Option<&Account>, e: ApiError) -> Response {
-    error_page(e.status.as_u16(), who, &e.message)
+pub(super) fn page_error(v: &Visitor, e: ApiError) -> Response {
+    error_page(e.status.as_u16(), v, &e.message)
 }
 
 fn fmt_elo(e: Option<f64>) -> String {
@@ -125,11 +128,11 @@ fn fmt_ci(ci: [Option<f64>; 2]) -> String {
     format!("{} … {}", end(ci[0], "-∞"), end(ci[1], "+∞"))
 }
 
-fn version_link(bot: &str, n: i64) -> String {
+pub(super) fn version_link(bot: &str, n: i64) -> String {
     format!("/bots/{bot}/versions/{n}")
 }
 
-async fn leaderboard(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Html<String> {
+async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
     let lb = s.ladder.board.current();
     let paused = s.ladder.is_paused();
     let meta = html! {
@@ -165,29 +168,19 @@ async fn leaderboard(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -
         p { "To take part: " a href="/register" { "register" } ", then submit your bot's folder \
              on your page or with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
     };
-    page(
-        "Leaderboard",
-        Some(meta),
-        who.as_ref(),
-        &[LEADERBOARD_JS],
-        body,
-    )
+    page("Leaderboard", Some(meta), &v, &[LEADERBOARD_JS], body)
 }
 
 fn state_badge(v: &Version) -> Markup {
     html! { span class=(format!("state {}", v.state)) { (v.state) } }
 }
 
-async fn bot(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    Path(name): Path<String>,
-) -> Response {
+async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
     let view = match blocking(move || Ok(api::bot_view(&s, &n2)?)).await {
         Ok(Some(v)) => v,
-        Ok(None) => return error_page(404, who.as_ref(), &format!("no bot named {name:?}")),
-        Err(e) => return page_error(who.as_ref(), e),
+        Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
+        Err(e) => return page_error(&v, e),
     };
     let meta = html! { "by " (Bot(&view.author)) @if view.house { " (a house bot: built in)" } };
     let body = html! {
@@ -208,14 +201,7 @@ async fn bot(
             }
         }
     };
-    page(
-        &format!("Bot {}", view.bot),
-        Some(meta),
-        who.as_ref(),
-        &[],
-        body,
-    )
-    .into_response()
+    page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 
 /// A time as UTC text.
@@ -261,21 +247,15 @@ fn games_table(games: &[GameSummary]) -> Markup {
 
 async fn version(
     State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
+    who: Visitor,
     Path((bot, n)): Path<(String, i64)>,
 ) -> Response {
     let b2 = bot.clone();
     let s2 = s.clone();
     let v = match blocking(move || Ok(s2.cache.version(&s2, &b2, n)?)).await {
         Ok(Some(v)) => v,
-        Ok(None) => {
-            return error_page(
-                404,
-                who.as_ref(),
-                &format!("bot {bot:?} has no version {n}"),
-            )
-        }
-        Err(e) => return page_error(who.as_ref(), e),
+        Ok(None) => return error_page(404, &who, &format!("bot {bot:?} has no version {n}")),
+        Err(e) => return page_error(&who, e),
     };
     let ver = &v.version;
     let waiting = matches!(ver.state.as_str(), "queued" | "building" | "checking");
@@ -324,24 +304,28 @@ async fn version(
     page(
         &format!("{} v{}", ver.bot, ver.n),
         Some(meta),
-        who.as_ref(),
+        &who,
         &[],
         body,
     )
     .into_response()
 }
 
-async fn game(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    Path((job, g)): Path<(i64, u32)>,
-) -> Response {
-    let mut crumbs = crumbs(who.as_ref());
+/// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not
+/// theirs left out (`super::private`), and the page says whose log it is.
+async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, u32)>) -> Response {
+    let mut crumbs = crumbs(v.who());
+    let reader = v.account.clone();
     let html = blocking(move || {
         let row = crate::store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        let visible = private::visible_seats(&s.ladder.db, &row, reader.as_ref())?;
         let path = s.ladder.paths.root.join(&row.replay);
-        let mut replay = durak_replay::read_replay(&path).map_err(ApiError::internal)?;
+        let text = durak_referee::replay::read_replay_bytes(&path)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let text = private::filter_replay(&text, &visible);
+        let mut replay =
+            durak_replay::parse_replay(&text, &row.replay).map_err(ApiError::internal)?;
         // The replay names its seats by version id (the ladder's names); shown: `bot vN`.
         let names = api::seat_labels(&s, [&row])?;
         for h in &mut replay.header.seats {
@@ -349,6 +333,16 @@ async fn game(
                 h.name = label.clone();
             }
         }
+        let notes = private::hidden(&visible)
+            .into_iter()
+            .map(|seat| {
+                format!(
+                    "Seat {seat} ({}): {}.",
+                    replay.header.seat_label(seat),
+                    private::NOTE
+                )
+            })
+            .collect();
         let sim = durak_replay::simulate(&replay);
         let mut seen = std::collections::HashSet::new();
         for v in row.seats.iter().filter(|v| seen.insert(**v)) {
@@ -361,28 +355,37 @@ async fn game(
             crumbs,
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
+            notes,
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })
     .await;
     match html {
-        Ok(p) => Html(p).into_response(),
-        Err(e) => page_error(who.as_ref(), e),
+        Ok(p) => (
+            [
+                (header::CACHE_CONTROL, "private, no-cache"),
+                (header::VARY, "Authorization, Cookie"),
+            ],
+            Html(p),
+        )
+            .into_response(),
+        Err(e) => page_error(&v, e),
     }
 }
 
-async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Response {
-    let Some(a) = who else {
+async fn me(State(s): State<AppState>, v: Visitor) -> Response {
+    let Some(a) = v.account.clone() else {
         return Redirect::to("/login").into_response();
     };
     let a2 = a.clone();
     let view = match blocking(move || Ok(api::me_view(&s, &a2)?)).await {
         Ok(v) => v,
-        Err(e) => return page_error(Some(&a), e),
+        Err(e) => return page_error(&v, e),
     };
     let body = html! {
         h2 { "Submit a bot" }
         form.box #submit method="post" action="/submit" enctype="multipart/form-data" {
+            (csrf_field(&v))
             p { "The bot's folder as a " code { ".tar.gz" } " or " code { ".zip" }
                 " archive, with its " code { "bot.toml" } " (name, command, language, author, \
                 and optionally build). Each upload is a new version of the bot it names." }
@@ -409,6 +412,7 @@ async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respons
             } } }
         }
         form.box method="post" action="/me/tokens" {
+            (csrf_field(&v))
             label { "Label: " input type="text" name="label" value="cli"; }
             button type="submit" { "New token" }
         }
@@ -421,187 +425,7 @@ async fn me(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respons
                 code { "POST /api/tournaments" } " (see " a href="/api/openapi.json" { "the OpenAPI document" } ")." }
         }
     };
-    layout(&format!("{}'s page", a.name), Some(&a), body).into_response()
-}
-
-/// The login cookie: a session token of its own (never the account's API token), for as long
-/// as the session lasts.
-fn session_cookie(session: &str) -> String {
-    format!(
-        "{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
-        crate::auth::SESSION_DAYS * 86_400
-    )
-}
-
-fn show_token(title: &str, a: &Account, token: &str, session: &str) -> Response {
-    let body = html! {
-        p { "Your token (shown only this once: keep it to submit from the command line or to log in again):" }
-        p.token #token { (token) }
-        p { a href="/me" { "Go to your page" } }
-    };
-    (
-        [(header::SET_COOKIE, session_cookie(session))],
-        layout(title, Some(a), body),
-    )
-        .into_response()
-}
-
-async fn register_form(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Html<String> {
-    let open = s.ladder.cfg.registration == crate::config::Registration::Open;
-    let body = html! {
-        form.box #register method="post" action="/register" {
-            label { "Name: " input type="text" name="name" required pattern="[A-Za-z0-9._\\-]{1,32}"; }
-            label { "Invite token" @if open { " (not needed here)" } ": " input type="text" name="invite"; }
-            button type="submit" { "Create the account" }
-        }
-    };
-    layout("Register", who.as_ref(), body)
-}
-
-#[derive(Deserialize)]
-struct RegisterForm {
-    name: String,
-    #[serde(default)]
-    invite: String,
-}
-
-async fn register(State(s): State<AppState>, Form(f): Form<RegisterForm>) -> Response {
-    let registered = blocking(move || {
-        let (a, token) = api::register_account(&s, &f.name, Some(&f.invite))?;
-        let session = crate::auth::new_session(&s.ladder.db, a.id)?;
-        Ok((a, token, session))
-    });
-    match registered.await {
-        Ok((a, token, session)) => show_token("Account created", &a, &token, &session),
-        Err(e) => page_error(None, e),
-    }
-}
-
-async fn login_form(MaybeAuthor(who): MaybeAuthor) -> Html<String> {
-    let body = html! {
-        form.box #login method="post" action="/login" {
-            label { "Token: " input type="password" name="token" required; }
-            button type="submit" { "Log in" }
-        }
-    };
-    layout("Log in", who.as_ref(), body)
-}
-
-#[derive(Deserialize)]
-struct LoginForm {
-    token: String,
-}
-
-async fn login(State(s): State<AppState>, Form(f): Form<LoginForm>) -> Response {
-    let token = f.token.trim().to_string();
-    let session = blocking(move || {
-        // An API token (not a session's: a cookie's value is not a login).
-        if token.starts_with("ds_") {
-            return Ok(None);
-        }
-        match crate::auth::account_of(&s.ladder.db, &token)? {
-            Some(a) => Ok(Some(crate::auth::new_session(&s.ladder.db, a.id)?)),
-            None => Ok(None),
-        }
-    });
-    match session.await {
-        Ok(Some(session)) => (
-            [(header::SET_COOKIE, session_cookie(&session))],
-            Redirect::to("/me"),
-        )
-            .into_response(),
-        Ok(None) => error_page(401, None, "this token opens no account here"),
-        Err(e) => page_error(None, e),
-    }
-}
-
-/// Log out: the session ends (its cookie opens nothing any more, wherever it was copied), and
-/// the cookie is cleared.
-async fn logout(State(s): State<AppState>, headers: axum::http::HeaderMap) -> Response {
-    let session = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("").split(';'))
-        .find_map(|kv| kv.trim().strip_prefix("durak_token=").map(str::to_string));
-    if let Some(t) = session.filter(|t| t.starts_with("ds_")) {
-        if let Err(e) = blocking(move || Ok(crate::auth::end_session(&s.ladder.db, &t)?)).await {
-            return page_error(None, e);
-        }
-    }
-    (
-        [(
-            header::SET_COOKIE,
-            format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
-        )],
-        Redirect::to("/"),
-    )
-        .into_response()
-}
-
-#[derive(Deserialize)]
-struct TokenForm {
-    #[serde(default)]
-    label: String,
-}
-
-async fn new_token(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    Form(f): Form<TokenForm>,
-) -> Response {
-    let Some(a) = who else {
-        return error_page(401, None, "log in first");
-    };
-    let a2 = a.clone();
-    match blocking(move || Ok(crate::auth::add_token(&s.ladder.db, a2.id, &f.label)?)).await {
-        Ok((_, token)) => {
-            let body = html! {
-                p { "Your new token (shown only this once):" }
-                p.token #token { (token) }
-                p { a href="/me" { "Back to your page" } }
-            };
-            layout("New token", Some(&a), body).into_response()
-        }
-        Err(e) => page_error(Some(&a), e),
-    }
-}
-
-async fn submit(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    mut form: Multipart,
-) -> Response {
-    let Some(a) = who else {
-        return error_page(
-            401,
-            None,
-            "log in first (register, or log in with your token)",
-        );
-    };
-    let field = loop {
-        match form.next_field().await {
-            Ok(Some(f)) if f.name() == Some("archive") => break f,
-            Ok(Some(_)) => continue,
-            Ok(None) => return error_page(400, Some(&a), "the form has no archive: choose a file"),
-            Err(e) => return error_page(400, Some(&a), &format!("the upload broke off: {e}")),
-        }
-    };
-    let stream = futures_util::stream::unfold(field, |mut f| async move {
-        match f.chunk().await {
-            Ok(Some(c)) => Some((Ok(c), f)),
-            Ok(None) => None,
-            Err(e) => Some((Err(e.to_string()), f)),
-        }
-    });
-    let file = match api::receive(&s, Box::pin(stream)).await {
-        Ok(f) => f,
-        Err(e) => return page_error(Some(&a), e),
-    };
-    let a2 = a.clone();
-    match blocking(move || api::accept_upload(&s, &a2, file)).await {
-        Ok(v) => Redirect::to(&version_link(&v.bot, v.n)).into_response(),
-        Err(e) => page_error(Some(&a), e),
-    }
+    layout(&format!("{}'s page", a.name), &v, body).into_response()
 }
 
 /// The pages' files (`durak_report::ASSETS`: the shared style, the viewer's, the report's; and

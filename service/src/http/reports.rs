@@ -8,7 +8,7 @@
 
 use super::files::{self, Refused};
 use super::pages::{error_page, page, page_error};
-use super::{blocking, ApiError, AppState, MaybeAuthor};
+use super::{blocking, ApiError, AppState, Visitor};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -34,10 +34,10 @@ fn time(ms: Option<i64>) -> String {
     ms.map(super::pages::time).unwrap_or_default()
 }
 
-async fn list(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Response {
+async fn list(State(s): State<AppState>, v: Visitor) -> Response {
     let all = match blocking(move || Ok(s.tournaments.list(&s.ladder)?)).await {
         Ok(v) => v,
-        Err(e) => return page_error(who.as_ref(), e),
+        Err(e) => return page_error(&v, e),
     };
     let body = html! {
         @if all.is_empty() {
@@ -59,21 +59,20 @@ async fn list(State(s): State<AppState>, MaybeAuthor(who): MaybeAuthor) -> Respo
                   with duplicate deals, by the engine of " code { "durak tournament" } ", while \
                   the ladder goes on." }
     };
-    page("Tournaments", None, who.as_ref(), &[], body).into_response()
+    page("Tournaments", None, &v, &[], body).into_response()
 }
 
-async fn tournament(
-    State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
-    Path(id): Path<i64>,
-) -> Response {
+async fn tournament(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) -> Response {
+    let s2 = s.clone();
     let view = match blocking(move || Ok(s.tournaments.view(&s.ladder, id)?)).await {
         Ok(Some(v)) => v,
-        Ok(None) => return error_page(404, who.as_ref(), &format!("no tournament {id}")),
-        Err(e) => return page_error(who.as_ref(), e),
+        Ok(None) => return error_page(404, &v, &format!("no tournament {id}")),
+        Err(e) => return page_error(&v, e),
     };
+    // `dir` is relative to the data directory (what the page shows).
     let dir = view["dir"].as_str().unwrap_or("").to_string();
-    let standings = std::fs::read_to_string(std::path::Path::new(&dir).join("standings.txt")).ok();
+    let standings =
+        std::fs::read_to_string(s2.ladder.paths.root.join(&dir).join("standings.txt")).ok();
     let running = view["state"] == "running";
     let meta = html! {
         span class=(format!("state {}", view["state"].as_str().unwrap_or(""))) { (view["state"].as_str().unwrap_or("")) }
@@ -93,17 +92,10 @@ async fn tournament(
             p { "Its report is written when it ends; this page reloads until then." }
         }
         @if let Some(t) = standings { pre #standings { (t) } }
-        p.note { "Its directory on the server: " code { (dir) } " (a " code { "durak tournament" }
+        p.note { "Its directory on the server: " code { "DATA/" (dir) } " in the data directory (a " code { "durak tournament" }
                  " directory: " code { "durak standings DIR" } " prints it again)." }
     };
-    page(
-        &format!("Tournament {id}"),
-        Some(meta),
-        who.as_ref(),
-        &[],
-        body,
-    )
-    .into_response()
+    page(&format!("Tournament {id}"), Some(meta), &v, &[], body).into_response()
 }
 
 /// A tournament's directory, from its row.
@@ -121,7 +113,7 @@ async fn report_index(Path(id): Path<i64>) -> Redirect {
 }
 
 /// Serve `rel` inside `root`.
-async fn serve(root: PathBuf, rel: String, who: Option<crate::auth::Account>) -> Response {
+async fn serve(root: PathBuf, rel: String, v: Visitor) -> Response {
     let name = rel.clone();
     let read = tokio::task::spawn_blocking(move || files::read_inside(&root, &rel, MAX_FILE)).await;
     match read {
@@ -144,47 +136,45 @@ async fn serve(root: PathBuf, rel: String, who: Option<crate::auth::Account>) ->
         }
         Ok(Err(Refused::BadPath(why))) => error_page(
             400,
-            who.as_ref(),
+            &v,
             &format!("{why}: a report's files are named by plain relative paths"),
         ),
         Ok(Err(Refused::TooLarge)) => error_page(
             413,
-            who.as_ref(),
+            &v,
             &format!("{name}: larger than {MAX_FILE} bytes, the largest file served"),
         ),
-        Ok(Err(Refused::NotFound)) | Err(_) => error_page(
-            404,
-            who.as_ref(),
-            &format!("{name}: no such file in the report"),
-        ),
+        Ok(Err(Refused::NotFound)) | Err(_) => {
+            error_page(404, &v, &format!("{name}: no such file in the report"))
+        }
     }
 }
 
 async fn report_file(
     State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
+    v: Visitor,
     Path((id, rel)): Path<(i64, String)>,
 ) -> Response {
     match dir_of(s, id).await {
-        Ok(dir) => serve(dir.join("html"), rel, who).await,
-        Err(e) => page_error(who.as_ref(), e),
+        Ok(dir) => serve(dir.join("html"), rel, v).await,
+        Err(e) => page_error(&v, e),
     }
 }
 
 /// The tournament's own files that its report links to (`../results.jsonl`).
 async fn data_file(
     State(s): State<AppState>,
-    MaybeAuthor(who): MaybeAuthor,
+    v: Visitor,
     Path((id, file)): Path<(i64, String)>,
 ) -> Response {
     if !matches!(
         file.as_str(),
         durak_tournaments::results::RESULTS_FILE | durak_tournaments::results::CONFIG_FILE
     ) {
-        return error_page(404, who.as_ref(), &format!("no {file:?} here"));
+        return error_page(404, &v, &format!("no {file:?} here"));
     }
     match dir_of(s, id).await {
-        Ok(dir) => serve(dir, file, who).await,
-        Err(e) => page_error(who.as_ref(), e),
+        Ok(dir) => serve(dir, file, v).await,
+        Err(e) => page_error(&v, e),
     }
 }

@@ -11,7 +11,7 @@ use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
 use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
 
-use super::{blocking, ApiError, AppState, Author, JsonBody, Organiser};
+use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
 use crate::ladder::board::Leaderboard;
 use crate::store::{self, GameRow, Version};
@@ -288,7 +288,14 @@ pub fn summary(names: &HashMap<i64, String>, g: &GameRow, seat: usize) -> GameSu
         seat,
         seats,
         result,
-        faults: g.faults.clone(),
+        faults: g
+            .faults
+            .iter()
+            .map(|f| durak_protocol::Fault {
+                detail: private::public_detail(&f.detail),
+                ..f.clone()
+            })
+            .collect(),
         moves: g.moves,
         recorded: g.recorded,
         url: format!("/games/{}/{}", g.job, g.game),
@@ -369,43 +376,80 @@ pub struct GameView {
     pub game: GameRow,
     pub labels: Vec<String>,
     pub replay_url: String,
+    /// The seats whose stderr the reader may not see (left out of the replay served to them).
+    pub stderr_hidden: Vec<usize>,
+    /// Said when some are: whose log it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_note: Option<&'static str>,
 }
 
-pub fn game_view(s: &AppState, job: i64, game: u32) -> Result<Option<GameView>, String> {
+/// A game as `who` may read it: the faults' details without a bot's stderr, and which seats'
+/// logs are left out for them (`super::private`).
+pub fn game_view(
+    s: &AppState,
+    job: i64,
+    game: u32,
+    who: Option<&auth::Account>,
+) -> Result<Option<GameView>, String> {
     let Some(g) = store::game(&s.ladder.db, job, game)? else {
         return Ok(None);
     };
     let names = seat_labels(s, [&g])?;
+    let hidden = private::hidden(&private::visible_seats(&s.ladder.db, &g, who)?);
     Ok(Some(GameView {
         labels: labels(&names, &g.seats),
         replay_url: format!("/api/games/{job}/{game}/replay"),
-        game: g,
+        stderr_note: (!hidden.is_empty()).then_some(private::NOTE),
+        stderr_hidden: hidden,
+        game: private::public_row(g),
     }))
 }
 
 async fn game(
     State(s): State<AppState>,
+    MaybeAuthor(who): MaybeAuthor,
     Path((job, g)): Path<(i64, u32)>,
 ) -> Result<Json<GameView>, ApiError> {
     blocking(move || {
-        game_view(&s, job, g)?
+        game_view(&s, job, g, who.as_ref())?
             .map(Json)
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))
     })
     .await
 }
 
+/// A game's replay lines as the reader may see them: the stderr of the seats that are not
+/// theirs left out (`super::private`), the seats left out named in a header. Never cached by
+/// a shared cache: it depends on who asks.
 async fn replay(
     State(s): State<AppState>,
+    MaybeAuthor(who): MaybeAuthor,
     Path((job, g)): Path<(i64, u32)>,
 ) -> Result<Response, ApiError> {
-    let bytes = blocking(move || {
+    let (bytes, hidden) = blocking(move || {
         let row = store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        let visible = private::visible_seats(&s.ladder.db, &row, who.as_ref())?;
         // Its lines, whether the file is compressed (`.jsonl.zst`) or plain.
-        durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
-            .map_err(ApiError::internal)
+        let text = durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        Ok((
+            private::filter_replay(&text, &visible),
+            private::hidden(&visible),
+        ))
     })
     .await?;
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_string()),
+            (header::CACHE_CONTROL, "private, no-cache".to_string()),
+            (header::VARY, "Authorization, Cookie".to_string()),
+            (
+                header::HeaderName::from_static(private::HIDDEN_HEADER),
+                private::header_value(&hidden),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
 }
