@@ -159,6 +159,9 @@ CREATE TABLE sessions (
 );
 "#,
         ),
+        // Quotas (issue 22): when a failed version's files were removed (its row and page
+        // stay).
+        M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
     ])
 }
 

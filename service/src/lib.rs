@@ -20,12 +20,14 @@
 pub mod archive;
 pub mod auth;
 pub mod build;
+pub mod check_queue;
 pub mod checker;
 pub mod client;
 pub mod config;
 pub mod db;
 pub mod http;
 pub mod ladder;
+pub mod quota;
 pub mod store;
 pub mod submit;
 pub mod tournament;
@@ -67,7 +69,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         })?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let mut threads = ladder.start();
-    threads.push(checker::start(ladder.clone()));
+    threads.extend(checker::start(ladder.clone()));
     let state = http::AppState::new(ladder.clone(), Arc::new(tournament::Tournaments::default()));
     let live = state.live.clone();
     let app = http::router(state);
@@ -93,6 +95,8 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     }
     let result = rt.block_on(async move {
         let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
+        // With the peer's address: the rate limits count per client (`http::limits`).
+        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let server = axum::serve(listener, app).with_graceful_shutdown(async move {
             shutdown_signal().await;
             // The live leaderboard's streams end, or the stop would wait for them.

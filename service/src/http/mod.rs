@@ -10,6 +10,7 @@
 pub mod api;
 pub mod cache;
 pub mod files;
+pub mod limits;
 pub mod live;
 pub mod openapi;
 pub mod pages;
@@ -35,11 +36,14 @@ pub struct AppState {
     pub live: Arc<live::Live>,
     /// The pages' cache of version views (`cache.rs`).
     pub cache: Arc<cache::Cache>,
+    /// Login, registration and token attempts per client address (`limits.rs`).
+    pub limits: Arc<limits::RateLimits>,
 }
 
 impl AppState {
     pub fn new(ladder: Arc<Ladder>, tournaments: Arc<crate::tournament::Tournaments>) -> Self {
         AppState {
+            limits: limits::RateLimits::new(&ladder.cfg.rate),
             ladder,
             tournaments,
             live: Default::default(),
@@ -53,6 +57,8 @@ impl AppState {
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Seconds until it may be tried again: sent as `Retry-After` (and `retry_after_s`).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -60,7 +66,12 @@ impl ApiError {
         ApiError {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             message: message.into(),
+            retry_after: None,
         }
+    }
+    pub fn retry_after(mut self, secs: Option<u64>) -> ApiError {
+        self.retry_after = secs;
+        self
     }
     pub fn not_found(what: impl Into<String>) -> ApiError {
         ApiError::new(404, what)
@@ -78,9 +89,17 @@ impl From<String> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let Some(secs) = self.retry_after else {
+            return (
+                self.status,
+                axum::Json(serde_json::json!({"error": self.message})),
+            )
+                .into_response();
+        };
         (
             self.status,
-            axum::Json(serde_json::json!({"error": self.message})),
+            [(header::RETRY_AFTER, secs.to_string())],
+            axum::Json(serde_json::json!({"error": self.message, "retry_after_s": secs})),
         )
             .into_response()
     }
@@ -158,28 +177,51 @@ pub struct Author(pub Account);
 /// The organiser: 401 without a token, 403 for another account.
 pub struct Organiser(pub Account);
 
-async fn account_of(parts: &Parts, state: &AppState) -> Result<Option<Account>, ApiError> {
+/// The account of the request's token. A token that opens nothing counts as an attempt
+/// against the client address's rate limit (`limits.rs`) — where an account is `needed`, or
+/// sent as `Authorization` (a cookie that opens nothing on a public page is most often an
+/// expired session, not an attempt) — and from an address over the limit no token is looked
+/// at: `Err` (429) where an account is needed, `Ok(None)` (anonymous) where it is not.
+async fn account_of(
+    parts: &Parts,
+    state: &AppState,
+    needed: bool,
+) -> Result<Option<Account>, ApiError> {
     let Some(token) = token_of(parts) else {
         return Ok(None);
     };
+    let ip = state.limits.ip_of(parts);
+    if let Some(wait) = state.limits.blocked(ip) {
+        return if needed {
+            Err(state.limits.api_error(ip, wait))
+        } else {
+            Ok(None)
+        };
+    }
     let db = state.ladder.db.clone();
-    tokio::task::spawn_blocking(move || auth::account_of(&db, &token))
+    let account = tokio::task::spawn_blocking(move || auth::account_of(&db, &token))
         .await
         .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)
+        .map_err(ApiError::internal)?;
+    if account.is_none() && (needed || parts.headers.contains_key(header::AUTHORIZATION)) {
+        if let (Err(wait), true) = (state.limits.bad_token(ip), needed) {
+            return Err(state.limits.api_error(ip, wait));
+        }
+    }
+    Ok(account)
 }
 
 impl FromRequestParts<AppState> for MaybeAuthor {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Ok(MaybeAuthor(account_of(parts, state).await?))
+        Ok(MaybeAuthor(account_of(parts, state, false).await?))
     }
 }
 
 impl FromRequestParts<AppState> for Author {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        match account_of(parts, state).await? {
+        match account_of(parts, state, true).await? {
             Some(a) => Ok(Author(a)),
             None => Err(ApiError::new(
                 401,
@@ -213,10 +255,16 @@ pub async fn blocking<T: Send + 'static>(
 /// Every route: the API's and the pages'.
 pub fn router(state: AppState) -> Router {
     let mut r = Router::new();
-    for (_, path, method_router) in api::routes() {
+    // Account creation and token creation are attempts, limited per client address.
+    let limited = state.limits.layer(false);
+    for (method, path, method_router) in api::routes() {
+        let method_router = match (method, path) {
+            ("post", "/api/accounts" | "/api/tokens") => method_router.layer(limited.clone()),
+            _ => method_router,
+        };
         r = r.route(path, method_router);
     }
-    r.merge(pages::routes())
+    r.merge(pages::routes(state.limits.layer(true)))
         .merge(reports::routes())
         .with_state(state)
 }
