@@ -363,6 +363,8 @@ fn hostile_builds_are_stopped_in_the_sandbox_with_the_reason() {
         assert_eq!(v["state"], "failed", "{name}: {}", v["build"]);
         let why = v["reason"].as_str().unwrap();
         assert!(why.contains(reason), "{name}: {why}");
+        // Authors cannot pass `--limit`: the server's limits are the organiser's.
+        assert!(!why.contains("--limit"), "{name}: {why}");
         assert_eq!(v["build"]["ok"], false, "{name}");
         assert!(
             !s.data.join("bots").join(format!("v{}", v["id"])).exists(),

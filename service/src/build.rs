@@ -151,6 +151,41 @@ fn share_folder(dir: &Path, open: bool) {
     }
 }
 
+/// A build killed for memory, in words for its author: the limit is the server's (authors
+/// cannot pass `--limit`, which `how`, the referee's words for a bot, suggests).
+fn over_memory(cfg: &BuildConfig, how: &str) -> String {
+    let limit = durak_referee::isolation::format_limit(cfg.limits.memory);
+    let exit = how.rsplit_once("): ").map_or("", |(_, e)| e);
+    format!(
+        "the build was killed for using more memory than its limit ({limit}, all its processes \
+         together: the memory limit of a build on this server, which its organiser sets){}{exit}\n  \
+         fix: make the build use less memory (one compiler job at a time, such as make -j1; \
+         fewer or smaller dependencies), or ask the organiser for a larger limit ([build] \
+         limits = {{ memory = ... }} in the server's configuration)",
+        if exit.is_empty() { "" } else { ": " }
+    )
+}
+
+/// Whether an output line says a connection or a name lookup failed: in the strict sandbox a
+/// build has no network (only a loopback of its own), so that is a build trying to download.
+fn says_no_network(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    [
+        "temporary failure in name resolution",
+        "could not resolve host",
+        "name or service not known",
+        "network is unreachable",
+        "no address associated with hostname",
+        "failed to establish a new connection",
+        "eai_again",
+        "getaddrinfo",
+        "could not resolve",
+        "dial tcp",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+}
+
 /// Keep the last [`KEEP_LINES`] lines, each cut at [`LINE_CHARS`].
 struct Tail {
     lines: std::collections::VecDeque<String>,
@@ -295,7 +330,7 @@ pub async fn run(
                 stdout_open = false;
             }
             Err(IoFault::Memory(how)) => {
-                failure = Some(format!("the build {how}"));
+                failure = Some(over_memory(cfg, &how));
                 break;
             }
             Err(IoFault::Closed) => stdout_open = false,
@@ -358,6 +393,17 @@ pub async fn run(
                     durak_referee::isolation::format_limit(Some(cfg.disk)),
                 ))
             }
+            Some(s)
+                if sandbox == Sandbox::Strict && tail.lines.iter().any(|l| says_no_network(l)) =>
+            {
+                Some(format!(
+                    "the build tried to reach the network, and failed ({}): builds run without \
+                     a network on this server\n  fix: vendor your dependencies (put them in \
+                     the archive: pip download, cargo vendor, go mod vendor, npm pack...) and \
+                     build offline",
+                    durak_referee::process::describe_exit(s)
+                ))
+            }
             Some(s) => Some(format!(
                 "the build failed: {}",
                 durak_referee::process::describe_exit(s)
@@ -373,4 +419,49 @@ pub async fn run(
     report.output = tail.text();
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_over_memory_is_told_the_servers_limit_not_a_flag() {
+        let mut cfg = BuildConfig {
+            timeout_s: 120,
+            disk: 1 << 28,
+            limits: Default::default(),
+        };
+        cfg.limits.memory = Some(256 << 20);
+        let how = "was killed for using more memory than its limit (256M, all its processes \
+                   together; --limit memory=... raises it): killed by signal 9 (SIGKILL)";
+        let m = over_memory(&cfg, how);
+        assert!(!m.contains("--limit"), "{m}");
+        assert!(
+            m.contains("(256M, all its processes together")
+                && m.contains("organiser")
+                && m.ends_with("in the server's configuration)")
+                && m.contains("): killed by signal 9 (SIGKILL)\n  fix:"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn network_failures_are_recognised_in_the_output() {
+        for line in [
+            "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>",
+            "curl: (6) Could not resolve host: deb.debian.org",
+            "npm ERR! getaddrinfo EAI_AGAIN registry.npmjs.org",
+            "go: example.com/x@v1: Get \"https://proxy.golang.org/\": dial tcp: lookup proxy.golang.org",
+            "OSError: [Errno 101] Network is unreachable",
+        ] {
+            assert!(says_no_network(line), "{line}");
+        }
+        for line in [
+            "gcc: error: bot.c: No such file or directory",
+            "make: *** [all] Error 1",
+        ] {
+            assert!(!says_no_network(line), "{line}");
+        }
+    }
 }

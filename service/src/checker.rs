@@ -1,4 +1,5 @@
-//! The checker: every queued version, one at a time, is unpacked again from its upload (so the
+//! The checker: every queued version, several at a time but one per author (the fair queue,
+//! `check_queue.rs`), is unpacked again from its upload (so the
 //! build starts from the author's files), built when its `bot.toml` names a build
 //! (`build.rs`), then checked with check-bot in the strict sandbox (the ladder's variant and
 //! limits). Its build output and check-bot report go on its page. A passing version enters the
@@ -7,8 +8,10 @@
 
 use crate::archive;
 use crate::build;
+use crate::check_queue;
 use crate::db::now_ms;
 use crate::ladder::Ladder;
+use crate::quota;
 use crate::store;
 use durak_checkbot::{Options, Status};
 use durak_referee::BotCommand;
@@ -17,56 +20,78 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Run the checker until the ladder stops.
-pub fn start(ladder: Arc<Ladder>) -> std::thread::JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("checker".into())
-        .spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            // Checks cut short by a kill are done again.
-            let _ = ladder.db.write(|c| {
-                c.execute(
-                    "UPDATE versions SET state = 'queued' WHERE state IN ('building', 'checking')",
-                    [],
-                )
-            });
-            while !ladder.stopping() {
-                match next(&ladder) {
-                    Ok(Some(id)) => {
-                        if let Err(e) = rt.block_on(check_version(&ladder, id)) {
-                            tracing::warn!("checking version {id}: {e}");
-                            let _ =
-                                set_failed(&ladder, id, &format!("the check could not run: {e}"));
-                        }
-                    }
-                    Ok(None) => ladder.wait(Duration::from_millis(300)),
-                    Err(e) => {
-                        tracing::warn!("checker: {e}");
-                        ladder.wait(Duration::from_secs(1));
-                    }
-                }
-            }
+/// Run the checker until the ladder stops: `[check] concurrency` threads taking versions from
+/// the fair queue (`check_queue.rs`), and the sweep of failed versions' files
+/// (`quota::sweep_failed`, at the start and every hour).
+pub fn start(ladder: Arc<Ladder>) -> Vec<std::thread::JoinHandle<()>> {
+    // Checks cut short by a kill are done again.
+    let _ = ladder.db.write(|c| {
+        c.execute(
+            "UPDATE versions SET state = 'queued' WHERE state IN ('building', 'checking')",
+            [],
+        )
+    });
+    let turns = Arc::new(check_queue::Turns::default());
+    let mut threads: Vec<_> = (0..ladder.cfg.check_concurrency)
+        .map(|i| {
+            let (ladder, turns) = (ladder.clone(), turns.clone());
+            std::thread::Builder::new()
+                .name(format!("checker-{i}"))
+                .spawn(move || check_loop(&ladder, &turns))
+                .expect("thread")
         })
-        .expect("thread")
+        .collect();
+    threads.push(
+        std::thread::Builder::new()
+            .name("sweep".into())
+            .spawn(move || sweep_loop(&ladder))
+            .expect("thread"),
+    );
+    threads
 }
 
-fn next(ladder: &Ladder) -> Result<Option<i64>, String> {
-    ladder.db.write(|c| {
-        let id: Option<i64> = c
-            .query_row(
-                "SELECT id FROM versions WHERE state = 'queued' ORDER BY id LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = id {
-            c.execute("UPDATE versions SET state = 'checking' WHERE id = ?1", [id])?;
+fn check_loop(ladder: &Arc<Ladder>, turns: &check_queue::Turns) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    while !ladder.stopping() {
+        match check_queue::next(ladder, turns) {
+            Ok(Some(id)) => {
+                if let Err(e) = rt.block_on(check_version(ladder, id)) {
+                    tracing::warn!("checking version {id}: {e}");
+                    let _ = set_failed(ladder, id, &format!("the check could not run: {e}"));
+                }
+                // The author's next version may start now, on any of the checker's threads.
+                ladder.notify();
+            }
+            Ok(None) => ladder.wait(Duration::from_millis(300)),
+            Err(e) => {
+                tracing::warn!("checker: {e}");
+                ladder.wait(Duration::from_secs(1));
+            }
         }
-        Ok(id)
-    })
+    }
+}
+
+/// Failed versions' files go after `[quota] failed_keep_days`: at the start, then hourly.
+fn sweep_loop(ladder: &Ladder) {
+    let mut last: Option<std::time::Instant> = None;
+    while !ladder.stopping() {
+        if last.is_none_or(|t| t.elapsed() >= quota::SWEEP_EVERY) {
+            last = Some(std::time::Instant::now());
+            match quota::sweep_failed(&ladder.db, &ladder.paths, &ladder.cfg.quota, now_ms()) {
+                Ok(0) => {}
+                Ok(n) => {
+                    tracing::info!("removed the files of {n} failed versions");
+                    // Their pages say so.
+                    let _ = ladder.versions_changed();
+                }
+                Err(e) => tracing::warn!("sweeping failed versions' files: {e}"),
+            }
+        }
+        ladder.wait(Duration::from_secs(1));
+    }
 }
 
 fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {

@@ -231,6 +231,13 @@ pub fn submit(
     let a = c.post_bytes("/api/submit", "application/gzip", &bytes)?;
     if a.status != 201 {
         eprintln!("REFUSED ({}): {}", a.status, a.error());
+        if let Some(secs) = a.json["retry_after_s"].as_u64() {
+            eprintln!(
+                "  the server takes another upload from you in {} (it answered 429: a limit \
+                 of this server, set by its organiser)",
+                crate::quota::duration_words(secs)
+            );
+        }
         return Ok(Outcome::Failed);
     }
     let v = &a.json["version"];

@@ -5,6 +5,7 @@
 //! listen = "127.0.0.1:8080"
 //! data_dir = "durak-data"
 //! registration = "invite"      # "open": anyone may create an account; "invite": with an invite
+//! trusted_proxies = []         # proxies whose X-Forwarded-For gives the client's address
 //!
 //! [ladder]
 //! variant = "podkidnoy"
@@ -36,6 +37,16 @@
 //! [check]
 //! games = 2                    # check-bot's full games per table
 //! long = 100                   # check-bot's long match: games in one process (0: none)
+//! concurrency = 2              # builds and checks at once (default: the cores), fair by author
+//!
+//! [quota]                      # per author (`quota.rs`)
+//! submissions_per_day = 20     # uploads per UTC day
+//! storage = "200M"             # all their versions' files together
+//! failed_keep_days = 7         # a failed version's files are removed after this (its page stays)
+//!
+//! [limits]                     # per client address: login, registration, token attempts
+//! auth_burst = 10
+//! auth_every_s = 6
 //!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
@@ -79,6 +90,12 @@ pub struct ConfigFile {
     pub check: CheckSection,
     #[serde(default)]
     pub tls: TlsSection,
+    #[serde(default)]
+    pub trusted_proxies: Vec<String>,
+    #[serde(default)]
+    pub quota: crate::quota::QuotaSection,
+    #[serde(default)]
+    pub limits: crate::quota::LimitsSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -129,6 +146,7 @@ pub struct UploadSection {
 pub struct CheckSection {
     pub games: Option<u32>,
     pub long: Option<u32>,
+    pub concurrency: Option<usize>,
 }
 
 /// `[tls]`: the certificate chain and key files (PEM); both or neither.
@@ -184,6 +202,12 @@ pub struct Config {
     pub check_long: u32,
     /// HTTPS with these files; plain HTTP without.
     pub tls: Option<crate::tls::server::TlsFiles>,
+    /// Builds and checks run at once (each of another author).
+    pub check_concurrency: usize,
+    /// Per author: `[quota]`.
+    pub quota: crate::quota::QuotaConfig,
+    /// Per client address: `[limits]` and `trusted_proxies`.
+    pub rate: crate::quota::RateConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -226,7 +250,7 @@ pub const DEFAULT_DATA_DIR: &str = "durak-data";
 const MIB: u64 = 1024 * 1024;
 
 /// A size from TOML: a number of bytes or a string with `K`, `M`, `G` (`"16M"`).
-fn size(v: &toml::Value, what: &str) -> Result<u64, String> {
+pub(crate) fn size(v: &toml::Value, what: &str) -> Result<u64, String> {
     match v {
         toml::Value::Integer(n) if *n >= 0 => Ok(*n as u64),
         toml::Value::String(s) => {
@@ -271,7 +295,8 @@ impl ConfigFile {
         toml::from_str(&text).map_err(|e| {
             format!(
                 "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
-                 [ladder], [sandbox], [build], [upload], [check], [tls])",
+                 [ladder], [sandbox], [build], [upload], [check], [tls], [quota], [limits], \
+                 trusted_proxies)",
                 path.display(),
                 e.to_string().trim_end().replace('\n', "\n  ")
             )
@@ -409,6 +434,17 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         max_files: u.max_files.unwrap_or(5000),
     };
     let tls = tls_files(o, &f.tls).map_err(in_file)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let check_concurrency = f.check.concurrency.unwrap_or(cores);
+    if check_concurrency == 0 {
+        return Err(in_file(
+            "[check] concurrency = 0: no version would ever be checked\n  fix: set 1 or more \
+             (the default is the number of cores)"
+                .into(),
+        ));
+    }
+    let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
+    let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -435,6 +471,9 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             .or(f.check.long)
             .unwrap_or(durak_checkbot::DEFAULT_LONG),
         tls,
+        check_concurrency,
+        quota,
+        rate,
     })
 }
 
@@ -502,6 +541,39 @@ mod tests {
         assert_eq!(c.build.disk, d.build.disk, "[build] disk");
         assert_eq!(c.upload.max_archive, d.upload.max_archive);
         assert_eq!(c.upload.max_unpacked, d.upload.max_unpacked);
+        assert_eq!(c.quota, d.quota, "[quota]");
+        assert_eq!(c.rate, d.rate, "[limits] and trusted_proxies");
+    }
+
+    #[test]
+    fn quotas_limits_and_the_check_queue_from_the_file() {
+        let c = parse(
+            "trusted_proxies = [\"127.0.0.1\", \"10.0.0.0/8\"]\n[quota]\n\
+             submissions_per_day = 3\nstorage = \"1M\"\nfailed_keep_days = 0\n[limits]\n\
+             auth_burst = 2\nauth_every_s = 60\n[check]\nconcurrency = 3\n",
+        )
+        .unwrap();
+        assert_eq!(c.quota.submissions_per_day, 3);
+        assert_eq!(c.quota.storage, MIB);
+        assert_eq!(c.quota.failed_keep_days, 0);
+        assert_eq!(c.rate.burst, 2);
+        assert_eq!(c.rate.trusted_proxies.len(), 2);
+        assert_eq!(c.check_concurrency, 3);
+        let e = parse("[check]\nconcurrency = 0\n").unwrap_err();
+        assert!(
+            e.starts_with("serve.toml: [check] concurrency = 0") && e.contains("fix:"),
+            "{e}"
+        );
+        let e = parse("[quota]\nstorage = \"lots\"\n").unwrap_err();
+        assert!(
+            e.contains("serve.toml") && e.contains("[quota] storage"),
+            "{e}"
+        );
+        let e = parse("trusted_proxies = [\"proxy.example\"]\n").unwrap_err();
+        assert!(
+            e.contains("serve.toml: trusted_proxies") && e.contains("fix:"),
+            "{e}"
+        );
     }
 
     #[test]

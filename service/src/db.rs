@@ -184,6 +184,9 @@ CREATE TABLE job_failures (
 ) WITHOUT ROWID;
 "#,
         ),
+        // Quotas (issue 22): when a failed version's files were removed (its row and page
+        // stay).
+        M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
     ])
 }
 

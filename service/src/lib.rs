@@ -22,12 +22,14 @@ pub mod archive;
 pub mod auth;
 pub mod build;
 pub mod build_check;
+pub mod check_queue;
 pub mod checker;
 pub mod client;
 pub mod config;
 pub mod db;
 pub mod http;
 pub mod ladder;
+pub mod quota;
 pub mod store;
 pub mod submit;
 pub mod tls;
@@ -82,7 +84,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let acceptor = cfg.tls.as_ref().map(tls::server::acceptor).transpose()?;
     let scheme = if acceptor.is_some() { "https" } else { "http" };
     let mut threads = ladder.start();
-    threads.push(checker::start(ladder.clone()));
+    threads.extend(checker::start(ladder.clone()));
     let state = http::AppState::new(ladder.clone(), Arc::new(tournament::Tournaments::default()));
     let live = state.live.clone();
     let app = http::router(state);
@@ -143,9 +145,10 @@ async fn serve_on<L>(
     mut stop_seen: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String>
 where
-    L: axum::serve::Listener,
-    L::Addr: std::fmt::Debug,
+    L: axum::serve::Listener<Addr = std::net::SocketAddr>,
 {
+    // With the peer's address: the rate limits count per client (`http::limits`).
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     let server = axum::serve(listener, app).with_graceful_shutdown(stop);
     let grace = async move {
         let _ = stop_seen.wait_for(|s| *s).await;

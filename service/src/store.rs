@@ -189,6 +189,9 @@ pub struct Version {
     pub entered: Option<i64>,
     pub first_game: Option<i64>,
     pub fault_streak: i64,
+    /// When its files (archive, folder, build) were removed, unix ms: a failed version's, after
+    /// `[quota] failed_keep_days` (`quota::sweep_failed`). Its row and page stay.
+    pub files_removed: Option<i64>,
 }
 
 impl Version {
@@ -200,7 +203,7 @@ impl Version {
 
 const VERSION_COLUMNS: &str = "v.id, b.name, b.id, v.n, a.name, a.id, b.house, v.state, \
     v.reason, v.command, v.language, v.build_cmd, v.sha256, v.size, v.submitted, v.checked, \
-    v.entered, v.first_game, v.fault_streak";
+    v.entered, v.first_game, v.fault_streak, v.files_removed";
 const VERSION_FROM: &str =
     "FROM versions v JOIN bots b ON b.id = v.bot JOIN accounts a ON a.id = b.account";
 
@@ -225,6 +228,7 @@ fn row_to_version(r: &Row) -> rusqlite::Result<Version> {
         entered: r.get(16)?,
         first_game: r.get(17)?,
         fault_streak: r.get(18)?,
+        files_removed: r.get(19)?,
     })
 }
 

@@ -19,12 +19,25 @@ use std::path::Path;
 pub struct Refused {
     pub status: u16,
     pub message: String,
+    /// Seconds until it may be tried again (a quota's `Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 fn refused(status: u16, message: impl Into<String>) -> Refused {
     Refused {
         status,
         message: message.into(),
+        retry_after: None,
+    }
+}
+
+impl From<crate::quota::OverQuota> for Refused {
+    fn from(q: crate::quota::OverQuota) -> Refused {
+        Refused {
+            status: q.status,
+            message: q.message,
+            retry_after: q.retry_after,
+        }
     }
 }
 
@@ -41,7 +54,9 @@ pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String
 }
 
 /// Take the upload at `upload` (a file in the uploads folder, all of it received) for
-/// `account`. On success the version is queued for its check and on disk.
+/// `account`. On success the version is queued for its check and on disk. An author (not the
+/// organiser) meets the `[quota]`: uploads per UTC day (429) and storage (413), checked in the
+/// transaction that keeps the version, so uploads at once cannot pass them together.
 pub fn accept(
     db: &Db,
     paths: &Paths,
@@ -81,9 +96,19 @@ pub fn accept(
         .and_then(|f| f.sync_all())
         .map_err(|e| refused(500, format!("cannot make the upload durable: {e}")))?;
     let now = now_ms();
+    let adding = size as u64 + crate::build::folder_size(tmp.path()).0;
     let result: Result<i64, Refused> = db
         .write(|c| {
             let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            if !account.organiser {
+                let q = &cfg.quota;
+                if let Err(over) = crate::quota::check_daily(&tx, q, account.id, now)? {
+                    return Ok(Err(over.into()));
+                }
+                if let Err(over) = crate::quota::check_storage(&tx, paths, q, account.id, adding)? {
+                    return Ok(Err(over.into()));
+                }
+            }
             let bot: Option<(i64, i64, i64)> = tx
                 .query_row(
                     "SELECT id, account, house FROM bots WHERE name = ?1",

@@ -14,11 +14,15 @@ use axum::{Extension, Form, Router};
 use maud::html;
 use serde::Deserialize;
 
-pub fn routes() -> Router<AppState> {
+/// `limit`: the rate limit of login, registration and token attempts (`limits.rs`).
+pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
     Router::new()
-        .route("/me/tokens", post(new_token))
-        .route("/register", get(register_form).post(register))
-        .route("/login", get(login_form).post(login))
+        .route("/me/tokens", post(new_token).layer(limit.clone()))
+        .route(
+            "/register",
+            get(register_form).post(register).layer(limit.clone()),
+        )
+        .route("/login", get(login_form).post(login).layer(limit))
         .route("/logout", post(logout))
         // The archive: its own limit, counted as it streams in (`api::receive`).
         .route(

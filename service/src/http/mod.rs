@@ -12,6 +12,7 @@ pub mod cache;
 pub mod csrf;
 pub mod files;
 pub mod forms;
+pub mod limits;
 pub mod live;
 pub mod openapi;
 pub mod pages;
@@ -41,12 +42,15 @@ pub struct AppState {
     pub cache: Arc<cache::Cache>,
     /// The data directory's path, as answers never show it (`redact.rs`).
     pub hidden_paths: Arc<Vec<String>>,
+    /// Login, registration and token attempts per client address (`limits.rs`).
+    pub limits: Arc<limits::RateLimits>,
 }
 
 impl AppState {
     pub fn new(ladder: Arc<Ladder>, tournaments: Arc<crate::tournament::Tournaments>) -> Self {
         AppState {
             hidden_paths: Arc::new(redact::forms(&ladder.paths.root)),
+            limits: limits::RateLimits::new(&ladder.cfg.rate),
             ladder,
             tournaments,
             live: Default::default(),
@@ -60,6 +64,8 @@ impl AppState {
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Seconds until it may be tried again: sent as `Retry-After` (and `retry_after_s`).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -67,7 +73,12 @@ impl ApiError {
         ApiError {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             message: message.into(),
+            retry_after: None,
         }
+    }
+    pub fn retry_after(mut self, secs: Option<u64>) -> ApiError {
+        self.retry_after = secs;
+        self
     }
     pub fn not_found(what: impl Into<String>) -> ApiError {
         ApiError::new(404, what)
@@ -85,9 +96,17 @@ impl From<String> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let Some(secs) = self.retry_after else {
+            return (
+                self.status,
+                axum::Json(serde_json::json!({"error": self.message})),
+            )
+                .into_response();
+        };
         (
             self.status,
-            axum::Json(serde_json::json!({"error": self.message})),
+            [(header::RETRY_AFTER, secs.to_string())],
+            axum::Json(serde_json::json!({"error": self.message, "retry_after_s": secs})),
         )
             .into_response()
     }
@@ -162,18 +181,43 @@ pub struct Author(pub Account);
 /// The organiser: as [`Author`], and 403 for another account.
 pub struct Organiser(pub Account);
 
-async fn account_of(token: Option<String>, state: &AppState) -> Result<Option<Account>, ApiError> {
+/// The account of `token`, the request's (`parts`). A token that opens nothing counts as an attempt
+/// against the client address's rate limit (`limits.rs`) — where an account is `needed`, or
+/// sent as `Authorization` (a cookie that opens nothing on a public page is most often an
+/// expired session, not an attempt) — and from an address over the limit no token is looked
+/// at: `Err` (429) where an account is needed, `Ok(None)` (anonymous) where it is not.
+async fn account_of(
+    token: Option<String>,
+    parts: &Parts,
+    state: &AppState,
+    needed: bool,
+) -> Result<Option<Account>, ApiError> {
     let Some(token) = token else {
         return Ok(None);
     };
+    let ip = state.limits.ip_of(parts);
+    if let Some(wait) = state.limits.blocked(ip) {
+        return if needed {
+            Err(state.limits.api_error(ip, wait))
+        } else {
+            Ok(None)
+        };
+    }
     let db = state.ladder.db.clone();
-    blocking(move || auth::account_of(&db, &token).map_err(ApiError::internal)).await
+    let account =
+        blocking(move || auth::account_of(&db, &token).map_err(ApiError::internal)).await?;
+    if account.is_none() && (needed || parts.headers.contains_key(header::AUTHORIZATION)) {
+        if let (Err(wait), true) = (state.limits.bad_token(ip), needed) {
+            return Err(state.limits.api_error(ip, wait));
+        }
+    }
+    Ok(account)
 }
 
 impl FromRequestParts<AppState> for MaybeAuthor {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Ok(MaybeAuthor(account_of(token_of(parts), state).await?))
+        Ok(MaybeAuthor(account_of(token_of(parts), parts, state, false).await?))
     }
 }
 
@@ -229,7 +273,7 @@ async fn refusal(parts: &Parts, state: &AppState) -> Result<ApiError, ApiError> 
 impl FromRequestParts<AppState> for Author {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        match account_of(token_of(parts), state).await? {
+        match account_of(token_of(parts), parts, state, true).await? {
             Some(a) => Ok(Author(a)),
             None => Err(refusal(parts, state).await?),
         }
@@ -282,7 +326,7 @@ impl FromRequestParts<AppState> for Visitor {
         let session = session_of(parts);
         let token = token_of(parts).or_else(|| session.clone());
         Ok(Visitor {
-            account: account_of(token, state).await?,
+            account: account_of(token, parts, state, false).await?,
             browser: parts
                 .extensions
                 .get::<csrf::Browser>()
@@ -305,10 +349,17 @@ pub async fn blocking<T: Send + 'static>(
 /// Every route: the API's and the pages'.
 pub fn router(state: AppState) -> Router {
     let mut r = Router::new();
-    for (_, path, method_router) in api::routes() {
+    // Account creation and token creation are attempts, limited per client address.
+    let limited = state.limits.layer(false);
+    for (method, path, method_router) in api::routes() {
+        let method_router = match (method, path) {
+            ("post", "/api/accounts" | "/api/tokens") => method_router.layer(limited.clone()),
+            _ => method_router,
+        };
         r = r.route(path, method_router);
     }
-    web_security(r.merge(pages::routes()).merge(reports::routes()), &state).with_state(state)
+    let pages = pages::routes(state.limits.layer(true));
+    web_security(r.merge(pages).merge(reports::routes()), &state).with_state(state)
 }
 
 /// The largest body of a request that is not an upload: forms and JSON (issue 22: a page

@@ -21,7 +21,8 @@ use axum::Router;
 use durak_replay::html::layout::{Asset, Bot};
 use maud::{html, Markup};
 
-pub fn routes() -> Router<AppState> {
+/// `limit`: the rate limit of login, registration and token attempts (`limits.rs`).
+pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
     Router::new()
         .route("/", get(leaderboard))
         .route("/bots/{bot}", get(bot))
@@ -29,7 +30,7 @@ pub fn routes() -> Router<AppState> {
         .route("/games/{job}/{game}", get(game))
         .route("/me", get(me))
         .route("/assets/{file}", get(asset))
-        .merge(super::forms::routes())
+        .merge(super::forms::routes(limit))
 }
 
 /// The service's own style, after the report's.
@@ -266,6 +267,12 @@ async fn version(
     let body = html! {
         @if waiting { meta http-equiv="refresh" content="3"; }
         @if let Some(r) = &ver.reason { p.error { (r) } }
+        @if let Some(t) = ver.files_removed {
+            p #files-removed { "Its files (the archive, its folder and build) were removed on " (time(t))
+                ": this server keeps a failed version's files "
+                (plural(s.ladder.cfg.quota.failed_keep_days as u64, "day")) " ([quota] failed_keep_days). \
+                This page and its reports stay." }
+        }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))

@@ -182,7 +182,7 @@ pub fn accept_upload(
             let _ = std::fs::remove_file(p);
         }
     });
-    let v = r.map_err(|e| ApiError::new(e.status, e.message))?;
+    let v = r.map_err(|e| ApiError::new(e.status, e.message).retry_after(e.retry_after))?;
     l.notify();
     Ok(v)
 }
