@@ -146,9 +146,11 @@ async fn serve_on<L>(
 ) -> Result<(), String>
 where
     L: axum::serve::Listener<Addr = std::net::SocketAddr>,
+    http::limits::Peer:
+        for<'a> axum::extract::connect_info::Connected<axum::serve::IncomingStream<'a, L>>,
 {
     // With the peer's address: the rate limits count per client (`http::limits`).
-    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let app = app.into_make_service_with_connect_info::<http::limits::Peer>();
     let server = axum::serve(listener, app).with_graceful_shutdown(stop);
     let grace = async move {
         let _ = stop_seen.wait_for(|s| *s).await;

@@ -8,8 +8,10 @@
 //! (the left part of that header is whatever the client wrote).
 
 use crate::quota::RateConfig;
+use axum::extract::connect_info::Connected;
 use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
+use axum::serve::IncomingStream;
 use governor::middleware::NoOpMiddleware;
 use ipnet::IpNet;
 use std::collections::HashMap;
@@ -52,6 +54,23 @@ pub fn client_ip(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet]) -
 }
 
 /// tower_governor's key: [`client_ip`] of the request.
+/// A connection's peer address, for [`ConnectInfo`] over any listener whose address is a
+/// `SocketAddr` (plain TCP, or the TLS listener, `tls::server::TlsListener`).
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub SocketAddr);
+
+impl Connected<IncomingStream<'_, tokio::net::TcpListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+        Peer(*stream.remote_addr())
+    }
+}
+
+impl Connected<IncomingStream<'_, crate::tls::server::TlsListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, crate::tls::server::TlsListener>) -> Self {
+        Peer(*stream.remote_addr())
+    }
+}
+
 #[derive(Clone)]
 pub struct ClientKey {
     trusted: Arc<Vec<IpNet>>,
@@ -62,8 +81,8 @@ impl KeyExtractor for ClientKey {
     fn extract<T>(&self, req: &Request<T>) -> Result<IpAddr, GovernorError> {
         let peer = req
             .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip());
+            .get::<ConnectInfo<Peer>>()
+            .map(|c| c.0 .0.ip());
         Ok(client_ip(peer, req.headers(), &self.trusted))
     }
 }
@@ -179,8 +198,8 @@ impl RateLimits {
     pub fn ip_of(&self, parts: &axum::http::request::Parts) -> IpAddr {
         let peer = parts
             .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip());
+            .get::<ConnectInfo<Peer>>()
+            .map(|c| c.0 .0.ip());
         client_ip(peer, &parts.headers, &self.rate.trusted_proxies)
     }
 
@@ -194,7 +213,7 @@ impl RateLimits {
 fn too_many(message: &str, wait: u64, html: bool) -> Response<axum::body::Body> {
     use axum::response::IntoResponse;
     if html {
-        let mut r = super::pages::error_page(429, None, message);
+        let mut r = super::pages::error_page(429, &super::Visitor::default(), message);
         r.headers_mut()
             .insert(axum::http::header::RETRY_AFTER, wait.into());
         return r;

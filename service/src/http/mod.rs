@@ -217,7 +217,9 @@ async fn account_of(
 impl FromRequestParts<AppState> for MaybeAuthor {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Ok(MaybeAuthor(account_of(token_of(parts), parts, state, false).await?))
+        Ok(MaybeAuthor(
+            account_of(token_of(parts), parts, state, false).await?,
+        ))
     }
 }
 
