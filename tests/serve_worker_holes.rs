@@ -533,6 +533,7 @@ fn the_data_directory_is_the_servers_alone_and_bots_still_run() {
         (v.to_string().contains("\"games\"") && s.games() >= 2).then_some(())
     });
     // Strict mode as root runs bots under uids of their own: they pass through (x), no more.
+    // SAFETY: geteuid has no preconditions and cannot fail.
     let strict_root = common::server::sandbox() == "strict" && unsafe { libc::geteuid() } == 0;
     let pass = if strict_root { 0o711 } else { 0o700 };
     assert_eq!(mode(&data), pass, "the data directory");
