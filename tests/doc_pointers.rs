@@ -2,7 +2,7 @@
 //! "Faults")`) name a file and a heading that exist: the README became a short first page and
 //! its reference sections moved to `docs/` (issue 13), and a `--help` or a doc pointing at the
 //! old place sends the reader nowhere. And the paths that comments and docs name
-//! (`referee/src/replay.rs`, `schemas/replay.json`, a module's `game.rs`) are files that exist.
+//! (`referee/src/replay.rs`, `schemas/replay.json`, a module's own file) are files that exist.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

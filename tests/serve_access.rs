@@ -176,7 +176,15 @@ fn a_bots_stderr_is_shown_to_its_author_and_the_organiser_only() {
 
 /// A server without house bots (nothing plays): quick to start.
 fn quiet(tmp: &Path) -> Server {
-    Server::start(&tmp.join("data"), &["--house-bots", "none"])
+    // Who may do what, not how often: these tests make more token attempts from 127.0.0.1 than
+    // the default per-address limit allows (the limits are tests/serve_limits.rs's).
+    let config = tmp.join("serve.toml");
+    std::fs::write(&config, "[limits]\nauth_burst = 100000\n").unwrap();
+    let config = config.to_str().unwrap();
+    Server::start(
+        &tmp.join("data"),
+        &["--house-bots", "none", "--config", config],
+    )
 }
 
 /// Row "the login cookie on the API": a request to `/api/...` that carries only the login

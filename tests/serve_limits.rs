@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::server::{sh_bot, wait_for, Server};
+use common::server::{sh_bot, wait_for, Browser, Server};
 use common::DURAK;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -210,12 +210,15 @@ fn login_and_token_attempts_are_limited_per_address() {
         &[],
     );
     let token = s.author("ada"); // one registration: one attempt
-    let form = [("Content-Type", "application/x-www-form-urlencoded")];
+                                 // A browser's login form, with its CSRF cookie and token (else it is refused before it
+                                 // is an attempt: tests/serve_access.rs).
+    let b = Browser::open(&s);
     for i in 0..2 {
-        let (status, _, body) = raw(&s, "POST", "/login", &form, b"token=dk_wrong");
+        let (status, _, body) = b.post("/login", "/login", "token=dk_wrong");
         assert_ne!(status, 429, "attempt {i}: {body}");
+        assert!(body.contains("no account"), "attempt {i}: {body}");
     }
-    let (status, head, body) = raw(&s, "POST", "/login", &form, b"token=dk_wrong");
+    let (status, head, body) = b.post("/login", "/login", "token=dk_wrong");
     assert_eq!(status, 429, "{body}");
     assert!(header(&head, "retry-after").is_some(), "{head}");
     assert!(
@@ -250,19 +253,13 @@ fn login_and_token_attempts_are_limited_per_address() {
     assert_eq!(s.get("/login").status, 200);
 }
 
-/// Login attempts with `X-Forwarded-For: ip` (and the spoofed left part `spoof`).
+/// A login attempt through the form, with `X-Forwarded-For: xff`.
 fn attempt(s: &Server, xff: &str) -> u16 {
-    raw(
-        s,
-        "POST",
-        "/login",
-        &[
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("X-Forwarded-For", xff),
-        ],
-        b"token=dk_wrong",
-    )
-    .0
+    let b = Browser::open(s);
+    let token = b.token("/login");
+    let extra = format!("X-Forwarded-For: {xff}\r\n");
+    b.post_with("/login", Some(&token), "token=dk_wrong", &extra)
+        .0
 }
 
 #[test]

@@ -161,8 +161,57 @@ fn filter_line(line: &[u8], visible: &[bool]) -> Keep {
     }
 }
 
+/// A fixed tournament's `results.jsonl` as everyone may read it: the stderr the referee quoted
+/// in a fault's detail cut from every line (the file is served to anyone, as its report is).
+pub fn public_results(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let quoted = memchr::memmem::find(line, STDERR_QUOTE.as_bytes()).is_some();
+        match serde_json::from_slice::<Value>(line)
+            .ok()
+            .filter(|_| quoted)
+        {
+            Some(mut v) => {
+                cut_quotes(&mut v);
+                out.extend_from_slice(v.to_string().as_bytes());
+                out.push(b'\n');
+            }
+            None => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
+/// Every string of `v` that quotes a bot's stderr, cut as [`public_detail`] does.
+fn cut_quotes(v: &mut Value) {
+    match v {
+        Value::String(s) if s.contains(STDERR_QUOTE) => *s = public_detail(s),
+        Value::Array(a) => a.iter_mut().for_each(cut_quotes),
+        Value::Object(o) => o.values_mut().for_each(cut_quotes),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_tournaments_results_file_loses_the_quoted_stderr_and_nothing_else() {
+        let quoted = r#"{"id":3,"faults":[{"seat":1,"kind":"crash","detail":"exited before its hello; its stderr began: SECRET plan; it ran in a private directory"}]}"#;
+        let plain = r#"{"id":4,"faults":[]}"#;
+        let text = format!("{quoted}\n{plain}\n");
+        let out = String::from_utf8(super::public_results(text.as_bytes())).unwrap();
+        assert!(!out.contains("SECRET"), "{out}");
+        assert!(out.contains(super::NOTE) && out.contains("; it ran in a private directory"));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[1], plain,
+            "a line without a quote is served as written"
+        );
+        let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(v["id"], 3);
+    }
+
     use super::*;
 
     const REPLAY: &str = concat!(

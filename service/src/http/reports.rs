@@ -173,8 +173,25 @@ async fn data_file(
     ) {
         return error_page(404, &v, &format!("no {file:?} here"));
     }
+    let results = file == durak_tournaments::results::RESULTS_FILE;
     match dir_of(s, id).await {
+        Ok(dir) if results => public_results_file(serve(dir, file, v).await).await,
         Ok(dir) => serve(dir, file, v).await,
         Err(e) => page_error(&v, e),
+    }
+}
+
+/// `results.jsonl` served to anyone: the stderr quoted in faults' details cut
+/// (`private::public_results`), as the report's game pages leave it out.
+async fn public_results_file(r: Response) -> Response {
+    if !r.status().is_success() {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    // The body's length changes: the file's length must not be announced.
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    match axum::body::to_bytes(body, MAX_FILE as usize + 1).await {
+        Ok(b) => Response::from_parts(parts, super::private::public_results(&b).into()),
+        Err(e) => ApiError::internal(e).into_response(),
     }
 }
