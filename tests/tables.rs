@@ -210,3 +210,61 @@ fn no_lock_crosses_from_one_strict_bot_to_another() {
     }
 }
 
+/// Names in `dir` starting with `durak-bot-`.
+fn private_dirs(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("durak-bot-"))
+        .collect()
+}
+
+/// A referee SIGKILLed in the middle of a game leaves no private directory in `$TMPDIR`: the
+/// run's directory goes with the run (its watcher removes it), not at the next start. Five
+/// kills, at different points of a match.
+#[test]
+fn a_sigkilled_referee_leaves_no_private_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let replays = tempfile::tempdir().unwrap();
+    for (i, delay_ms) in [0u64, 30, 70, 150, 300].into_iter().enumerate() {
+        let mut child = Command::new(DURAK)
+            .args(["play", "--games", "100000", "--replay-dir"])
+            .arg(replays.path().join(format!("r{i}")))
+            .args(["builtin:random", "builtin:greedy"])
+            .env("TMPDIR", tmp.path())
+            .env("DURAK_EXE", DURAK)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until a bot's private directory is there (a game is being played).
+        let start = std::time::Instant::now();
+        let playing = loop {
+            let inside = private_dirs(tmp.path()).iter().any(|d| {
+                std::fs::read_dir(tmp.path().join(d))
+                    .map(|mut e| e.next().is_some())
+                    .unwrap_or(false)
+            });
+            if inside || start.elapsed() > std::time::Duration::from_secs(30) {
+                break inside;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert!(playing, "kill {i}: the match never started");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let start = std::time::Instant::now();
+        while !private_dirs(tmp.path()).is_empty()
+            && start.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(
+            private_dirs(tmp.path()),
+            Vec::<String>::new(),
+            "kill {i} ({delay_ms} ms into the match) left these"
+        );
+    }
+}
