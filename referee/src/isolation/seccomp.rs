@@ -3,11 +3,13 @@
 //! A lock is visible across every namespace: `F_GETLK` on a file both bots can only read
 //! (`/etc/ld.so.cache`, the interpreter) tells one bot which byte ranges the other locked, a
 //! channel wide enough to pass a hand. So inside the sandbox every call that takes, tests or
-//! drops a lock fails with `ENOLCK` ("no locks available", what a file system without locking
-//! answers): `fcntl` with `F_GETLK`, `F_SETLK`, `F_SETLKW` and their open-file-description
-//! forms `F_OFD_*`, and `flock`. On all files, the bot's own in `/tmp` too: a filter sees the
-//! descriptor, not whose file it is. Programs that lock (SQLite, a build tool) then fail or
-//! run without their lock; bots have no one to share a file with.
+//! drops a lock fails with `EOPNOTSUPP` (`ENOTSUP`, "operation not supported"): `fcntl` with
+//! `F_GETLK`, `F_SETLK`, `F_SETLKW` and their open-file-description forms `F_OFD_*`, and
+//! `flock`. On all files, the bot's own in `/tmp` too: a filter sees the descriptor, not whose
+//! file it is. That error, rather than `ENOLCK`, because build tools take it as "this file
+//! system has no locks" and go on without one (cargo, Go's `lockedfile`): a bot's build in
+//! strict mode still works. Programs that need their lock (SQLite on a file) fail; bots have no
+//! one to share a file with.
 //!
 //! The filter also refuses the other system-call ABIs of the machine (the filter checks the
 //! architecture first: a 32-bit `int 0x80` call on x86-64 ends the process), so the lock calls
@@ -77,7 +79,7 @@ fn build() -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOLCK as u32),
+        SeccompAction::Errno(libc::EOPNOTSUPP as u32),
         arch,
     )
     .map_err(fail)?;
