@@ -3,6 +3,7 @@
 
 mod analyze_cmd;
 mod check_cmd;
+mod fork_cmd;
 mod human;
 mod play;
 mod replay_cmd;
@@ -44,6 +45,9 @@ enum Command {
     /// The exact value of every decision of a game's endgame (stock empty, two players): where
     /// it was lost, the blunders and the best choices.
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Play a recorded game on from step N with other bots (one per seat), dealt from the same
+    /// deck, into a new replay.
+    Fork(fork_cmd::ForkArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay_cmd::run(args),
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::Analyze(args) => analyze_cmd::run(args),
+        Command::Fork(args) => fork_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),
