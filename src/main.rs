@@ -6,6 +6,7 @@ mod check_cmd;
 mod fork_cmd;
 mod human;
 mod play;
+mod regress_cmd;
 mod replay_cmd;
 mod rerun_cmd;
 mod serve_cmd;
@@ -48,6 +49,9 @@ enum Command {
     /// Play a recorded game on from step N with other bots (one per seat), dealt from the same
     /// deck, into a new replay.
     Fork(fork_cmd::ForkArgs),
+    /// For every game a bot lost in a tournament, let a new version take its seat from its
+    /// first endgame blunder: how many games it saves.
+    Regress(regress_cmd::RegressArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::Analyze(args) => analyze_cmd::run(args),
         Command::Fork(args) => fork_cmd::run(args),
+        Command::Regress(args) => regress_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),
