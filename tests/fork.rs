@@ -15,7 +15,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `python3 sample-bots/python/NAME.py`, or `None` (skipped with a note) without Python.
+/// `python3` and a sample bot of sample-bots/python/ (`name`: its file without `.py`), or `None`
+/// (the test skipped with a note) without Python.
 fn python_bot(name: &str) -> Option<String> {
     let exe = common::require_interpreter("python3", "python3")?;
     Some(format!(

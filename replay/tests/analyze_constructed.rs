@@ -31,7 +31,7 @@ fn play(deck: Deck) -> (Vec<String>, Option<(usize, usize, Move)>) {
         dealer: 0,
         first_game: true,
     };
-    let mut g = Game::with_deck(setup, deck.clone()).unwrap();
+    let mut g = Game::with_deck(setup, deck).unwrap();
     let mut lines = vec![json!({
         "type": "header", "format": FORMAT, "variant": "podkidnoy", "players": 2,
         "series_seed": 0, "game": 0, "seed": 0, "dealer": 0, "first_game": true,
