@@ -3,8 +3,10 @@
 
 mod analyze_cmd;
 mod check_cmd;
+mod fork_cmd;
 mod human;
 mod play;
+mod regress_cmd;
 mod replay_cmd;
 mod rerun_cmd;
 mod serve_cmd;
@@ -44,6 +46,12 @@ enum Command {
     /// The exact value of every decision of a game's endgame (stock empty, two players): where
     /// it was lost, the blunders and the best choices.
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Play a recorded game on from step N with other bots (one per seat), dealt from the same
+    /// deck, into a new replay.
+    Fork(fork_cmd::ForkArgs),
+    /// For every game a bot lost in a tournament, let a new version take its seat from its
+    /// first endgame blunder: how many games it saves.
+    Regress(regress_cmd::RegressArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -89,6 +97,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay_cmd::run(args),
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::Analyze(args) => analyze_cmd::run(args),
+        Command::Fork(args) => fork_cmd::run(args),
+        Command::Regress(args) => regress_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),
