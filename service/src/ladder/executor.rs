@@ -198,24 +198,24 @@ fn keep_lease(
 }
 
 impl Table<'_> {
-    /// Take `job` as the one to play now, at this match's seating: `Err(job)` when the match
+    /// Take `job` as the one to play now, at this match's seating: the job back when the match
     /// cannot play it (other versions, or more games than the match has left).
-    fn adopt(&mut self, job: Job) -> Result<(), Job> {
+    fn adopt(&mut self, job: Job) -> Option<Job> {
         let Some(at) = job.rotation_seated(&self.seating) else {
-            return Err(job);
+            return Some(job);
         };
         let done: HashSet<u32> = match recorder::recorded_games(&self.ladder.db, job.id) {
             Ok(d) => d.into_iter().collect(),
             Err(e) => {
                 tracing::warn!("ladder job {}: {e}", job.id);
-                return Err(job);
+                return Some(job);
             }
         };
         let games: VecDeque<u32> = (0..job.games() as u32)
             .filter(|g| !done.contains(g))
             .collect();
         if self.planned + games.len() > self.budget {
-            return Err(job);
+            return Some(job);
         }
         let lost = Arc::new(AtomicBool::new(false));
         let renew = keep_lease(self.ladder, self.owner, job.id, lost.clone());
@@ -228,7 +228,7 @@ impl Table<'_> {
             lost,
             renew,
         });
-        Ok(())
+        None
     }
 
     /// The next game of the match: the current job's, else the next job's when this match can
@@ -272,7 +272,7 @@ impl Table<'_> {
                     if versions_active(ladder, &job).ok().flatten().is_none() {
                         continue;
                     }
-                    if let Err(job) = self.adopt(job) {
+                    if let Some(job) = self.adopt(job) {
                         self.after = Some(job);
                         self.stop = true;
                     }
@@ -305,7 +305,7 @@ impl Table<'_> {
         }
     }
 
-    /// A game ended: hand it to the recorder. `false` when the match must stop.
+    /// A game ended: hand it to the recorder (or end the match, when its job stops).
     fn game_ended(&mut self, rec: &GameRecord, log: Option<ReplayLog>) {
         self.drain(false);
         let ladder = self.ladder;
@@ -427,7 +427,7 @@ async fn play_table(
         after: None,
         stop: false,
     });
-    if let Err(job) = table.borrow_mut().adopt(first) {
+    if let Some(job) = table.borrow_mut().adopt(first) {
         // More games left than a match plays (a larger `deals` than MATCH_GAMES allows for):
         // never the case, as the budget is a whole number of this job's games.
         return Err((job, "the job does not fit a match".into()));
