@@ -4,6 +4,7 @@
 mod analyze_cmd;
 mod check_cmd;
 mod human;
+mod ops_cmd;
 mod play;
 mod replay_cmd;
 mod rerun_cmd;
@@ -59,6 +60,11 @@ enum Command {
     Worker(worker_cmd::WorkerArgs),
     /// Issue, list or revoke worker tokens of a `durak serve` server (the organiser).
     WorkerToken(worker_cmd::WorkerTokenArgs),
+    /// A new organiser token for a `durak serve` data directory (on the server's machine):
+    /// the earlier ones are revoked.
+    OrganiserToken(ops_cmd::OrganiserTokenArgs),
+    /// Back up a `durak serve` data directory while the server runs (docs/SERVICE.md).
+    Backup(ops_cmd::BackupArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -94,6 +100,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd::serve(args),
         Command::Worker(args) => worker_cmd::worker(args),
         Command::WorkerToken(args) => worker_cmd::worker_token(args),
+        Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
+        Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
         Command::Human(a) => human::run(a),
     };

@@ -9,7 +9,9 @@ mod organiser;
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
 use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
-use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
+use organiser::{
+    cancel_tournament, disqualify, pause, remove, resume, start_tournament, tournament, tournaments,
+};
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
@@ -59,6 +61,11 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/tournaments", post(start_tournament)),
         ("get", "/api/tournaments/{id}", get(tournament)),
         ("get", "/api/tournaments", get(tournaments)),
+        (
+            "post",
+            "/api/tournaments/{id}/cancel",
+            post(cancel_tournament),
+        ),
         ("get", "/api/openapi.json", get(openapi)),
     ];
     r.extend(super::worker_api::routes());
