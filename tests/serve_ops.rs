@@ -337,3 +337,87 @@ fn a_backup_taken_while_the_ladder_plays_serves_every_game_it_holds() {
     b.stop();
     s.stop();
 }
+
+fn ladder_bots(s: &Server) -> Vec<String> {
+    s.get("/api/leaderboard").json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bot"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Restarts apply a changed house bot list and time limits in full: a house bot dropped leaves
+/// the ladder (back when listed again), and the leaderboard says since when the limits hold.
+#[test]
+fn a_restart_applies_house_bots_and_time_limits_in_full_and_says_since_when() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let both = [
+        "--deals",
+        "1",
+        "--house-bots",
+        "builtin:greedy,builtin:random",
+    ];
+    let mut s = Server::start(&data, &[&both[..], &["--seed", "7"]].concat());
+    wait_for("a game", 120, || (s.games() >= 1).then_some(()));
+    let lb = s.get("/api/leaderboard").json;
+    let since = lb["limits"]["since"].as_i64().unwrap();
+    assert_eq!(lb["limits"]["move_ms"], 1000, "{lb}");
+    s.stop();
+    // Another seed is refused, naming both.
+    let out = durak(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--sandbox",
+        "default",
+        "--seed",
+        "8",
+        "--deals",
+        "1",
+        "--data-dir",
+        path(&data),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = common::text(&out.stderr);
+    assert!(
+        e.contains("seed = 7") && e.contains("gives 8") && e.contains("fix:"),
+        "{e}"
+    );
+    // The same settings: nothing changes, not even since when.
+    let mut s = Server::start(&data, &both);
+    assert_eq!(s.get("/api/leaderboard").json["limits"]["since"], since);
+    s.stop();
+    let one = [
+        "--deals",
+        "1",
+        "--house-bots",
+        "builtin:greedy",
+        "--move-time-ms",
+        "2000",
+    ];
+    let mut s = Server::start(&data, &one);
+    let lb = s.get("/api/leaderboard").json;
+    assert_eq!(lb["limits"]["move_ms"], 2000, "{lb}");
+    assert!(lb["limits"]["since"].as_i64().unwrap() > since, "{lb}");
+    assert!(
+        !ladder_bots(&s).contains(&"house-random".to_string()),
+        "{lb}"
+    );
+    let v = s.get("/api/bots/house-random/versions/1").json;
+    assert_eq!(v["state"], "removed", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("house_bots"), "{v}");
+    s.stop();
+    let s = Server::start(&data, &both);
+    assert_eq!(
+        s.get("/api/bots/house-random/versions/1").json["state"],
+        "active",
+        "listed again, it is back"
+    );
+    wait_for("house-random back on the leaderboard", 60, || {
+        ladder_bots(&s)
+            .contains(&"house-random".to_string())
+            .then_some(())
+    });
+}

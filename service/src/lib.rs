@@ -82,7 +82,9 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let cfg = Arc::new(cfg);
     let opened = open_data(&cfg, &paths).and_then(|(lock, db, token)| {
         let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;
-        checker::ensure_house_bots(&ladder)?;
+        for v in checker::ensure_house_bots(&ladder)? {
+            ladder.version_left(v)?;
+        }
         ladder.versions_changed()?;
         Ok((lock, db, token, ladder))
     });

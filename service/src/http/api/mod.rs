@@ -156,6 +156,16 @@ pub fn leaderboard_json(s: &AppState, board: Option<Arc<Leaderboard>>) -> Value 
     let lb: Arc<Leaderboard> = board.unwrap_or_else(|| s.ladder.board.current());
     let mut v = serde_json::to_value(&*lb).expect("json");
     v["paused"] = json!(s.ladder.is_paused());
+    // The time limits in force, and since when (a restart that changed them applies them in
+    // full: docs/SERVICE.md, "Restarts").
+    let l = &s.ladder.cfg.ladder.limits;
+    v["limits"] = json!({
+        "move_ms": l.move_ms,
+        "bank_ms": l.bank_ms,
+        "startup_ms": l.startup_ms,
+        "max_line_bytes": l.max_line_bytes,
+        "since": s.ladder.limits_since,
+    });
     v
 }
 
