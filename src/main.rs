@@ -25,6 +25,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log lines as text, or as JSON objects one a line (with each request's span under
+    /// `durak serve`); DURAK_LOG sets what is logged (default: warn)
+    #[arg(long, global = true, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
 }
 
 #[derive(Subcommand)]
@@ -82,7 +86,12 @@ fn main() -> ExitCode {
         .with_env_filter(filter.unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if detailed {
+    if cli.log_format == "json" {
+        log.json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init();
+    } else if detailed {
         log.init();
     } else {
         log.without_time().with_target(false).init();

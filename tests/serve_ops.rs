@@ -421,3 +421,53 @@ fn a_restart_applies_house_bots_and_time_limits_in_full_and_says_since_when() {
             .then_some(())
     });
 }
+
+/// `--log-format json`: a JSON object a line, each request's answer with its status, time and
+/// span (method, path).
+#[test]
+fn requests_are_logged_as_json_lines_with_their_span() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("err");
+    let mut child = Command::new(common::DURAK)
+        .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0"])
+        .args(["--sandbox", "default", "--house-bots", "none", "--data-dir"])
+        .arg(tmp.path().join("data"))
+        .env("DURAK_LOG", "info")
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let url = wait_for("the address", 60, || {
+        let t = std::fs::read_to_string(&log).ok()?;
+        let rest = t.split("listening on ").nth(1)?;
+        Some(rest.split('/').take(3).collect::<Vec<_>>().join("/"))
+    });
+    let c = durak_service::client::Client::new(&url, None);
+    assert_eq!(c.get("/api/status").unwrap().status, 200);
+    assert_eq!(c.get("/api/bots/nobody").unwrap().status, 404);
+    let lines: Vec<Value> = wait_for("the answers' log lines", 30, || {
+        let t = std::fs::read_to_string(&log).ok()?;
+        let v: Vec<Value> = t
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["fields"]["status"].is_number())
+            .collect();
+        (v.len() >= 2).then_some(v)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let of = |uri: &str| {
+        lines
+            .iter()
+            .find(|v| v["span"]["uri"] == uri)
+            .unwrap_or_else(|| panic!("{uri}: {lines:?}"))
+            .clone()
+    };
+    let ok = of("/api/status");
+    assert_eq!(ok["fields"]["status"], 200, "{ok}");
+    assert_eq!(ok["span"]["method"], "GET", "{ok}");
+    assert!(
+        ok["fields"]["latency"].is_string() && ok["timestamp"].is_string(),
+        "{ok}"
+    );
+    assert_eq!(of("/api/bots/nobody")["fields"]["status"], 404);
+}
