@@ -5,6 +5,7 @@ mod analyze_cmd;
 mod check_cmd;
 mod fork_cmd;
 mod human;
+mod ops_cmd;
 mod play;
 mod regress_cmd;
 mod replay_cmd;
@@ -26,6 +27,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log lines as text, or as JSON objects one a line (with each request's span under
+    /// `durak serve`); DURAK_LOG sets what is logged (default: warn)
+    #[arg(long, global = true, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
 }
 
 #[derive(Subcommand)]
@@ -67,6 +72,11 @@ enum Command {
     Worker(worker_cmd::WorkerArgs),
     /// Issue, list or revoke worker tokens of a `durak serve` server (the organiser).
     WorkerToken(worker_cmd::WorkerTokenArgs),
+    /// A new organiser token for a `durak serve` data directory (on the server's machine):
+    /// the earlier ones are revoked.
+    OrganiserToken(ops_cmd::OrganiserTokenArgs),
+    /// Back up a `durak serve` data directory while the server runs (docs/SERVICE.md).
+    Backup(ops_cmd::BackupArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -84,7 +94,12 @@ fn main() -> ExitCode {
         .with_env_filter(filter.unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if detailed {
+    if cli.log_format == "json" {
+        log.json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init();
+    } else if detailed {
         log.init();
     } else {
         log.without_time().with_target(false).init();
@@ -104,6 +119,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd::serve(args),
         Command::Worker(args) => worker_cmd::worker(args),
         Command::WorkerToken(args) => worker_cmd::worker_token(args),
+        Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
+        Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
         Command::Human(a) => human::run(a),
     };

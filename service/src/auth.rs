@@ -365,6 +365,47 @@ pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
     Ok(Some(token))
 }
 
+/// A new organiser token (`durak organiser-token`): every earlier token and login session of
+/// the organiser is revoked, and the new one returned (to be shown once). Makes the organiser's
+/// account if there is none yet (a data directory whose first start failed before it).
+pub fn reset_organiser(db: &Db) -> Result<String, String> {
+    let token = new_token();
+    let h = hash(&token);
+    let now = now_ms();
+    db.write(|c| {
+        let tx = c.transaction()?;
+        let org: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let org = match org {
+            Some(id) => id,
+            None => {
+                tx.execute(
+                    "INSERT INTO accounts(name, organiser, created) VALUES ('organiser', 1, ?1)",
+                    [now],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
+        tx.execute(
+            "UPDATE tokens SET revoked = ?2 WHERE account = ?1 AND revoked = 0",
+            params![org, now],
+        )?;
+        tx.execute("UPDATE sessions SET revoked = 1 WHERE account = ?1", [org])?;
+        tx.execute(
+            "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, 'organiser-token', \
+             ?3)",
+            params![org, h, now],
+        )?;
+        tx.commit()
+    })?;
+    Ok(token)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +432,38 @@ mod tests {
             "the token itself is not stored"
         );
         assert_eq!(account_of(&db, "dk_00").unwrap(), None);
+    }
+
+    #[test]
+    fn a_new_organiser_token_revokes_the_old_ones() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let first = ensure_organiser(&db).unwrap().unwrap();
+        let session = new_session(&db, account_of(&db, &first).unwrap().unwrap().id).unwrap();
+        let second = reset_organiser(&db).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(
+            account_of(&db, &first).unwrap(),
+            None,
+            "the old token is revoked"
+        );
+        assert_eq!(
+            account_of(&db, &session).unwrap(),
+            None,
+            "and its sessions end"
+        );
+        assert!(matches!(
+            why_not_an_account(&db, &first).unwrap(),
+            NotAnAccount::Revoked(Some(_))
+        ));
+        let a = account_of(&db, &second).unwrap().unwrap();
+        assert!(a.organiser && a.name == "organiser", "{a:?}");
+        assert_eq!(ensure_organiser(&db).unwrap(), None, "still one organiser");
+        // A database without an organiser (a first start that failed) gets one.
+        let db2 = Db::open(&d.path().join("t.db")).unwrap();
+        let t = reset_organiser(&db2).unwrap();
+        assert!(account_of(&db2, &t).unwrap().unwrap().organiser);
+        assert_eq!(ensure_organiser(&db2).unwrap(), None);
     }
 
     #[test]

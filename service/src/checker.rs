@@ -275,22 +275,39 @@ fn relative_paths(json: &str, folder: &Path, root: &Path) -> String {
     out
 }
 
-/// House bots (built-in, owned by the organiser) in the ladder from the first start.
-pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
+/// Why a house bot left the ladder: dropped from `house_bots` (back when it is listed again).
+pub const HOUSE_DROPPED: &str = "dropped from the configuration's house_bots";
+
+/// House bots (built-in, owned by the organiser) as the configuration lists them, at every
+/// start: a new one joins the ladder, one dropped from the list leaves it (`removed`, its games
+/// kept), one listed again comes back. Returns the versions that left (their jobs are to be
+/// cancelled: [`Ladder::version_left`]).
+pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, String> {
     let now = now_ms();
-    ladder.db.write(|c| {
+    let listed: Vec<String> = ladder
+        .cfg
+        .ladder
+        .house_bots
+        .iter()
+        .map(|h| format!("house-{}", h.trim_start_matches("builtin:")))
+        .collect();
+    let left = ladder.db.write(|c| {
         let tx = c.transaction()?;
         let org: i64 = tx.query_row(
             "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
             [],
             |r| r.get(0),
         )?;
-        for h in &ladder.cfg.ladder.house_bots {
-            let name = format!("house-{}", h.trim_start_matches("builtin:"));
+        for (h, name) in ladder.cfg.ladder.house_bots.iter().zip(&listed) {
             let exists: Option<i64> = tx
-                .query_row("SELECT id FROM bots WHERE name = ?1", [&name], |r| r.get(0))
+                .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
                 .optional()?;
-            if exists.is_some() {
+            if let Some(bot) = exists {
+                tx.execute(
+                    "UPDATE versions SET state = 'active', reason = NULL, entered = ?3 WHERE \
+                     bot = ?1 AND state = 'removed' AND reason = ?2",
+                    params![bot, HOUSE_DROPPED, now],
+                )?;
                 continue;
             }
             tx.execute(
@@ -304,8 +321,30 @@ pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
                 params![bot, h, now],
             )?;
         }
-        tx.commit()
-    })
+        let mut left = Vec::new();
+        {
+            let mut st = tx.prepare(
+                "SELECT v.id, b.name FROM versions v JOIN bots b ON b.id = v.bot WHERE b.house = 1 \
+                 AND v.state = 'active'",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            for row in rows {
+                let (id, name) = row?;
+                if !listed.contains(&name) {
+                    left.push(id);
+                }
+            }
+        }
+        for id in &left {
+            tx.execute(
+                "UPDATE versions SET state = 'removed', reason = ?2 WHERE id = ?1",
+                params![id, HOUSE_DROPPED],
+            )?;
+        }
+        tx.commit()?;
+        Ok(left)
+    })?;
+    Ok(left)
 }
 
 #[cfg(test)]

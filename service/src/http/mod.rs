@@ -361,7 +361,26 @@ pub fn router(state: AppState) -> Router {
         r = r.route(path, method_router);
     }
     let pages = pages::routes(state.limits.layer(true));
-    web_security(r.merge(pages).merge(reports::routes()), &state).with_state(state)
+    web_security(r.merge(pages).merge(reports::routes()), &state)
+        .layer(request_log())
+        .with_state(state)
+}
+
+/// A span per request (method, path) and a line per answer with its status and time, at
+/// `info` (`DURAK_LOG=info`; as JSON with `durak --log-format json serve`).
+fn request_log() -> tower_http::trace::TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+> {
+    use tower_http::trace::{DefaultMakeSpan, DefaultOnRequest, DefaultOnResponse, TraceLayer};
+    use tracing::Level;
+    TraceLayer::new_for_http()
+        .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+        .on_request(DefaultOnRequest::new().level(Level::DEBUG))
+        .on_response(
+            DefaultOnResponse::new()
+                .level(Level::INFO)
+                .latency_unit(tower_http::LatencyUnit::Micros),
+        )
 }
 
 /// The largest body of a request that is not an upload: forms and JSON (issue 22: a page

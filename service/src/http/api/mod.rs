@@ -9,7 +9,9 @@ mod organiser;
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
 use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
-use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
+use organiser::{
+    cancel_tournament, disqualify, pause, remove, resume, start_tournament, tournament, tournaments,
+};
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
@@ -59,6 +61,11 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/tournaments", post(start_tournament)),
         ("get", "/api/tournaments/{id}", get(tournament)),
         ("get", "/api/tournaments", get(tournaments)),
+        (
+            "post",
+            "/api/tournaments/{id}/cancel",
+            post(cancel_tournament),
+        ),
         ("get", "/api/openapi.json", get(openapi)),
     ];
     r.extend(super::worker_api::routes());
@@ -149,6 +156,16 @@ pub fn leaderboard_json(s: &AppState, board: Option<Arc<Leaderboard>>) -> Value 
     let lb: Arc<Leaderboard> = board.unwrap_or_else(|| s.ladder.board.current());
     let mut v = serde_json::to_value(&*lb).expect("json");
     v["paused"] = json!(s.ladder.is_paused());
+    // The time limits in force, and since when (a restart that changed them applies them in
+    // full: docs/SERVICE.md, "Restarts").
+    let l = &s.ladder.cfg.ladder.limits;
+    v["limits"] = json!({
+        "move_ms": l.move_ms,
+        "bank_ms": l.bank_ms,
+        "startup_ms": l.startup_ms,
+        "max_line_bytes": l.max_line_bytes,
+        "since": s.ladder.limits_since,
+    });
     v
 }
 
