@@ -290,6 +290,13 @@ fn versions_are_taken_out_by_the_organiser_and_withdrawn_by_their_author() {
     for name in ["alpha", "beta"] {
         let up = s.upload(&ada, &sh_archive(tmp.path(), name));
         assert_eq!(up.status, 201, "{}", up.json);
+        // Its bot.toml says author = "Test": the answer says the account's name is shown.
+        let note = up.json["author_note"].as_str().unwrap_or_default();
+        assert!(
+            note.contains("\"Test\"") && note.contains("\"ada\""),
+            "{}",
+            up.json
+        );
     }
     for name in ["alpha", "beta"] {
         let v = s.checked(name, 1);

@@ -286,7 +286,7 @@ async fn submit(
         Err(e) => return page_error(&v, e),
     };
     match blocking(move || api::accept_upload(&s, &a, file)).await {
-        Ok(ver) => Redirect::to(&version_link(&ver.bot, ver.n)).into_response(),
+        Ok((ver, _)) => Redirect::to(&version_link(&ver.bot, ver.n)).into_response(),
         Err(e) => page_error(&v, e),
     }
 }
