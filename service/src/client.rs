@@ -250,6 +250,9 @@ pub fn submit(
         server.trim_end_matches('/'),
         a.json["url"].as_str().unwrap_or("")
     );
+    if let Some(note) = a.json["author_note"].as_str() {
+        eprintln!("note: {note}");
+    }
     let Some(limit) = wait else {
         return Ok(Outcome::Queued);
     };

@@ -187,6 +187,12 @@ CREATE TABLE job_failures (
         // Quotas (issue 22): when a failed version's files were removed (its row and page
         // stay).
         M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
+        // The organiser's pages (issue 24): an invite revoked (when, unix ms), an account
+        // suspended (the organiser's reason; NULL: not suspended).
+        M::up(
+            "ALTER TABLE invites ADD COLUMN revoked INTEGER;\n\
+             ALTER TABLE accounts ADD COLUMN suspended TEXT;",
+        ),
     ])
 }
 

@@ -6,6 +6,8 @@
 //! - [`config`]: the TOML configuration and the flags over it.
 //! - [`db`]: SQLite (WAL, migrations); [`store`]: the data directory and the shared queries.
 //! - [`auth`]: accounts, tokens (random, stored hashed), invites.
+//! - [`admin`]: what the organiser's pages keep of people: invites listed and revoked,
+//!   accounts suspended and reinstated.
 //! - [`archive`]: uploads unpacked safely (or refused); [`submit`]: accepting an upload
 //!   durably; [`build`]: a bot's build in the sandbox; [`checker`]: build, then check-bot, then
 //!   into the ladder.
@@ -19,6 +21,7 @@
 //! - [`backup`]: `durak backup`, a copy of the data directory taken while the server runs.
 //! - [`tls`]: HTTPS (rustls) for the clients and for `durak serve --tls-cert`.
 
+pub mod admin;
 pub mod archive;
 pub mod auth;
 pub mod backup;

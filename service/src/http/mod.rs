@@ -7,6 +7,7 @@
 //! which holds a login session's token (`auth::new_session`, ended by logging out), not the
 //! account's API token. The pages' forms are checked against cross-site requests (`csrf.rs`).
 
+pub mod admin;
 pub mod api;
 pub mod cache;
 pub mod csrf;
@@ -263,6 +264,13 @@ async fn refusal(parts: &Parts, state: &AppState) -> Result<ApiError, ApiError> 
             401,
             "this is a worker token: it opens the worker routes only (/api/worker/...); use an \
              account's token here",
+        ),
+        auth::NotAnAccount::Suspended(reason) => ApiError::new(
+            403,
+            format!(
+                "this account was suspended by the organiser ({reason}): its tokens open \
+                 nothing until the organiser reinstates it"
+            ),
         ),
         auth::NotAnAccount::Unknown => ApiError::new(
             401,

@@ -30,7 +30,9 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .route("/games/{job}/{game}", get(game))
         .route("/me", get(me))
         .route("/assets/{file}", get(asset))
+        .route("/docs/{file}", get(doc))
         .merge(super::forms::routes(limit))
+        .merge(super::admin::routes())
 }
 
 /// The service's own style, after the report's.
@@ -50,7 +52,12 @@ pub(super) fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
         ("/api/openapi.json".to_string(), "API".to_string()),
     ];
     match who {
-        Some(a) => c.push(("/me".to_string(), format!("{}'s page", a.name))),
+        Some(a) => {
+            c.push(("/me".to_string(), format!("{}'s page", a.name)));
+            if a.organiser {
+                c.push(("/organiser".to_string(), "organiser".to_string()));
+            }
+        }
         None => {
             c.push(("/register".to_string(), "register".to_string()));
             c.push(("/login".to_string(), "log in".to_string()));
@@ -140,12 +147,13 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
         (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
     };
     let body = html! {
-        p #info { (lb.games) " games" @if paused { " · the ladder is paused" } }
+        p #info { (lb.games) " games among the versions on the board" @if paused { " · the ladder is paused" } }
         div.scroll {
             table.standings #leaderboard {
                 thead { tr {
                     th.num { "rank" } th { "bot" } th { "author" } th.num { "Elo" } th.num { "95% interval" }
-                    th.num { "games" } th.num { "losses" } th.num { "loss rate" }
+                    th.num title="games against the versions on the board now" { "games" }
+                    th.num { "losses" } th.num { "loss rate" }
                 } }
                 tbody #rows {
                     @for r in &lb.rows {
@@ -165,7 +173,15 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
         }
         p.note { "Ratings are Elo from one fit of all ladder games among the versions in the \
              ladder, with 95% intervals paired by deal; a rank marked = is shared: the data does \
-             not order those bots yet. The table updates by itself." }
+             not order those bots yet. The games counted (above, and each bot's) are the \
+             finished jobs' games among the versions on the board now: a game with a version \
+             that left the ladder (replaced by a newer one, withdrawn, disqualified) is on that \
+             version's page, not here; " a href="/api/status" { "/api/status" } " counts every \
+             game recorded. The table updates by itself." }
+        p #writing { "Writing a bot: " a href="/docs/PROTOCOL.md" { "the protocol" } " and "
+            a href="/docs/WRITING_A_BOT.md" { "how to write one" } " (the starter kits in Java, \
+             C++ and TypeScript are in the sources' " code { "starter-kits/" } "); "
+            code { "durak check-bot" } " runs this server's check on your machine." }
         p { "To take part: " a href="/register" { "register" } ", then submit your bot's folder \
              on your page or with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
     };
@@ -205,8 +221,8 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 
-/// A time as UTC text.
-pub(super) fn time(ms: i64) -> String {
+/// A time (unix ms) as UTC text: `2026-12-05 17:14:25 UTC`.
+pub fn time(ms: i64) -> String {
     let secs = ms / 1000;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil date from days since the epoch (Howard Hinnant's algorithm).
@@ -395,27 +411,42 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
             (csrf_field(&v))
             p { "The bot's folder as a " code { ".tar.gz" } " or " code { ".zip" }
                 " archive, with its " code { "bot.toml" } " (name, command, language, author, \
-                and optionally build). Each upload is a new version of the bot it names." }
+                and optionally build). Each upload is a new version of the bot it names. How to \
+                write one: " a href="/docs/WRITING_A_BOT.md" { "the guide" } ", " a href="/docs/PROTOCOL.md" { "the protocol" } "." }
             label { "Archive: " input type="file" name="archive" required; }
             button type="submit" { "Upload" }
         }
         h2 { "Your versions" }
         @if view.versions.is_empty() { p { "None yet." } } @else {
-            table { thead { tr { th { "bot" } th { "version" } th { "state" } th { "note" } } }
-                tbody { @for v in &view.versions { tr {
-                    td { a href=(format!("/bots/{}", v.bot)) { (v.bot) } }
-                    td { a href=(version_link(&v.bot, v.n)) { "v" (v.n) } }
-                    td { (state_badge(v)) }
-                    td { (v.reason.clone().unwrap_or_default()) }
+            table #my-versions { thead { tr { th { "bot" } th { "version" } th { "state" } th { "note" } th {} } }
+                tbody { @for ver in &view.versions { tr data-version=(format!("{} v{}", ver.bot, ver.n)) {
+                    td { a href=(format!("/bots/{}", ver.bot)) { (ver.bot) } }
+                    td { a href=(version_link(&ver.bot, ver.n)) { "v" (ver.n) } }
+                    td { (state_badge(ver)) }
+                    td { (ver.reason.clone().unwrap_or_default()) }
+                    td { @if ver.state == "active" && !ver.house {
+                        form.inline method="post" action=(format!("/me/bots/{}/versions/{}/withdraw", ver.bot, ver.n)) {
+                            (csrf_field(&v))
+                            button type="submit" { "Withdraw" }
+                        }
+                    } }
                 } } }
             }
+            p.note { "Withdrawn, a version leaves the ladder for good (its page and games stay); \
+                      submit the bot again to bring it back." }
         }
         h2 { "Tokens" }
         p { "Use one with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
-        table { thead { tr { th { "id" } th { "label" } th { "created" } th { "state" } } }
-            tbody { @for t in &view.tokens { tr {
+        table #my-tokens { thead { tr { th { "id" } th { "label" } th { "created" } th { "state" } th {} } }
+            tbody { @for t in &view.tokens { tr data-token=(t.id) {
                 td { (t.id) } td { (t.label) } td { (time(t.created)) }
                 td { @if t.revoked { "revoked" } @else { "valid" } }
+                td { @if !t.revoked {
+                    form.inline method="post" action=(format!("/me/tokens/{}/revoke", t.id)) {
+                        (csrf_field(&v))
+                        button type="submit" { "Revoke" }
+                    }
+                } }
             } } }
         }
         form.box method="post" action="/me/tokens" {
@@ -425,11 +456,12 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
         }
         @if a.organiser {
             h2 { "Organiser" }
-            p { "The API does the rest: " code { "POST /api/invites" } ", "
-                code { "POST /api/ladder/pause" } ", " code { "POST /api/ladder/resume" } ", "
-                code { "POST /api/bots/BOT/versions/N/disqualify" } ", "
-                code { "POST /api/bots/BOT/versions/N/remove" } ", "
-                code { "POST /api/tournaments" } " (see " a href="/api/openapi.json" { "the OpenAPI document" } ")." }
+            p { "The organiser's pages: " a #organiser-pages href="/organiser" { "the ladder" } ", "
+                a href="/organiser/invites" { "invites" } ", " a href="/organiser/authors" { "authors" } ", "
+                a href="/organiser/bots" { "bots and versions" } ", "
+                a href="/organiser/tournaments" { "tournaments" } ", "
+                a href="/organiser/workers" { "worker tokens" } " (and the same through the API: see "
+                a href="/api/openapi.json" { "the OpenAPI document" } ")." }
         }
     };
     layout(&format!("{}'s page", a.name), &v, body).into_response()
@@ -457,6 +489,30 @@ async fn asset(Path(file): Path<String>) -> Response {
             (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
         ],
         a.text,
+    )
+        .into_response()
+}
+
+/// The documents for bot authors the pages link to, served as text: (name, text).
+pub const DOCS: &[(&str, &str)] = &[
+    ("PROTOCOL.md", include_str!("../../../docs/PROTOCOL.md")),
+    (
+        "WRITING_A_BOT.md",
+        include_str!("../../../docs/WRITING_A_BOT.md"),
+    ),
+];
+
+/// One of [`DOCS`], as plain text (Markdown).
+async fn doc(Path(file): Path<String>) -> Response {
+    let Some((_, text)) = DOCS.iter().find(|(name, _)| *name == file) else {
+        return (StatusCode::NOT_FOUND, "no such document").into_response();
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        *text,
     )
         .into_response()
 }
