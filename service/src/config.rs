@@ -48,6 +48,16 @@
 //! auth_burst = 10
 //! auth_every_s = 6
 //!
+//! [compare]                    # a new version against its previous one (`ladder/compare.rs`)
+//! enabled = true
+//! elo0 = 0                     # the SPRT: H0 elo0 against H1 elo1 Elo above the previous one
+//! elo1 = 20
+//! alpha = 0.05
+//! beta = 0.05
+//! max_games = 2000             # then it stops undecided
+//! deals_per_job = 10
+//! require_not_worse = false    # true: a new version enters only if it is not worse
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -96,6 +106,8 @@ pub struct ConfigFile {
     pub quota: crate::quota::QuotaSection,
     #[serde(default)]
     pub limits: crate::quota::LimitsSection,
+    #[serde(default)]
+    pub compare: crate::ladder::compare::CompareSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -208,6 +220,8 @@ pub struct Config {
     pub quota: crate::quota::QuotaConfig,
     /// Per client address: `[limits]` and `trusted_proxies`.
     pub rate: crate::quota::RateConfig,
+    /// `[compare]`: a new version against its previous one (`ladder/compare.rs`).
+    pub compare: crate::ladder::compare::CompareConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -445,6 +459,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     }
     let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
+    let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -474,6 +489,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         check_concurrency,
         quota,
         rate,
+        compare,
     })
 }
 

@@ -187,6 +187,22 @@ CREATE TABLE job_failures (
         // Quotas (issue 22): when a failed version's files were removed (its row and page
         // stay).
         M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
+        // Issue 25: a new version against its author's previous one (`ladder/compare.rs`),
+        // played as jobs of kind 'compare' seating [version, previous]; `result` is the test's
+        // final status (JSON) once it stopped.
+        M::up(
+            r#"
+CREATE TABLE comparisons (
+    version INTEGER PRIMARY KEY REFERENCES versions(id),
+    previous INTEGER NOT NULL REFERENCES versions(id),
+    state TEXT NOT NULL,
+    verdict TEXT,
+    result TEXT,
+    created INTEGER NOT NULL,
+    finished INTEGER
+);
+"#,
+        ),
     ])
 }
 

@@ -274,6 +274,7 @@ async fn version(
                 This page and its reports stay." }
         }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
+        @if let Some(c) = &v.previous { (comparison(c, ver)) }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
@@ -316,6 +317,30 @@ async fn version(
         body,
     )
     .into_response()
+}
+
+/// "Is my new version better?": its comparison with the bot's previous version.
+fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
+    let waiting = ver.state == "comparing";
+    html! {
+        h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
+        p #comparison {
+            "Verdict: " strong.verdict { (c.verdict.name()) }
+            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
+            @if let Some(n) = &c.note { " — " (n) }
+        }
+        @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
+            ([compare] require_not_worse)." } }
+        table {
+            tbody {
+                tr { th { "games (whole deals)" } td.num { (c.games) " (" (c.deals) ")" } }
+                tr { th { "score" } td.num { (format!("{:.1} %", 100.0 * c.score)) } }
+                tr { th { "Elo above version " (c.version) " (95 %, paired)" } td.num { (fmt_elo(c.elo)) " (" (fmt_ci(c.elo_ci95)) ")" } }
+                tr { th { "LLR, bounds" } td.num { (format!("{:+.2} in [{:+.2}, {:+.2}]", c.llr, c.llr_bounds[0], c.llr_bounds[1])) } }
+                tr { th { "SPRT" } td { (format!("H0 {} Elo vs H1 {} Elo, α {}, β {}, at most {} games", c.elo0, c.elo1, c.alpha, c.beta, c.max_games)) } }
+            }
+        }
+    }
 }
 
 /// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not

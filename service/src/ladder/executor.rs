@@ -92,7 +92,7 @@ async fn play_job(ladder: &Arc<Ladder>, owner: &str, job: &Job) -> Result<(), St
     let mut versions = Vec::new();
     for &id in &job.seats {
         match store::version(&ladder.db, id)? {
-            Some(v) if v.state == "active" => versions.push(v),
+            Some(v) if super::compare::may_play(&job.kind, &v.state) => versions.push(v),
             _ => {
                 // A version that left since the job was made: the job goes.
                 ladder.version_left(id)?;

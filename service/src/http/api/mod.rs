@@ -225,6 +225,8 @@ pub struct VersionView {
     pub faults: Vec<GameSummary>,
     /// Per kind of decision, from check-bot (median, p95, max ms).
     pub timing: Value,
+    /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
+    pub previous: Option<crate::ladder::compare::Comparison>,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -331,7 +333,9 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .as_ref()
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
+    let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
     Ok(Some(VersionView {
+        previous,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,
