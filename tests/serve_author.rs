@@ -12,7 +12,7 @@ mod common;
 
 use common::server::{sh_bot, wait_for, Server};
 use common::{text, DURAK};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -42,19 +42,22 @@ fn bot(root: &Path, weak: bool) -> PathBuf {
 }
 
 fn server(tmp: &Path, require: bool) -> Server {
+    server_with(tmp, require, &["--house-bots", "none"])
+}
+
+fn server_with(tmp: &Path, require: bool, extra: &[&str]) -> Server {
     let config = tmp.join("serve.toml");
     std::fs::write(
         &config,
         format!(
             "[compare]\nelo0 = 0\nelo1 = 200\ndeals_per_job = 13\nmax_games = 260\n\
-             require_not_worse = {require}\n"
+             require_not_worse = {require}\n[challenges]\nmax_deals = 5\nper_day = 2\n"
         ),
     )
     .unwrap();
-    Server::start(
-        &tmp.join("data"),
-        &["--house-bots", "none", "--config", config.to_str().unwrap()],
-    )
+    let mut args = vec!["--config", config.to_str().unwrap()];
+    args.extend(extra);
+    Server::start(&tmp.join("data"), &args)
 }
 
 fn version(s: &Server, n: i64) -> Value {
@@ -159,4 +162,137 @@ fn a_better_version_is_told_so_after_it_entered_the_ladder() {
         .unwrap();
     assert_eq!(open, 0);
     assert_eq!(version(&s, 2)["state"], "active");
+}
+
+#[test]
+fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = server_with(tmp.path(), false, &[]);
+    let token = s.author("ada");
+    let other = s.author("bob");
+    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v1"), false));
+    assert!(out.status.success(), "{}\n{}", text(&out.stderr), s.log());
+    let ada = s.client(Some(&token));
+    let post = |c: &durak_service::client::Client, body: Value| {
+        c.post_json("/api/challenges", &body).unwrap()
+    };
+
+    // Refused, each with its reason and fix (and not counted against the quota).
+    let anon = post(
+        &s.client(None),
+        json!({"bot": "alpha", "opponent": "house-greedy", "deals": 1}),
+    );
+    assert_eq!(anon.status, 401, "{}", anon.json);
+    for (body, status, says) in [
+        (
+            json!({"bot": "alpha", "opponent": "house-greedy", "deals": 6}),
+            400,
+            "max_deals",
+        ),
+        (
+            json!({"bot": "alpha", "opponent": "house-greedy", "deals": 0}),
+            400,
+            "deals = 0",
+        ),
+        (
+            json!({"bot": "alpha", "opponent": "nobody", "deals": 1}),
+            404,
+            "opponent = \"nobody\"",
+        ),
+        (
+            json!({"bot": "alpha", "opponent": "alpha", "deals": 1}),
+            400,
+            "the bot itself",
+        ),
+    ] {
+        let r = post(&ada, body.clone());
+        assert_eq!(r.status, status, "{body}: {}", r.json);
+        assert!(
+            r.error().contains(says) && r.error().contains("fix:"),
+            "{}",
+            r.error()
+        );
+    }
+    let theirs = post(
+        &s.client(Some(&other)),
+        json!({"bot": "alpha", "opponent": "house-greedy", "deals": 1}),
+    );
+    assert_eq!(theirs.status, 403, "{}", theirs.json);
+
+    let made = post(
+        &ada,
+        json!({"bot": "alpha", "opponent": "house-greedy", "deals": 3}),
+    );
+    assert_eq!(made.status, 201, "{}", made.json);
+    let id = made.json["id"].as_i64().unwrap();
+    let c = wait_for("the challenge's games", 180, || {
+        let c = s.get(&format!("/api/challenges/{id}")).json;
+        (c["state"] == "done").then_some(c)
+    });
+    assert_eq!(
+        (c["bot"].as_str(), c["opponent"].as_str()),
+        (Some("alpha"), Some("house-greedy"))
+    );
+    assert_eq!(
+        (c["games"].as_u64(), c["planned_games"].as_u64()),
+        (Some(6), Some(6)),
+        "{c}"
+    );
+    let sum = ["wins", "draws", "losses"]
+        .iter()
+        .map(|k| c[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(sum, 6, "{c}");
+    let los = c["los"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&los), "{c}");
+    let list = c["game_list"].as_array().unwrap();
+    assert_eq!(list.len(), 6);
+    assert!(
+        list.iter()
+            .all(|g| g["seats"][g["seat"].as_u64().unwrap() as usize] == "alpha v1"),
+        "{c}"
+    );
+    assert_eq!(s.get(list[0]["url"].as_str().unwrap()).status, 200);
+    assert_eq!(s.get(&format!("/api/challenges/{}", id + 100)).status, 404);
+
+    // The form on a bot's page (with its CSRF token), for a logged-in author: the second
+    // challenge of the day, and its page.
+    let mut browser = common::server::Browser::open(&s);
+    let (st, head, _) = browser.login(&token);
+    assert!(st == 303 || st == 200, "{head}");
+    let (_, _, page) = browser.get("/bots/house-random");
+    assert!(page.contains("id=\"challenge\""), "{page}");
+    let (st, head, _) = browser.post(
+        "/bots/house-random",
+        "/challenges",
+        "opponent=house-random&bot=alpha&deals=1",
+    );
+    assert_eq!(st, 303, "{head}");
+    assert!(head.contains(&format!("/challenges/{}", id + 1)), "{head}");
+    let (st, _, page) = browser.get(&format!("/challenges/{id}"));
+    assert_eq!(st, 200);
+    assert!(
+        page.contains("challenge-state") && page.contains("LOS"),
+        "{page}"
+    );
+    let (st, _, _) = browser.post_with(
+        "/challenges",
+        None,
+        "opponent=house-random&bot=alpha&deals=1",
+        "",
+    );
+    assert_eq!(st, 403, "a form without its CSRF token is refused");
+
+    // The daily quota: two a day here.
+    let third = post(
+        &ada,
+        json!({"bot": "alpha", "opponent": "house-random", "deals": 1}),
+    );
+    assert_eq!(third.status, 429, "{}", third.json);
+    assert!(third.error().contains("per_day = 2"), "{}", third.error());
+    assert!(
+        third.json["retry_after_s"].as_u64().is_some(),
+        "{}",
+        third.json
+    );
 }

@@ -58,6 +58,10 @@
 //! deals_per_job = 10
 //! require_not_worse = false    # true: a new version enters only if it is not worse
 //!
+//! [challenges]                 # an author's bot against another, unrated (`ladder/challenges.rs`)
+//! max_deals = 50               # deals a challenge may ask for (each at both rotations)
+//! per_day = 10                 # challenges per author per UTC day
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -108,6 +112,8 @@ pub struct ConfigFile {
     pub limits: crate::quota::LimitsSection,
     #[serde(default)]
     pub compare: crate::ladder::compare::CompareSection,
+    #[serde(default)]
+    pub challenges: crate::ladder::challenges::ChallengeSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -222,6 +228,8 @@ pub struct Config {
     pub rate: crate::quota::RateConfig,
     /// `[compare]`: a new version against its previous one (`ladder/compare.rs`).
     pub compare: crate::ladder::compare::CompareConfig,
+    /// `[challenges]`: an author's bot against another (`ladder/challenges.rs`).
+    pub challenges: crate::ladder::challenges::ChallengeConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -460,6 +468,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
     let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
+    let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -490,6 +499,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         quota,
         rate,
         compare,
+        challenges,
     })
 }
 

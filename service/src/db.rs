@@ -203,6 +203,21 @@ CREATE TABLE comparisons (
 );
 "#,
         ),
+        // Issue 25: challenges, each one job of kind 'challenge' (`ladder/challenges.rs`).
+        M::up(
+            r#"
+CREATE TABLE challenges (
+    id INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    version INTEGER NOT NULL REFERENCES versions(id),
+    opponent INTEGER NOT NULL REFERENCES versions(id),
+    deals INTEGER NOT NULL,
+    job INTEGER NOT NULL REFERENCES jobs(id),
+    created INTEGER NOT NULL
+);
+CREATE INDEX challenges_account ON challenges(account, created);
+"#,
+        ),
     ])
 }
 

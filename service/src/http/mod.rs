@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod challenge_pages;
 pub mod csrf;
 pub mod files;
 pub mod forms;

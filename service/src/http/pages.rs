@@ -31,6 +31,7 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .route("/me", get(me))
         .route("/assets/{file}", get(asset))
         .merge(super::forms::routes(limit))
+        .merge(super::challenge_pages::routes())
 }
 
 /// The service's own style, after the report's.
@@ -178,7 +179,8 @@ fn state_badge(v: &Version) -> Markup {
 
 async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
-    let view = match blocking(move || Ok(api::bot_view(&s, &n2)?)).await {
+    let s2 = s.clone();
+    let view = match blocking(move || Ok(api::bot_view(&s2, &n2)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
         Err(e) => return page_error(&v, e),
@@ -202,6 +204,8 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
             }
         }
     };
+    let max_deals = s.ladder.cfg.challenges.max_deals;
+    let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals)) };
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 
@@ -227,7 +231,7 @@ pub(super) fn time(ms: i64) -> String {
     )
 }
 
-fn games_table(games: &[GameSummary]) -> Markup {
+pub(super) fn games_table(games: &[GameSummary]) -> Markup {
     html! {
         div.scroll { table.games {
             thead { tr { th { "game" } th { "seats" } th { "result" } th.num { "moves" } th { "faults" } } }

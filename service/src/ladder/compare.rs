@@ -259,6 +259,23 @@ pub fn status(
     version: i64,
     previous: i64,
 ) -> Result<SprtStatus, String> {
+    heads_up(
+        cfg.params,
+        version,
+        previous,
+        &games(db, version, previous)?,
+    )
+}
+
+/// The SPRT of `version` (the challenger) against `other` over their heads-up games, in job
+/// order (each job's deals paired over its two rotations); its status also holds the score and
+/// the paired Elo interval.
+pub fn heads_up(
+    params: SprtParams,
+    version: i64,
+    other: i64,
+    games: &[GameRow],
+) -> Result<SprtStatus, String> {
     let t = Tournament {
         variant: durak_rules::Variant::Podkidnoy,
         format: Format::Gauntlet,
@@ -269,7 +286,7 @@ pub fn status(
         concurrency: None,
         max_consecutive_faults: 0,
         sprt: None,
-        bots: [version, previous]
+        bots: [version, other]
             .iter()
             .map(|v| Bot {
                 name: v.to_string(),
@@ -280,14 +297,14 @@ pub fn status(
             })
             .collect(),
     };
-    let mut tracker = SprtTracker::new(&t, cfg.params)?;
+    let mut tracker = SprtTracker::new(&t, params)?;
     // A deal is (job, deal): numbered apart across jobs so that their rotations pair.
     let mut jobs: Vec<i64> = Vec::new();
-    for g in games(db, version, previous)? {
+    for g in games {
         if jobs.last() != Some(&g.job) {
             jobs.push(g.job);
         }
-        let mut line = super::board::result_line(&g, true);
+        let mut line = super::board::result_line(g, true);
         line.deal = Some((jobs.len() as u32 - 1) * 1000 + g.deal);
         tracker.add(&line);
     }

@@ -10,6 +10,7 @@
 //! jobs are cancelled.
 
 pub mod board;
+pub mod challenges;
 pub mod compare;
 pub mod executor;
 pub mod jobs;

@@ -4,6 +4,7 @@
 //! organiser does (the ladder, versions out, fixed tournaments).
 
 mod accounts;
+pub mod challenges;
 mod organiser;
 
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
@@ -60,6 +61,8 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("get", "/api/tournaments/{id}", get(tournament)),
         ("get", "/api/tournaments", get(tournaments)),
         ("get", "/api/openapi.json", get(openapi)),
+        ("post", "/api/challenges", post(challenges::create)),
+        ("get", "/api/challenges/{id}", get(challenges::get_one)),
     ];
     r.extend(super::worker_api::routes());
     r
