@@ -295,4 +295,60 @@ fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota()
         "{}",
         third.json
     );
+
+    // Every game of the version, filtered and paged (the ladder paused and settled first, so
+    // that the counts hold still).
+    let p = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
+    assert_eq!(p.status, 200, "{}", p.json);
+    let mut last = u64::MAX;
+    wait_for("the ladder to settle", 60, || {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let n = s.games();
+        let still = n == last;
+        last = n;
+        still.then_some(())
+    });
+    let games = |q: &str| s.get(&format!("/api/bots/alpha/versions/1/games?{q}")).json;
+    let all = games("opponent=house-greedy&per_page=200");
+    let total = all["total"].as_u64().unwrap();
+    assert!(total >= 6, "the challenge's games at least: {all}");
+    assert!(all["games"].as_array().unwrap().iter().all(|g| g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x == "house-greedy v1")));
+    let by_result: u64 = ["won", "lost", "draw"]
+        .iter()
+        .map(|r| {
+            games(&format!("opponent=house-greedy&result={r}"))["total"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(by_result, total, "each game has one result");
+    let paged = games("opponent=house-greedy&per_page=4&page=1");
+    assert_eq!(paged["pages"].as_u64().unwrap(), total.div_ceil(4));
+    assert_eq!(
+        paged["games"].as_array().unwrap().len() as u64,
+        (total - 4).min(4),
+        "{paged}"
+    );
+    assert_eq!(paged["games"][0], all["games"][4], "page 1 follows page 0");
+    assert_eq!(games("fault=1")["total"], 0, "the sh bot never faults");
+    let h = all["head_to_head"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["opponent"] == "house-greedy v1")
+        .cloned()
+        .expect("greedy in the head to head");
+    assert_eq!(h["games"].as_u64().unwrap(), total, "{h}");
+    let sum: u64 = ["wins", "draws", "losses"]
+        .iter()
+        .map(|k| h[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, total, "{h}");
+    let bad = s.get("/api/bots/alpha/versions/1/games?result=maybe");
+    assert_eq!(bad.status, 400);
+    assert!(bad.error().contains("fix:"), "{}", bad.error());
 }

@@ -5,6 +5,7 @@
 
 mod accounts;
 pub mod challenges;
+pub mod mygames;
 mod organiser;
 
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
@@ -63,6 +64,11 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("get", "/api/openapi.json", get(openapi)),
         ("post", "/api/challenges", post(challenges::create)),
         ("get", "/api/challenges/{id}", get(challenges::get_one)),
+        (
+            "get",
+            "/api/bots/{bot}/versions/{n}/games",
+            get(mygames::games),
+        ),
     ];
     r.extend(super::worker_api::routes());
     r
