@@ -348,6 +348,34 @@ fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota()
         .map(|k| h[k].as_u64().unwrap())
         .sum();
     assert_eq!(sum, total, "{h}");
+    // A game's lines as the author's bot read them, for `durak rerun`: its author only.
+    let g = &list[0];
+    let raw = format!(
+        "/api/games/{}/{}/seats/{}/raw",
+        g["job"], g["game"], g["seat"]
+    );
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let (st, head, text) = common::server::raw_request(&s.url, "GET", &raw, &auth, "");
+    assert_eq!(st, 200, "{head}{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("stdin") && l.contains("\"type\":\"hello\""))
+            && text
+                .lines()
+                .any(|l| l.starts_with("stdin") && l.contains("\"type\":\"request\""))
+            && text.lines().any(|l| l.starts_with("stdout")),
+        "{text}"
+    );
+    assert!(
+        head.to_ascii_lowercase().contains("x-durak-rerun: curl") && head.contains("durak rerun"),
+        "{head}"
+    );
+    let bob = format!("Authorization: Bearer {other}\r\n");
+    for who in ["", bob.as_str()] {
+        let (st, _, body) = common::server::raw_request(&s.url, "GET", &raw, who, "");
+        assert_eq!(st, 403, "its stderr is its author's: {body}");
+    }
+
     let bad = s.get("/api/bots/alpha/versions/1/games?result=maybe");
     assert_eq!(bad.status, 400);
     assert!(bad.error().contains("fix:"), "{}", bad.error());

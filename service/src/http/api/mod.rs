@@ -69,6 +69,11 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
             "/api/bots/{bot}/versions/{n}/games",
             get(mygames::games),
         ),
+        (
+            "get",
+            "/api/games/{job}/{game}/seats/{seat}/raw",
+            get(mygames::raw),
+        ),
     ];
     r.extend(super::worker_api::routes());
     r

@@ -174,3 +174,59 @@ pub(super) async fn games(
     })
     .await
 }
+
+/// `GET /api/games/JOB/GAME/seats/SEAT/raw`: what the bot at `seat` read, sent and wrote on
+/// stderr in that game (`durak_replay::raw`, as `durak replay --seat S --raw` prints it), for
+/// its author and the organiser only (it holds the bot's stderr); the `X-Durak-Rerun` header
+/// gives the command that re-runs one of its decisions from the game's replay.
+pub(super) async fn raw(
+    State(s): State<AppState>,
+    MaybeAuthor(who): MaybeAuthor,
+    Path((job, g, seat)): Path<(i64, u32, usize)>,
+) -> Result<Response, ApiError> {
+    let text = blocking(move || {
+        let row = store::game(&s.ladder.db, job, g)?
+            .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        if seat >= row.seats.len() {
+            return Err(ApiError::not_found(format!(
+                "game {g} of job {job} has seats 0 to {}",
+                row.seats.len() - 1
+            )));
+        }
+        let visible = private::visible_seats(&s.ladder.db, &row, who.as_ref())?;
+        if !visible[seat] {
+            return Err(ApiError::new(
+                403,
+                format!(
+                    "seat {seat}'s lines hold its bot's stderr: its author and the organiser \
+                     only\n  fix: ask with the token of the bot's author"
+                ),
+            ));
+        }
+        let bytes =
+            durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+                .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let replay = durak_replay::parse_replay(&bytes, &row.replay)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let sim = durak_replay::simulate(&replay);
+        let lines = durak_replay::raw::transcript(&sim, seat).map_err(ApiError::internal)?;
+        Ok(durak_replay::raw::to_text(&lines))
+    })
+    .await?;
+    let rerun = format!(
+        "curl -H \"Authorization: Bearer $TOKEN\" -o g{job}-{g}.jsonl SERVER/api/games/{job}/{g}/replay \
+         && durak rerun g{job}-{g}.jsonl --step N \"YOUR BOT COMMAND\""
+    );
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (header::CACHE_CONTROL, "private, no-cache".to_string()),
+            (header::HeaderName::from_static("x-durak-rerun"), rerun),
+        ],
+        text,
+    )
+        .into_response())
+}
