@@ -10,6 +10,7 @@
 pub mod admin;
 pub mod api;
 pub mod cache;
+pub mod challenge_pages;
 pub mod csrf;
 pub mod files;
 pub mod forms;

@@ -33,6 +33,7 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .route("/docs/{file}", get(doc))
         .merge(super::forms::routes(limit))
         .merge(super::admin::routes())
+        .merge(super::challenge_pages::routes())
 }
 
 /// The service's own style, after the report's.
@@ -194,7 +195,8 @@ fn state_badge(v: &Version) -> Markup {
 
 async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
-    let view = match blocking(move || Ok(api::bot_view(&s, &n2)?)).await {
+    let s2 = s.clone();
+    let view = match blocking(move || Ok(api::bot_view(&s2, &n2)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
         Err(e) => return page_error(&v, e),
@@ -218,6 +220,8 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
             }
         }
     };
+    let max_deals = s.ladder.cfg.challenges.max_deals;
+    let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals)) };
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 
@@ -243,7 +247,7 @@ pub fn time(ms: i64) -> String {
     )
 }
 
-fn games_table(games: &[GameSummary]) -> Markup {
+pub(super) fn games_table(games: &[GameSummary]) -> Markup {
     html! {
         div.scroll { table.games {
             thead { tr { th { "game" } th { "seats" } th { "result" } th.num { "moves" } th { "faults" } } }
@@ -290,6 +294,7 @@ async fn version(
                 This page and its reports stay." }
         }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
+        @if let Some(c) = &v.previous { (comparison(c, ver)) }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
@@ -332,6 +337,30 @@ async fn version(
         body,
     )
     .into_response()
+}
+
+/// "Is my new version better?": its comparison with the bot's previous version.
+fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
+    let waiting = ver.state == "comparing";
+    html! {
+        h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
+        p #comparison {
+            "Verdict: " strong.verdict { (c.verdict.name()) }
+            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
+            @if let Some(n) = &c.note { " — " (n) }
+        }
+        @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
+            ([compare] require_not_worse)." } }
+        table {
+            tbody {
+                tr { th { "games (whole deals)" } td.num { (c.games) " (" (c.deals) ")" } }
+                tr { th { "score" } td.num { (format!("{:.1} %", 100.0 * c.score)) } }
+                tr { th { "Elo above version " (c.version) " (95 %, paired)" } td.num { (fmt_elo(c.elo)) " (" (fmt_ci(c.elo_ci95)) ")" } }
+                tr { th { "LLR, bounds" } td.num { (format!("{:+.2} in [{:+.2}, {:+.2}]", c.llr, c.llr_bounds[0], c.llr_bounds[1])) } }
+                tr { th { "SPRT" } td { (format!("H0 {} Elo vs H1 {} Elo, α {}, β {}, at most {} games", c.elo0, c.elo1, c.alpha, c.beta, c.max_games)) } }
+            }
+        }
+    }
 }
 
 /// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not

@@ -162,7 +162,7 @@ fn versions_active(ladder: &Ladder, job: &Job) -> Result<Option<Vec<store::Versi
     let mut versions = Vec::new();
     for &id in &job.seats {
         match store::version(&ladder.db, id)? {
-            Some(v) if v.state == "active" => versions.push(v),
+            Some(v) if super::compare::may_play(&job.kind, &v.state) => versions.push(v),
             _ => {
                 ladder.version_left(id)?;
                 return Ok(None);

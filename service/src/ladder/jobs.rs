@@ -37,6 +37,29 @@ pub struct Job {
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub attempts: i64,
+    /// `ladder` (rated), `compare` (a new version against its previous one, `compare.rs`) or
+    /// `challenge`: only the ladder's games count on the leaderboard.
+    #[serde(default = "ladder_kind")]
+    pub kind: String,
+}
+
+fn ladder_kind() -> String {
+    KIND_LADDER.to_string()
+}
+
+/// The kinds of job.
+pub const KIND_LADDER: &str = "ladder";
+
+/// Job priorities: the highest is claimed first (then the oldest).
+pub mod priority {
+    /// The ladder's own games.
+    pub const LADDER: i64 = 0;
+    /// Challenges (unrated games an author asked for).
+    pub const CHALLENGE: i64 = 1;
+    /// A new version against its author's previous one (`compare.rs`).
+    pub const COMPARE: i64 = 2;
+    /// A version that has just entered the ladder and has no game yet.
+    pub const FIRST_GAMES: i64 = 3;
 }
 
 impl Job {
@@ -148,12 +171,13 @@ fn row_to_job(r: &rusqlite::Row) -> rusqlite::Result<Job> {
         owner: r.get(5)?,
         lease_until: r.get(6)?,
         attempts: r.get(7)?,
+        kind: r.get(8)?,
     })
 }
 
-const JOB_COLUMNS: &str = "id, seats, deals, priority, state, owner, lease_until, attempts";
+const JOB_COLUMNS: &str = "id, seats, deals, priority, state, owner, lease_until, attempts, kind";
 
-/// Create a job for `seats` (version ids) with fresh deals; returns it.
+/// Create a ladder job for `seats` (version ids) with fresh deals; returns it.
 pub fn create(
     db: &Db,
     ladder_seed: u64,
@@ -161,14 +185,26 @@ pub fn create(
     deals: u32,
     priority: i64,
 ) -> Result<Job, String> {
+    create_kind(db, ladder_seed, seats, deals, priority, KIND_LADDER)
+}
+
+/// [`create`] a job of `kind`.
+pub fn create_kind(
+    db: &Db,
+    ladder_seed: u64,
+    seats: &[i64],
+    deals: u32,
+    priority: i64,
+    kind: &str,
+) -> Result<Job, String> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
     db.write_relaxed(|c| {
         let tx = c.transaction()?;
         tx.execute(
-            "INSERT INTO jobs(seats, deals, priority, state, created) VALUES (?1, '[]', ?2, \
-             'queued', ?3)",
-            params![seats_json, priority, now_ms()],
+            "INSERT INTO jobs(seats, deals, priority, state, created, kind) VALUES (?1, '[]', \
+             ?2, 'queued', ?3, ?4)",
+            params![seats_json, priority, now_ms(), kind],
         )?;
         let id = tx.last_insert_rowid();
         let d = deals_of(ladder_seed, id, deals, k);
@@ -557,6 +593,7 @@ mod tests {
             owner: None,
             lease_until: None,
             attempts: 1,
+            kind: ladder_kind(),
         }
     }
 

@@ -10,6 +10,8 @@
 //! jobs are cancelled.
 
 pub mod board;
+pub mod challenges;
+pub mod compare;
 pub mod executor;
 pub mod jobs;
 pub mod matchmaking;
@@ -354,12 +356,16 @@ impl Ladder {
         if self.is_paused() {
             return Ok(0);
         }
+        // New versions against their previous ones (`compare.rs`), unrated.
+        compare::tick(self)?;
         let k = self.cfg.ladder.table_size;
         let active = store::versions(&self.db, &["active"])?;
         if active.len() < k {
             return Ok(0);
         }
-        let open = jobs::open_jobs(&self.db)?;
+        let mut open = jobs::open_jobs(&self.db)?;
+        // Matchmaking plans the ladder's jobs only.
+        open.retain(|j| j.kind == jobs::KIND_LADDER);
         let lb = self.board.current();
         let mut planned: HashMap<i64, u64> = HashMap::new();
         let mut pairs: HashSet<(i64, i64)> = HashSet::new();
@@ -408,7 +414,11 @@ impl Ladder {
             else {
                 break;
             };
-            let priority = if fresh { 1 } else { 0 };
+            let priority = if fresh {
+                jobs::priority::FIRST_GAMES
+            } else {
+                jobs::priority::LADDER
+            };
             let job = jobs::create(&self.db, self.seed, &seats, self.cfg.ladder.deals, priority)?;
             for c in cands.iter_mut().filter(|c| seats.contains(&c.id)) {
                 c.games += job.games() as u64;

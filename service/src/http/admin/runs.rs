@@ -83,11 +83,11 @@ async fn start(State(s): State<AppState>, v: Visitor, Form(f): Form<StartForm>) 
     };
     let started = blocking(move || {
         s.tournaments
-            .start(&s.ladder, games)
+            .start(games)
             .map_err(|e| ApiError::new(409, e))
     });
     match started.await {
-        Ok(id) => Redirect::to(&format!("/tournaments/{id}")).into_response(),
+        Ok((id, _)) => Redirect::to(&format!("/tournaments/{id}")).into_response(),
         Err(e) => page_error(&v, e),
     }
 }

@@ -4,6 +4,8 @@
 //! organiser does (the ladder, versions out, fixed tournaments).
 
 mod accounts;
+pub mod challenges;
+pub mod mygames;
 mod organiser;
 
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
@@ -67,6 +69,18 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
             post(cancel_tournament),
         ),
         ("get", "/api/openapi.json", get(openapi)),
+        ("post", "/api/challenges", post(challenges::create)),
+        ("get", "/api/challenges/{id}", get(challenges::get_one)),
+        (
+            "get",
+            "/api/bots/{bot}/versions/{n}/games",
+            get(mygames::games),
+        ),
+        (
+            "get",
+            "/api/games/{job}/{game}/seats/{seat}/raw",
+            get(mygames::raw),
+        ),
     ];
     r.extend(super::worker_api::routes());
     r
@@ -242,6 +256,8 @@ pub struct VersionView {
     pub faults: Vec<GameSummary>,
     /// Per kind of decision, from check-bot (median, p95, max ms).
     pub timing: Value,
+    /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
+    pub previous: Option<crate::ladder::compare::Comparison>,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -348,7 +364,9 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .as_ref()
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
+    let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
     Ok(Some(VersionView {
+        previous,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,
