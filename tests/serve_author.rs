@@ -3,9 +3,11 @@
 //! verdict is on its JSON (`previous`), its page and in `durak submit`'s output; with
 //! `[compare] require_not_worse` a worse version does not replace the old one.
 //!
-//! The bots are the tests' sh bot; the "weak" one exits at once when its hello announces a
-//! match of 13 games — the comparison's matches here (`deals_per_job = 13`), never the check's
-//! nor the ladder's — so it loses every game of the comparison and none elsewhere. The SPRT is
+//! The bots are the tests' sh bot; the "weak" one exits at once when its hello announces the
+//! comparison's matches here: a table plays whole jobs in one match (`MATCH_GAMES` at most), so
+//! jobs of 13 deals at 2 seats (26 games, `deals_per_job = 13`) make matches of 182 games, never
+//! the check's nor the ladder's (jobs of 4 games: 200) — so it loses every game of the
+//! comparison and none elsewhere. The SPRT is
 //! set wide (H1 at 200 Elo) so that it decides in a few deals.
 
 mod common;
@@ -26,6 +28,13 @@ fn submit_cli(s: &Server, token: &str, path: &Path) -> std::process::Output {
         .expect("durak submit runs")
 }
 
+/// The games a comparison's match announces: as many whole jobs of 13 deals at 2 seats as a
+/// ladder match holds.
+fn comparison_match() -> usize {
+    let per_job = 13 * 2;
+    durak_service::ladder::executor::MATCH_GAMES / per_job * per_job
+}
+
 /// The sh bot, or (`weak`) the one that leaves the comparison's matches at once.
 fn bot(root: &Path, weak: bool) -> PathBuf {
     let dir = sh_bot(root, "alpha", "", None);
@@ -33,7 +42,10 @@ fn bot(root: &Path, weak: bool) -> PathBuf {
         let script = std::fs::read_to_string(dir.join("bot.sh")).unwrap();
         let script = script.replacen(
             "read -r line\n",
-            "read -r line\ncase \"$line\" in *'\"games\":13,'*) exit 0;; esac\n",
+            &format!(
+                "read -r line\ncase \"$line\" in *'\"games\":{},'*) exit 0;; esac\n",
+                comparison_match()
+            ),
             1,
         );
         std::fs::write(dir.join("bot.sh"), script).unwrap();
@@ -348,7 +360,8 @@ fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota()
         .map(|k| h[k].as_u64().unwrap())
         .sum();
     assert_eq!(sum, total, "{h}");
-    // A game's lines as the author's bot read them, for `durak rerun`: its author only.
+    // A game's lines as the author's bot read them, for `durak rerun`: its author only. (Its
+    // hello only when its process started for this game: a table keeps its bots across jobs.)
     let g = &list[0];
     let raw = format!(
         "/api/games/{}/{}/seats/{}/raw",
@@ -359,7 +372,7 @@ fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota()
     assert_eq!(st, 200, "{head}{text}");
     assert!(
         text.lines()
-            .any(|l| l.starts_with("stdin") && l.contains("\"type\":\"hello\""))
+            .any(|l| l.starts_with("stdin") && l.contains("\"type\":\"game_start\""))
             && text
                 .lines()
                 .any(|l| l.starts_with("stdin") && l.contains("\"type\":\"request\""))
