@@ -149,10 +149,19 @@ fn a_better_version_is_told_so_after_it_entered_the_ladder() {
     assert!(e.contains("comparison against version 1: "), "{e}");
     assert_eq!(version(&s, 1)["state"], "retired");
 
-    let p = wait_for("the comparison's verdict", 180, || {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let p = loop {
         let v = version(&s, 2);
-        (v["previous"]["state"] == "done").then(|| v["previous"].clone())
-    });
+        if v["previous"]["state"] == "done" {
+            break v["previous"].clone();
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "gave up after 180 s waiting for the comparison's verdict: {v}\n{}",
+            s.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
     assert_eq!(p["verdict"], "better", "{p}\n{}", s.log());
     assert_eq!(p["score"], 1.0, "{p}");
     assert!(

@@ -441,6 +441,9 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
         .map(|_| ())
     })?;
     tracing::info!("{} {}", v.label(), c.summary);
+    // The version's page and JSON are cached until games are recorded or the board changes:
+    // a comparison stopped between games (its job cancelled) records none, so say it here.
+    ladder.board.touch();
     if v.state != "comparing" {
         return Ok(());
     }
