@@ -3,6 +3,9 @@
 //! its reference sections moved to `docs/` (issue 13), and a `--help` or a doc pointing at the
 //! old place sends the reader nowhere. And the paths that comments and docs name
 //! (`referee/src/replay.rs`, `schemas/replay.json`, a module's own file) are files that exist.
+//! And the repository tracks no file that running the code writes (Python's byte code).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -226,4 +229,55 @@ fn comments_and_docs_name_files_that_exist() {
         "these name no file or folder of the repository (fix the name, or the comment):\n{}",
         bad.join("\n")
     );
+}
+
+/// The repository tracks sources, not what running them writes: Python's byte code
+/// (`sample-bots/python/__pycache__/*.pyc`) was tracked, and every game of a Python sample bot
+/// rewrote it, so a checkout was never clean after the tests. `.gitignore` keeps it out.
+#[test]
+fn the_repository_tracks_no_build_output() {
+    let Some(git) = common::require_with("git", "git", || {
+        let git = common::which("git").ok_or("not found on PATH")?;
+        let inside = Command::new(&git)
+            .args(["rev-parse", "--is-inside-work-tree"])
+            .current_dir(root())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !inside.status.success() {
+            return Err(format!("{} is not a git checkout", root().display()));
+        }
+        Ok(git)
+    }) else {
+        return;
+    };
+    let git = |args: &[&str]| {
+        let out = Command::new(&git)
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (_, tracked) = git(&["ls-files"]);
+    assert!(tracked.lines().count() > 100, "git ls-files: {tracked}");
+    let outputs: Vec<&str> = tracked
+        .lines()
+        .filter(|f| {
+            f.split('/').any(|part| part == "__pycache__" || part == "target")
+                || [".pyc", ".class", ".o"].iter().any(|e| f.ends_with(e))
+        })
+        .collect();
+    assert!(
+        outputs.is_empty(),
+        "tracked files that running the code writes (git rm --cached them, and ignore them in \
+         .gitignore):\n{}",
+        outputs.join("\n")
+    );
+    for written in [
+        "sample-bots/python/__pycache__/random_bot.cpython-311.pyc",
+        "sample-bots/python/__pycache__/heuristic_bot.cpython-313.pyc",
+    ] {
+        let (ignored, _) = git(&["check-ignore", "-q", "--no-index", written]);
+        assert!(ignored, "{written} is not ignored: add its pattern to .gitignore");
+    }
 }
