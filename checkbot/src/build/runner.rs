@@ -170,8 +170,8 @@ pub fn folder_size(dir: &Path) -> (u64, bool) {
 /// The build's shell: here (its own process group) or through the referee's isolation.
 enum Child {
     Here {
-        child: tokio::process::Child,
-        out: tokio::io::BufReader<tokio::process::ChildStdout>,
+        child: Box<tokio::process::Child>,
+        out: Box<tokio::io::BufReader<tokio::process::ChildStdout>>,
         /// The line being read, and whether it went past [`MAX_LINE`] (the rest is skipped).
         line: Vec<u8>,
         overlong: bool,
@@ -195,8 +195,8 @@ impl Child {
                 .spawn()?;
             let out = child.stdout.take().expect("piped");
             return Ok(Child::Here {
-                child,
-                out: tokio::io::BufReader::new(out),
+                child: Box::new(child),
+                out: Box::new(tokio::io::BufReader::new(out)),
                 line: Vec::new(),
                 overlong: false,
             });
