@@ -231,9 +231,10 @@ fn comments_and_docs_name_files_that_exist() {
     );
 }
 
-/// The repository tracks sources, not what running them writes: Python's byte code
-/// (`sample-bots/python/__pycache__/*.pyc`) was tracked, and every game of a Python sample bot
-/// rewrote it, so a checkout was never clean after the tests. `.gitignore` keeps it out.
+/// The repository tracks sources, not what running them writes: Python's byte code (a `.pyc`
+/// in the `__pycache__` folder beside the Python sample bots) was tracked, and every game of a
+/// Python sample bot rewrote it, so a checkout was never clean after the tests. `.gitignore`
+/// keeps it out.
 #[test]
 fn the_repository_tracks_no_build_output() {
     let Some(git) = common::require_with("git", "git", || {
@@ -263,7 +264,8 @@ fn the_repository_tracks_no_build_output() {
     let outputs: Vec<&str> = tracked
         .lines()
         .filter(|f| {
-            f.split('/').any(|part| part == "__pycache__" || part == "target")
+            f.split('/')
+                .any(|part| part == "__pycache__" || part == "target")
                 || [".pyc", ".class", ".o"].iter().any(|e| f.ends_with(e))
         })
         .collect();
@@ -278,6 +280,9 @@ fn the_repository_tracks_no_build_output() {
         "sample-bots/python/__pycache__/heuristic_bot.cpython-313.pyc",
     ] {
         let (ignored, _) = git(&["check-ignore", "-q", "--no-index", written]);
-        assert!(ignored, "{written} is not ignored: add its pattern to .gitignore");
+        assert!(
+            ignored,
+            "{written} is not ignored: add its pattern to .gitignore"
+        );
     }
 }
