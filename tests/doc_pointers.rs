@@ -169,9 +169,9 @@ fn named_paths(text: &str, bare_rs: bool) -> Vec<String> {
         .collect()
 }
 
-/// Comments and docs name files and folders that exist: the replay line's schema, the
-/// service's worker module and its API module were once named by their old names long after
-/// they were renamed. A path is looked for from the repository's root, the naming file's folder, its
+/// Comments (of Rust, shell, Python, TOML, YAML, JavaScript and the starter kits' languages)
+/// and docs name files and folders that exist: the replay line's schema, the service's worker
+/// module and its API module were once named by their old names long after they were renamed. A path is looked for from the repository's root, the naming file's folder, its
 /// crate's root and `src/`, and (a Rust file) its module's folder; a path whose first folder
 /// is none of these (`DIR/tournament.toml`, `my-bot/bot.py`) is an example, not a pointer.
 #[test]
@@ -189,9 +189,14 @@ fn comments_and_docs_name_files_that_exist() {
     for f in &files {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         let rust = ext == "rs";
-        if !rust && ext != "md" {
-            continue;
-        }
+        // Where a file's comments are: every line of a doc, lines starting so elsewhere.
+        let comment: &[&str] = match ext {
+            "md" => &[""],
+            "rs" => &["//"],
+            "sh" | "py" | "toml" | "yaml" | "yml" => &["#"],
+            "js" | "ts" | "css" | "c" | "cpp" | "go" | "java" => &["//", "/*", "*"],
+            _ => continue,
+        };
         let text = std::fs::read_to_string(root().join(f)).unwrap();
         let dir = f.parent().unwrap().to_path_buf();
         let krate = crate_of(f);
@@ -202,7 +207,7 @@ fn comments_and_docs_name_files_that_exist() {
         };
         let bases = [PathBuf::new(), dir, krate.join("src"), krate, module];
         for (n, line) in text.lines().enumerate() {
-            if rust && !line.trim_start().starts_with("//") {
+            if !comment.iter().any(|c| line.trim_start().starts_with(c)) {
                 continue;
             }
             for p in named_paths(line, rust) {
