@@ -3,6 +3,9 @@
 //! its reference sections moved to `docs/` (issue 13), and a `--help` or a doc pointing at the
 //! old place sends the reader nowhere. And the paths that comments and docs name
 //! (`referee/src/replay.rs`, `schemas/replay.json`, a module's own file) are files that exist.
+//! And the repository tracks no file that running the code writes (Python's byte code).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -166,9 +169,9 @@ fn named_paths(text: &str, bare_rs: bool) -> Vec<String> {
         .collect()
 }
 
-/// Comments and docs name files and folders that exist: the replay line's schema, the
-/// service's worker module and its API module were once named by their old names long after
-/// they were renamed. A path is looked for from the repository's root, the naming file's folder, its
+/// Comments (of Rust, shell, Python, TOML, YAML, JavaScript and the starter kits' languages)
+/// and docs name files and folders that exist: the replay line's schema, the service's worker
+/// module and its API module were once named by their old names long after they were renamed. A path is looked for from the repository's root, the naming file's folder, its
 /// crate's root and `src/`, and (a Rust file) its module's folder; a path whose first folder
 /// is none of these (`DIR/tournament.toml`, `my-bot/bot.py`) is an example, not a pointer.
 #[test]
@@ -186,9 +189,14 @@ fn comments_and_docs_name_files_that_exist() {
     for f in &files {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         let rust = ext == "rs";
-        if !rust && ext != "md" {
-            continue;
-        }
+        // Where a file's comments are: every line of a doc, lines starting so elsewhere.
+        let comment: &[&str] = match ext {
+            "md" => &[""],
+            "rs" => &["//"],
+            "sh" | "py" | "toml" | "yaml" | "yml" => &["#"],
+            "js" | "ts" | "css" | "c" | "cpp" | "go" | "java" => &["//", "/*", "*"],
+            _ => continue,
+        };
         let text = std::fs::read_to_string(root().join(f)).unwrap();
         let dir = f.parent().unwrap().to_path_buf();
         let krate = crate_of(f);
@@ -199,7 +207,7 @@ fn comments_and_docs_name_files_that_exist() {
         };
         let bases = [PathBuf::new(), dir, krate.join("src"), krate, module];
         for (n, line) in text.lines().enumerate() {
-            if rust && !line.trim_start().starts_with("//") {
+            if !comment.iter().any(|c| line.trim_start().starts_with(c)) {
                 continue;
             }
             for p in named_paths(line, rust) {
@@ -226,4 +234,60 @@ fn comments_and_docs_name_files_that_exist() {
         "these name no file or folder of the repository (fix the name, or the comment):\n{}",
         bad.join("\n")
     );
+}
+
+/// The repository tracks sources, not what running them writes: Python's byte code (a `.pyc`
+/// in the `__pycache__` folder beside the Python sample bots) was tracked, and every game of a
+/// Python sample bot rewrote it, so a checkout was never clean after the tests. `.gitignore`
+/// keeps it out.
+#[test]
+fn the_repository_tracks_no_build_output() {
+    let Some(git) = common::require_with("git", "git", || {
+        let git = common::which("git").ok_or("not found on PATH")?;
+        let inside = Command::new(&git)
+            .args(["rev-parse", "--is-inside-work-tree"])
+            .current_dir(root())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !inside.status.success() {
+            return Err(format!("{} is not a git checkout", root().display()));
+        }
+        Ok(git)
+    }) else {
+        return;
+    };
+    let git = |args: &[&str]| {
+        let out = Command::new(&git)
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (_, tracked) = git(&["ls-files"]);
+    assert!(tracked.lines().count() > 100, "git ls-files: {tracked}");
+    let outputs: Vec<&str> = tracked
+        .lines()
+        .filter(|f| {
+            f.split('/')
+                .any(|part| part == "__pycache__" || part == "target")
+                || [".pyc", ".class", ".o"].iter().any(|e| f.ends_with(e))
+        })
+        .collect();
+    assert!(
+        outputs.is_empty(),
+        "tracked files that running the code writes (git rm --cached them, and ignore them in \
+         .gitignore):\n{}",
+        outputs.join("\n")
+    );
+    for written in [
+        "sample-bots/python/__pycache__/random_bot.cpython-311.pyc",
+        "sample-bots/python/__pycache__/heuristic_bot.cpython-313.pyc",
+    ] {
+        let (ignored, _) = git(&["check-ignore", "-q", "--no-index", written]);
+        assert!(
+            ignored,
+            "{written} is not ignored: add its pattern to .gitignore"
+        );
+    }
 }

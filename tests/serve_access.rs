@@ -125,6 +125,12 @@ fn a_bots_stderr_is_shown_to_its_author_and_the_organiser_only() {
         assert_eq!(st, 200, "{who}: {html}");
         assert!(!html.contains(SECRET), "{who} reads the log on the page");
         assert!(html.contains(NOTE), "{who}: the page says whose log it is");
+        // The seat named once: its label, then the bot's own name (not 'chatty v1 (sh-bot)'
+        // in parentheses).
+        assert!(
+            html.contains(&format!("Seat {seat} (chatty v1, named sh-bot): {NOTE}")),
+            "{who}: {html}"
+        );
         let (_, _, view) = raw(s, "GET", &api, &headers, "");
         let view: Value = serde_json::from_str(&view).unwrap();
         assert!(

@@ -1,14 +1,13 @@
 //! A bot's build step (`build` in `bot.toml`, or `durak check-bot --build CMD`): a shell command
 //! run in the bot's folder before the check, within a time limit, its output kept for the
 //! report. It runs as the user who runs durak, with their environment (compilers need `PATH`,
-//! `HOME`, `JAVA_HOME`...): it is the author's own code on the author's machine. (The judge
-//! service will run it in the sandbox.)
+//! `HOME`, `JAVA_HOME`...): it is the author's own code on the author's machine. The judge
+//! service runs it in its sandbox, under its limits, through the same runner (`runner`).
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
+pub mod runner;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The default time limit of a build.
 pub const DEFAULT_BUILD_TIMEOUT_S: u64 = 600;
@@ -30,10 +29,9 @@ pub struct Build {
     pub elapsed_ms: u64,
 }
 
-/// Run `command` with `sh -c` in `dir`, at most `limit`; then kill it and everything it
+/// Run `command` with `sh -c` in `dir`, here, at most `limit`; then kill it and everything it
 /// started (its own process group).
 pub fn run(command: &str, dir: &Path, limit: Duration) -> Build {
-    let started = Instant::now();
     let mut build = Build {
         command: command.into(),
         dir: dir.display().to_string(),
@@ -42,18 +40,21 @@ pub fn run(command: &str, dir: &Path, limit: Duration) -> Build {
         output: String::new(),
         elapsed_ms: 0,
     };
-    // stderr joins stdout in the shell, so the output keeps its order.
-    let spawned = Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec 2>&1\n{command}"))
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
-    let mut child = match spawned {
-        Ok(c) => c,
+    let spec = runner::Spec {
+        command,
+        folder: dir,
+        timeout: limit,
+        isolation: None,
+        disk: None,
+        keep_lines: TAIL_LINES,
+        line_chars: None,
+    };
+    let ran = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .and_then(|rt| rt.block_on(runner::run(&spec)));
+    let ran = match ran {
+        Ok(r) => r,
         Err(e) => {
             build.failure = Some(format!(
                 "cannot run sh -c {command:?} in {}: {e}",
@@ -62,48 +63,17 @@ pub fn run(command: &str, dir: &Path, limit: Duration) -> Build {
             return build;
         }
     };
-    let reader = child.stdout.take().expect("piped");
-    let drain = std::thread::spawn(move || {
-        let mut reader = reader;
-        let mut all = Vec::new();
-        let _ = reader.read_to_end(&mut all);
-        all
-    });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if started.elapsed() >= limit => break None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break None,
-        }
-    };
-    if status.is_none() {
-        // Too slow: the whole group goes.
-        if let Some(pg) = rustix::process::Pid::from_raw(child.id() as i32) {
-            let _ = rustix::process::kill_process_group(pg, rustix::process::Signal::KILL);
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    // A process the build left running may still hold the pipe: take what came so far.
-    let bytes = wait_join(drain, Duration::from_secs(2)).unwrap_or_default();
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text.trim_end().lines().collect();
-    let mut tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
-    if lines.len() > TAIL_LINES {
-        tail = format!("... ({} lines before)\n{tail}", lines.len() - TAIL_LINES);
-    }
-    build.output = tail;
-    build.elapsed_ms = started.elapsed().as_millis() as u64;
-    match status {
-        Some(s) if s.success() => build.ok = true,
-        Some(s) => {
+    build.output = ran.output.text().trim_end().to_string();
+    build.elapsed_ms = ran.elapsed.as_millis() as u64;
+    match (ran.stopped, ran.status) {
+        (None, Some(s)) if s.success() => build.ok = true,
+        (None, Some(s)) => {
             build.failure = Some(format!(
                 "the build {}",
                 durak_referee::process::describe_exit(s)
             ))
         }
-        None => {
+        _ => {
             build.failure = Some(format!(
                 "the build did not finish within {} s and was stopped",
                 limit.as_secs()
@@ -111,18 +81,6 @@ pub fn run(command: &str, dir: &Path, limit: Duration) -> Build {
         }
     }
     build
-}
-
-/// Join a thread, waiting at most `limit`.
-fn wait_join<T: Send + 'static>(h: std::thread::JoinHandle<T>, limit: Duration) -> Option<T> {
-    let until = Instant::now() + limit;
-    while !h.is_finished() {
-        if Instant::now() >= until {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.join().ok()
 }
 
 impl Build {
@@ -151,6 +109,7 @@ impl Build {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn a_build_succeeds_fails_or_is_stopped_with_its_output() {

@@ -36,7 +36,8 @@ fn play(deck: Deck) -> (Vec<String>, Option<(usize, usize, Move)>) {
         "type": "header", "format": FORMAT, "variant": "podkidnoy", "players": 2,
         "series_seed": 0, "game": 0, "seed": 0, "dealer": 0, "first_game": true,
         "deck": deck.cards().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-        "seats": [{"seat": 0, "name": "a"}, {"seat": 1, "name": "b"}],
+        "seats": [{"seat": 0, "name": "a", "bot_name": "alpha"},
+                  {"seat": 1, "name": "b", "bot_name": "beta"}],
     })
     .to_string()];
     event_lines(&mut lines, &g.start_events());
@@ -115,6 +116,21 @@ fn analyze_flags_the_blunder_made_in_a_constructed_deal() {
         // It held a win: thrown away unless the other seat blundered it back.
         let won = !a.draw && a.loser.is_some_and(|l| l != seat);
         assert_eq!(s.threw_won_game, !won);
+        // The loser named once, with its bot's own name beside the seat's: not
+        // 'seat 0 (a (alpha))', the label in parentheses.
+        let text = durak_replay::analyze::to_text(&a);
+        let named = [
+            "seat 0 (a, named alpha) is the durak",
+            "seat 1 (b, named beta) is the durak",
+        ];
+        match a.loser {
+            Some(l) if !a.draw => assert!(text.contains(named[l]), "{text}"),
+            _ => assert!(text.contains("a draw"), "{text}"),
+        }
+        assert!(
+            !text.contains("(alpha))") && !text.contains("(beta))"),
+            "{text}"
+        );
         found += 1;
         if found == 3 {
             break;

@@ -6,13 +6,16 @@
 //! what it leaves in its folder (`disk`: the folder's size is watched every 50 ms and the build
 //! killed over the limit; between two looks it can overshoot by what it writes in 50 ms, and
 //! by at most `file_size` per file). Its output (stdout and stderr together) is kept, its last
-//! lines, for the version's page.
+//! lines, for the version's page. It runs through check-bot's build runner
+//! (`durak_checkbot::build::runner`, the one for `durak check-bot --build` too): this module gives
+//! it the sandbox and limits, and words what happened for the author.
 
 use crate::config::BuildConfig;
-use durak_referee::isolation::Context;
-use durak_referee::{BotCommand, BotProcess, IoFault, Isolation, Sandbox, SpawnOptions};
+pub use durak_checkbot::build::runner::folder_size;
+use durak_checkbot::build::runner::{self, walk, Ran, Stopped, Walk, MAX_ENTRIES};
+use durak_referee::{Isolation, Sandbox};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How a build went.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -32,57 +35,6 @@ pub struct BuildReport {
 const KEEP_LINES: usize = 200;
 /// Characters kept of one line.
 const LINE_CHARS: usize = 500;
-/// Entries counted at most when measuring the folder (a build making more is over any limit).
-const MAX_ENTRIES: usize = 200_000;
-
-/// How a walk of a folder ended.
-#[derive(PartialEq)]
-enum Walk {
-    Done,
-    /// `visit` asked to stop.
-    Stopped,
-    /// More than `MAX_ENTRIES` entries.
-    TooMany,
-}
-
-/// Visit the metadata of every entry under `dir`, at most `MAX_ENTRIES` of them, until `visit`
-/// returns true.
-fn walk(dir: &Path, mut visit: impl FnMut(&std::fs::Metadata) -> bool) -> Walk {
-    let mut seen = 0usize;
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return Walk::TooMany;
-            }
-            let Ok(m) = e.metadata() else { continue };
-            if visit(&m) {
-                return Walk::Stopped;
-            }
-            if m.is_dir() {
-                todo.push(e.path());
-            }
-        }
-    }
-    Walk::Done
-}
-
-/// The bytes under `dir` (files and links, not following links), and whether the count
-/// stopped at [`MAX_ENTRIES`].
-pub fn folder_size(dir: &Path) -> (u64, bool) {
-    let mut total = 0u64;
-    let walked = walk(dir, |m| {
-        // Blocks really used, not the apparent size (a sparse file counts what it holds).
-        use std::os::unix::fs::MetadataExt;
-        total += (m.blocks() * 512).max(if m.is_file() { 0 } else { 4096 });
-        false
-    });
-    (total, walked == Walk::TooMany)
-}
 
 /// Whether a failed build met the file-size limit: killed by SIGXFSZ (or its shell exited
 /// with 128 + SIGXFSZ, as `sh -c` reports a command killed by it), or a file in its folder
@@ -186,51 +138,6 @@ fn says_no_network(line: &str) -> bool {
     .any(|p| l.contains(p))
 }
 
-/// Keep the last [`KEEP_LINES`] lines, each cut at [`LINE_CHARS`].
-struct Tail {
-    lines: std::collections::VecDeque<String>,
-    dropped: usize,
-    /// Lines saying a fork was refused (`sh: Cannot fork`, `fork: Resource temporarily
-    /// unavailable`): where `RLIMIT_NPROC` meets a fork bomb before the cgroup's `pids.max`
-    /// does, the cgroup counts nothing, and this is how it is seen.
-    fork_failures: u64,
-}
-
-/// Whether an output line says a fork was refused.
-fn says_fork_refused(line: &str) -> bool {
-    line.contains("Cannot fork")
-        || line.contains("fork failed")
-        || (line.contains("fork") && line.contains("Resource temporarily unavailable"))
-}
-
-impl Tail {
-    fn push(&mut self, line: &[u8]) {
-        let mut s = String::from_utf8_lossy(line).into_owned();
-        if says_fork_refused(&s) {
-            self.fork_failures += 1;
-        }
-        if s.chars().count() > LINE_CHARS {
-            s = s.chars().take(LINE_CHARS).collect::<String>() + " ...";
-        }
-        self.lines.push_back(s);
-        if self.lines.len() > KEEP_LINES {
-            self.lines.pop_front();
-            self.dropped += 1;
-        }
-    }
-    fn text(&self) -> String {
-        let mut out = String::new();
-        if self.dropped > 0 {
-            out.push_str(&format!("... ({} lines before)\n", self.dropped));
-        }
-        for l in &self.lines {
-            out.push_str(l);
-            out.push('\n');
-        }
-        out
-    }
-}
-
 /// Run `command` in `folder` (see the module documentation). `hidden`: what the build must
 /// not see (the service's data directory).
 pub async fn run(
@@ -240,7 +147,6 @@ pub async fn run(
     sandbox: Sandbox,
     hidden: Vec<PathBuf>,
 ) -> BuildReport {
-    let started = Instant::now();
     let mut report = BuildReport {
         command: command.to_string(),
         ok: false,
@@ -253,96 +159,70 @@ pub async fn run(
     if strict_root {
         share_folder(folder, true);
     }
-    let cmd = BotCommand {
-        spec: format!("build: {command}"),
-        program: PathBuf::from("/bin/sh"),
-        args: vec!["-c".into(), format!("exec 2>&1\n{command}")],
-        cwd: Some(folder.to_path_buf()),
-        isolation: Isolation {
-            sandbox,
-            limits: cfg.limits,
-            writable_cwd: true,
-            foreign_cwd: false,
-        },
+    let spec = runner::Spec {
+        command,
+        folder,
+        timeout: Duration::from_secs(cfg.timeout_s),
+        isolation: Some((
+            Isolation {
+                sandbox,
+                limits: cfg.limits,
+                writable_cwd: true,
+                foreign_cwd: false,
+            },
+            hidden,
+        )),
+        disk: Some(cfg.disk),
+        keep_lines: KEEP_LINES,
+        line_chars: Some(LINE_CHARS),
     };
-    let opts = SpawnOptions {
-        max_line: 64 * 1024,
-        stderr_cap: 64 * 1024,
-        context: Context { games: 1, hidden },
-    };
-    let limit = Duration::from_secs(cfg.timeout_s);
-    let mut tail = Tail {
-        lines: Default::default(),
-        dropped: 0,
-        fork_failures: 0,
-    };
-    let mut proc = match BotProcess::spawn_with(&cmd, &opts) {
-        Ok(p) => p,
+    let ran = runner::run(&spec).await;
+    if strict_root {
+        share_folder(folder, false);
+    }
+    let ran = match ran {
+        Ok(r) => r,
         Err(e) => {
             report.failure = Some(format!("the build could not be started: {e}"));
-            if strict_root {
-                share_folder(folder, false);
-            }
             return report;
         }
     };
-    let mut last_size_check = Instant::now();
-    let mut failure: Option<String> = None;
-    let mut stdout_open = true;
-    loop {
-        if started.elapsed() >= limit {
-            failure = Some(format!(
-                "the build did not finish within {} s and was stopped (the time limit of a \
-                 build on this server)",
-                cfg.timeout_s
-            ));
-            break;
-        }
-        if last_size_check.elapsed() >= Duration::from_millis(50) {
-            last_size_check = Instant::now();
-            let (bytes, too_many) = folder_size(folder);
-            if bytes > cfg.disk || too_many {
-                failure = Some(format!(
-                    "the build wrote more than {} into its folder ({}) and was stopped (the \
-                     disk limit of a build on this server)",
-                    durak_referee::isolation::format_limit(Some(cfg.disk)),
-                    if too_many {
-                        format!("over {MAX_ENTRIES} files")
-                    } else {
-                        format!("{bytes} bytes")
-                    }
-                ));
-                break;
+    let failure = failure(&ran, folder, cfg, sandbox);
+    report.ok = failure.is_none();
+    report.failure = failure;
+    report.output = ran.output.text();
+    report.folder_bytes = ran.folder_bytes;
+    report.elapsed_ms = ran.elapsed.as_millis() as u64;
+    report
+}
+
+/// Why the runner stopped a build, in words for its author (the limit is this server's).
+fn stopped(why: &Stopped, cfg: &BuildConfig) -> String {
+    match why {
+        Stopped::Time => format!(
+            "the build did not finish within {} s and was stopped (the time limit of a build on \
+             this server)",
+            cfg.timeout_s
+        ),
+        Stopped::Disk { bytes, too_many } => format!(
+            "the build wrote more than {} into its folder ({}) and was stopped (the disk limit of \
+             a build on this server)",
+            durak_referee::isolation::format_limit(Some(cfg.disk)),
+            if *too_many {
+                format!("over {MAX_ENTRIES} files")
+            } else {
+                format!("{bytes} bytes")
             }
-        }
-        if !stdout_open {
-            if proc.try_exit().is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        match proc.recv(Duration::from_millis(50)).await {
-            Ok((line, _)) => tail.push(&line),
-            Err(IoFault::Timeout) => {}
-            Err(IoFault::LineTooLong) => {
-                tail.push(b"(a line longer than 64 KiB: the output after it is not kept)");
-                stdout_open = false;
-            }
-            Err(IoFault::Memory(how)) => {
-                failure = Some(over_memory(cfg, &how));
-                break;
-            }
-            Err(IoFault::Closed) => stdout_open = false,
-            Err(IoFault::Crash(_) | IoFault::Quit) => break,
-        }
+        ),
+        Stopped::Memory(how) => over_memory(cfg, how),
     }
-    let status = proc.try_exit();
-    // Read before the kill: its cgroup goes with it.
-    let forks_refused = proc.process_limit_hits().max(tail.fork_failures);
-    proc.kill().await;
-    let (bytes, _) = folder_size(folder);
-    report.folder_bytes = bytes;
+}
+
+/// Why a build failed, in words for its author; `None` when it did not.
+fn failure(ran: &Ran, folder: &Path, cfg: &BuildConfig, sandbox: Sandbox) -> Option<String> {
+    let bytes = ran.folder_bytes;
+    let mut failure = ran.stopped.as_ref().map(|s| stopped(s, cfg));
+    let forks_refused = ran.forks_refused;
     if forks_refused > 0 {
         // Whatever else happened, and even when its first process exited 0 (`:(){ :|:& };:`
         // returns at once): a build that meets its process limit is refused for it.
@@ -359,66 +239,60 @@ pub async fn run(
             None => reason,
         });
     }
-    if failure.is_none() {
-        failure = match status {
-            Some(s) if s.success() => {
-                if bytes > cfg.disk {
-                    Some(format!(
-                        "the build left {bytes} bytes in its folder, more than the {} a build \
-                         may leave on this server",
-                        durak_referee::isolation::format_limit(Some(cfg.disk))
-                    ))
-                } else {
-                    None
-                }
+    if failure.is_some() {
+        return failure;
+    }
+    match ran.status {
+        Some(s) if s.success() => {
+            if bytes > cfg.disk {
+                Some(format!(
+                    "the build left {bytes} bytes in its folder, more than the {} a build \
+                     may leave on this server",
+                    durak_referee::isolation::format_limit(Some(cfg.disk))
+                ))
+            } else {
+                None
             }
-            // Past the disk limit between two looks at its folder, then stopped by the file
-            // size limit (SIGXFSZ) or by its own error: the disk is the reason.
-            Some(s) if bytes > cfg.disk => Some(format!(
-                "the build wrote {bytes} bytes into its folder, more than {} (the disk limit \
-                 of a build on this server), and failed: {}",
+        }
+        // Past the disk limit between two looks at its folder, then stopped by the file
+        // size limit (SIGXFSZ) or by its own error: the disk is the reason.
+        Some(s) if bytes > cfg.disk => Some(format!(
+            "the build wrote {bytes} bytes into its folder, more than {} (the disk limit \
+             of a build on this server), and failed: {}",
+            durak_referee::isolation::format_limit(Some(cfg.disk)),
+            durak_referee::process::describe_exit(s)
+        )),
+        // Stopped by the file-size rlimit (SIGXFSZ: the shell reports 128 + 25), or told
+        // EFBIG and failed, with a file at the limit: say so, not just "code 153".
+        Some(s) if hit_file_size_limit(s, folder, cfg.limits.file_size) => {
+            let limit = durak_referee::isolation::format_limit(cfg.limits.file_size);
+            Some(format!(
+                "the build wrote a file larger than the file-size limit ({limit}) of a build \
+                 on this server, and failed: {}\n  fix: write smaller files (at most {limit} \
+                 each, and {} in all), or ask the organiser for a larger limit ([build] \
+                 limits = {{ file_size = ... }})",
+                durak_referee::process::describe_exit(s),
                 durak_referee::isolation::format_limit(Some(cfg.disk)),
+            ))
+        }
+        Some(s)
+            if sandbox == Sandbox::Strict
+                && ran.output.lines.iter().any(|l| says_no_network(l)) =>
+        {
+            Some(format!(
+                "the build tried to reach the network, and failed ({}): builds run without \
+                 a network on this server\n  fix: vendor your dependencies (put them in \
+                 the archive: pip download, cargo vendor, go mod vendor, npm pack...) and \
+                 build offline",
                 durak_referee::process::describe_exit(s)
-            )),
-            // Stopped by the file-size rlimit (SIGXFSZ: the shell reports 128 + 25), or told
-            // EFBIG and failed, with a file at the limit: say so, not just "code 153".
-            Some(s) if hit_file_size_limit(s, folder, cfg.limits.file_size) => {
-                let limit = durak_referee::isolation::format_limit(cfg.limits.file_size);
-                Some(format!(
-                    "the build wrote a file larger than the file-size limit ({limit}) of a build \
-                     on this server, and failed: {}\n  fix: write smaller files (at most {limit} \
-                     each, and {} in all), or ask the organiser for a larger limit ([build] \
-                     limits = {{ file_size = ... }})",
-                    durak_referee::process::describe_exit(s),
-                    durak_referee::isolation::format_limit(Some(cfg.disk)),
-                ))
-            }
-            Some(s)
-                if sandbox == Sandbox::Strict && tail.lines.iter().any(|l| says_no_network(l)) =>
-            {
-                Some(format!(
-                    "the build tried to reach the network, and failed ({}): builds run without \
-                     a network on this server\n  fix: vendor your dependencies (put them in \
-                     the archive: pip download, cargo vendor, go mod vendor, npm pack...) and \
-                     build offline",
-                    durak_referee::process::describe_exit(s)
-                ))
-            }
-            Some(s) => Some(format!(
-                "the build failed: {}",
-                durak_referee::process::describe_exit(s)
-            )),
-            None => Some("the build ended without an exit status".into()),
-        };
+            ))
+        }
+        Some(s) => Some(format!(
+            "the build failed: {}",
+            durak_referee::process::describe_exit(s)
+        )),
+        None => Some("the build ended without an exit status".into()),
     }
-    if strict_root {
-        share_folder(folder, false);
-    }
-    report.ok = failure.is_none();
-    report.failure = failure;
-    report.output = tail.text();
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    report
 }
 
 #[cfg(test)]

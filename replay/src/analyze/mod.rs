@@ -77,7 +77,11 @@ impl Decision {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SeatSummary {
     pub seat: Seat,
+    /// Its label (`python3 bot.py (flaky)`, `Header::seat_label`).
     pub name: String,
+    /// The seat as texts name it: `seat 1 (python3 bot.py, named flaky)` (`Header::seat_name`:
+    /// no parentheses in parentheses).
+    pub seat_name: String,
     /// The seat's own decisions (not forced) valued exactly.
     pub decisions: usize,
     /// Those that lowered its value.
@@ -138,6 +142,7 @@ pub fn analyze_with(sim: &Simulation, solver: &mut Solver) -> Analysis {
         .map(|seat| SeatSummary {
             seat,
             name: sim.header.seat_label(seat),
+            seat_name: sim.header.seat_name(seat),
             ..SeatSummary::default()
         })
         .collect();

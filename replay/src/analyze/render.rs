@@ -27,7 +27,7 @@ pub fn to_text(a: &Analysis) -> String {
     let name = |s: usize| escape_controls(&a.seats[s].name);
     let result = match (a.draw, a.loser) {
         (true, _) => "a draw".to_string(),
-        (false, Some(l)) => format!("seat {l} ({}) is the durak", name(l)),
+        (false, Some(l)) => format!("{} is the durak", escape_controls(&a.seats[l].seat_name)),
         (false, None) => "no result".to_string(),
     };
     let _ = writeln!(out, "{}: {result}", escape_controls(&a.source));

@@ -388,11 +388,10 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
         let notes = private::hidden(&visible)
             .into_iter()
             .map(|seat| {
-                format!(
-                    "Seat {seat} ({}): {}.",
-                    replay.header.seat_label(seat),
-                    private::NOTE
-                )
+                // `seat 1 (chatty v1, named sh-bot)`: the label's own parentheses not nested.
+                let name = replay.header.seat_name(seat);
+                let rest = name.strip_prefix("seat").unwrap_or(&name);
+                format!("Seat{rest}: {}.", private::NOTE)
             })
             .collect();
         let sim = durak_replay::simulate(&replay);
