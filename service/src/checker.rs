@@ -149,6 +149,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         ladder
             .db
             .write(|c| c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id]))?;
+        let started = std::time::Instant::now();
         let report = build::run(
             b,
             &folder,
@@ -159,6 +160,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         .await;
         // What it left: no link out of the folder, no fifo or socket (`build_check.rs`).
         let report = crate::build_check::refuse_unsafe(report, &folder);
+        crate::metrics::build_done(started.elapsed().as_secs_f64(), report.ok);
         let json = serde_json::to_string(&report).expect("json");
         ladder.db.write(|c| {
             c.execute(
@@ -187,7 +189,9 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         replay_dir: None,
         long: cfg.check_long,
     };
+    let started = std::time::Instant::now();
     let mut report = durak_checkbot::check_bot(&cmd, &opts).await;
+    crate::metrics::check_done(started.elapsed().as_secs_f64(), report.passed);
     // The report as JSON, with its text for people beside it. Its author sees paths relative
     // to the bot's folder, not where the server keeps it.
     report.cwd = Some("./ (the bot's folder)".into());
