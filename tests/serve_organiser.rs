@@ -44,6 +44,7 @@ const FORMS: &[(&str, &str)] = &[
         "reason=no&action=disqualify",
     ),
     ("/organiser/tournaments", "games=1"),
+    ("/organiser/tournaments/1/cancel", ""),
     ("/organiser/workers", "label=rack"),
     ("/organiser/workers/1/revoke", ""),
 ];
@@ -259,6 +260,79 @@ fn organiser_forms_do_what_they_say() {
         "games=lots",
     );
     assert_eq!(st, 400, "{body}");
+}
+
+fn tournament_state(s: &Server, id: i64) -> String {
+    let t = s.get(&format!("/api/tournaments/{id}")).json;
+    t["state"].as_str().unwrap_or_default().to_string()
+}
+
+/// Fixed tournaments cancelled from their page: a queued one at once, the running one at its
+/// tables' next games; one that is over is refused (409), one that does not exist is 404.
+#[test]
+fn tournaments_are_cancelled_from_the_organisers_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The house bots (two), the ladder paused: the tournaments have the machine.
+    let s = Server::start(&tmp.path().join("data"), &["--deals", "1"]);
+    let org = s.organiser.clone().unwrap();
+    assert_eq!(
+        s.org()
+            .post_json("/api/ladder/pause", &json!({}))
+            .unwrap()
+            .status,
+        200
+    );
+    let b = logged_in(&s, &org);
+    let page = "/organiser/tournaments";
+    // Two long ones: the first plays, the second waits for it.
+    for _ in 0..2 {
+        let (st, head, body) = b.post(page, page, "games=10000");
+        assert_eq!(st, 303, "{head}{body}");
+    }
+    wait_for("the first tournament to run", 60, || {
+        (tournament_state(&s, 1) == "running").then_some(())
+    });
+    assert_eq!(tournament_state(&s, 2), "queued");
+    let (_, _, html) = b.get(page);
+    for id in [1, 2] {
+        assert!(
+            html.contains(&format!("action=\"/organiser/tournaments/{id}/cancel\"")),
+            "a Cancel button for {id}: {html}"
+        );
+    }
+    // The queued one: cancelled at once, never played.
+    let (st, head, _) = b.post(page, "/organiser/tournaments/2/cancel", "");
+    assert_eq!(st, 303, "{head}");
+    assert!(
+        head.contains("location: /organiser/tournaments")
+            || head.contains("Location: /organiser/tournaments"),
+        "{head}"
+    );
+    assert_eq!(tournament_state(&s, 2), "cancelled");
+    // The running one: its tables stop; the page says so meanwhile.
+    let (st, head, _) = b.post(page, "/organiser/tournaments/1/cancel", "");
+    assert_eq!(st, 303, "{head}");
+    let (_, _, html) = b.get(page);
+    assert!(
+        html.contains("cancelling") || tournament_state(&s, 1) == "cancelled",
+        "{html}"
+    );
+    assert!(!html.contains("/organiser/tournaments/2/cancel"), "{html}");
+    wait_for("the running tournament to stop", 60, || {
+        (tournament_state(&s, 1) == "cancelled").then_some(())
+    });
+    let (_, _, html) = b.get(page);
+    assert!(!html.contains("/cancel\""), "no Cancel button left: {html}");
+    // Over: refused in words; none such: 404.
+    let (st, _, body) = b.post(page, "/organiser/tournaments/1/cancel", "");
+    assert_eq!(st, 409, "{body}");
+    assert!(body.contains("is over (cancelled)"), "{body}");
+    assert_eq!(b.post(page, "/organiser/tournaments/9/cancel", "").0, 404);
+    // The runner is free: a new one plays.
+    assert_eq!(b.post(page, page, "games=1").0, 303);
+    wait_for("the next tournament to end", 120, || {
+        (tournament_state(&s, 3) == "done").then_some(())
+    });
 }
 
 /// The token a page shows once, in the element `#id`.
@@ -537,9 +611,9 @@ fn the_organiser_runs_the_judge_from_the_browser() {
     p.screenshot(&shots().join("4-workers.png"));
     check_clean(&mut p, "/organiser/workers");
 
-    // A tournament of the house bots, one deal per table.
+    // A long tournament of the house bots, then cancelled.
     p.goto(&format!("{url}/organiser/tournaments"));
-    p.eval("document.querySelector('#start-tournament input[name=games]').value = '1'; true")
+    p.eval("document.querySelector('#start-tournament input[name=games]').value = '10000'; true")
         .unwrap();
     click(
         &mut p,
@@ -555,8 +629,19 @@ fn the_organiser_runs_the_judge_from_the_browser() {
             == 1,
         "listed"
     );
+    click(
+        &mut p,
+        "#tournaments-admin form[action$='/cancel'] button",
+        "the tournament cancelled",
+        "location.pathname === '/organiser/tournaments' && \
+         !document.querySelector(\"#tournaments-admin form[action$='/cancel']\")",
+    );
     p.screenshot(&shots().join("5-tournaments.png"));
     check_clean(&mut p, "/organiser/tournaments");
+    wait_for("the tournament to stop", 60, || {
+        let t = s.get("/api/tournaments/1").json;
+        (t["state"] == "cancelled").then_some(())
+    });
 
     // A house bot's version disqualified with a reason.
     p.goto(&format!("{url}/organiser/bots"));

@@ -133,7 +133,7 @@ mod tests {
         revoke_invite(&db, unused).unwrap();
         assert!(invites(&db).unwrap()[0].revoked.is_some());
         let e = auth::create_account(&db, "bob", false, Some(&b)).unwrap_err();
-        assert!(e.contains("revoked"), "{e}");
+        assert!(e.to_string().contains("revoked"), "{e}");
         assert!(revoke_invite(&db, 99).unwrap_err().contains("no invite 99"));
     }
 

@@ -112,82 +112,102 @@ pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
     })
 }
 
-/// Create an account with a first token; `Err` names the problem (a name taken).
+/// Why an account was not created: the request's fault (each with its fix), or the
+/// database's (the server's fault: 500, not 400).
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    #[error("{0}")]
+    BadName(String),
+    #[error(
+        "the invite token was revoked by the organiser; fix: ask the organiser for a new invite"
+    )]
+    InviteRevoked,
+    #[error(
+        "the invite token is not one this server issued; fix: ask the organiser for an invite"
+    )]
+    InviteUnknown,
+    #[error("the invite token was used already; fix: ask the organiser for a new invite")]
+    InviteUsed,
+    #[error("name {0:?}: an account has this name already; fix: choose another name")]
+    NameTaken(String),
+    #[error("{0}")]
+    Database(String),
+}
+
+impl RegisterError {
+    /// Its HTTP status: 409 for a name or invite taken, 400 for another bad request, 500 for
+    /// the database.
+    pub fn status(&self) -> u16 {
+        match self {
+            RegisterError::NameTaken(_) | RegisterError::InviteUsed => 409,
+            RegisterError::Database(_) => 500,
+            _ => 400,
+        }
+    }
+}
+
+/// Create an account with a first token; `Err` says why not.
 pub fn create_account(
     db: &Db,
     name: &str,
     organiser: bool,
     invite: Option<&str>,
-) -> Result<(Account, String), String> {
-    check_name(name)?;
+) -> Result<(Account, String), RegisterError> {
+    check_name(name).map_err(RegisterError::BadName)?;
     let token = new_token();
     let th = hash(&token);
     let ih = invite.map(hash);
     let now = now_ms();
-    let r = db.write(|c| {
-        let tx = c.transaction()?;
-        if let Some(ih) = &ih {
-            let used: Option<(Option<i64>, Option<i64>)> = tx
-                .query_row(
-                    "SELECT used_by, revoked FROM invites WHERE hash = ?1",
-                    [ih],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            match used {
-                Some((None, Some(_))) => {
-                    return Ok(Err(
-                        "the invite token was revoked by the organiser; fix: ask \
-                                   the organiser for a new invite"
-                            .to_string(),
-                    ))
+    let r = db
+        .write(|c| {
+            let tx = c.transaction()?;
+            if let Some(ih) = &ih {
+                let used: Option<(Option<i64>, Option<i64>)> = tx
+                    .query_row(
+                        "SELECT used_by, revoked FROM invites WHERE hash = ?1",
+                        [ih],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                match used {
+                    Some((None, Some(_))) => return Ok(Err(RegisterError::InviteRevoked)),
+                    None => return Ok(Err(RegisterError::InviteUnknown)),
+                    Some((Some(_), _)) => return Ok(Err(RegisterError::InviteUsed)),
+                    Some((None, None)) => {}
                 }
-                None => {
-                    return Ok(Err("the invite token is not one this server issued; fix: \
-                                       ask the organiser for an invite"
-                        .to_string()))
-                }
-                Some((Some(_), _)) => {
-                    return Ok(Err("the invite token was used already; fix: ask the \
-                                   organiser for a new invite"
-                        .to_string()))
-                }
-                Some((None, None)) => {}
             }
-        }
-        let taken: bool = tx
-            .query_row("SELECT 1 FROM accounts WHERE name = ?1", [name], |_| {
-                Ok(true)
-            })
-            .optional()?
-            .unwrap_or(false);
-        if taken {
-            return Ok(Err(format!(
-                "name {name:?}: an account has this name already; fix: choose another name"
-            )));
-        }
-        tx.execute(
-            "INSERT INTO accounts(name, organiser, created) VALUES (?1, ?2, ?3)",
-            params![name, organiser as i64, now],
-        )?;
-        let id = tx.last_insert_rowid();
-        tx.execute(
-            "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, 'first', ?3)",
-            params![id, th, now],
-        )?;
-        if let Some(ih) = &ih {
+            let taken: bool = tx
+                .query_row("SELECT 1 FROM accounts WHERE name = ?1", [name], |_| {
+                    Ok(true)
+                })
+                .optional()?
+                .unwrap_or(false);
+            if taken {
+                return Ok(Err(RegisterError::NameTaken(name.to_string())));
+            }
             tx.execute(
-                "UPDATE invites SET used_by = ?1 WHERE hash = ?2",
-                params![id, ih],
+                "INSERT INTO accounts(name, organiser, created) VALUES (?1, ?2, ?3)",
+                params![name, organiser as i64, now],
             )?;
-        }
-        tx.commit()?;
-        Ok(Ok(Account {
-            id,
-            name: name.to_string(),
-            organiser,
-        }))
-    })??;
+            let id = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, 'first', ?3)",
+                params![id, th, now],
+            )?;
+            if let Some(ih) = &ih {
+                tx.execute(
+                    "UPDATE invites SET used_by = ?1 WHERE hash = ?2",
+                    params![id, ih],
+                )?;
+            }
+            tx.commit()?;
+            Ok(Ok(Account {
+                id,
+                name: name.to_string(),
+                organiser,
+            }))
+        })
+        .map_err(RegisterError::Database)??;
     Ok((r, token))
 }
 
@@ -385,7 +405,7 @@ pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
     if exists {
         return Ok(None);
     }
-    let (_, token) = create_account(db, "organiser", true, None)?;
+    let (_, token) = create_account(db, "organiser", true, None).map_err(|e| e.to_string())?;
     Ok(Some(token))
 }
 
@@ -498,13 +518,17 @@ mod tests {
         let (a, t) = create_account(&db, "ada", false, Some(&inv)).unwrap();
         assert_eq!(account_of(&db, &t).unwrap().unwrap(), a);
         let e = create_account(&db, "bob", false, Some(&inv)).unwrap_err();
-        assert!(e.contains("used already"), "{e}");
+        assert!(e.to_string().contains("used already"), "{e}");
+        assert_eq!(e.status(), 409);
         let e = create_account(&db, "bob", false, Some("dk_nope")).unwrap_err();
-        assert!(e.contains("not one this server issued"), "{e}");
+        assert!(e.to_string().contains("not one this server issued"), "{e}");
+        assert_eq!(e.status(), 400);
         let e = create_account(&db, "ada", false, None).unwrap_err();
-        assert!(e.contains("already"), "{e}");
+        assert!(e.to_string().contains("already"), "{e}");
+        assert_eq!(e.status(), 409);
         let e = create_account(&db, "a b", false, None).unwrap_err();
-        assert!(e.contains("fix:"), "{e}");
+        assert!(e.to_string().contains("fix:"), "{e}");
+        assert_eq!(e.status(), 400);
         let (id, t2) = add_token(&db, a.id, "laptop").unwrap();
         assert!(account_of(&db, &t2).unwrap().is_some());
         assert!(revoke_token(&db, a.id, id).unwrap());
@@ -556,5 +580,17 @@ mod tests {
         assert!(revoke_worker_token(&db, id).unwrap());
         assert_eq!(worker_of(&db, &w).unwrap(), None, "revoked");
         assert!(worker_tokens(&db).unwrap()[0].revoked);
+    }
+
+    /// A database failure while registering is the server's fault (500; the status used to be
+    /// guessed from the message's words, and this was a 400).
+    #[test]
+    fn a_database_failure_while_registering_is_a_500() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        db.write(|c| c.execute_batch("DROP TABLE tokens;")).unwrap();
+        let e = create_account(&db, "ada", false, None).unwrap_err();
+        assert!(matches!(e, RegisterError::Database(_)), "{e:?}");
+        assert_eq!(e.status(), 500, "{e}");
     }
 }

@@ -97,7 +97,9 @@ fn sweep_loop(ladder: &Ladder) {
 fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {
     ladder.db.write(|c| {
         c.execute(
-            "UPDATE versions SET state = 'failed', reason = ?1, checked = ?2 WHERE id = ?3",
+            "UPDATE versions SET state = CASE WHEN state IN ('queued', 'building', 'checking') \
+             THEN 'failed' ELSE state END, reason = CASE WHEN state IN ('queued', 'building', \
+             'checking') THEN ?1 ELSE reason END, checked = ?2 WHERE id = ?3",
             params![reason, now_ms(), id],
         )
         .map(|_| ())
@@ -149,6 +151,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         ladder
             .db
             .write(|c| c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id]))?;
+        let started = std::time::Instant::now();
         let report = build::run(
             b,
             &folder,
@@ -159,10 +162,12 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         .await;
         // What it left: no link out of the folder, no fifo or socket (`build_check.rs`).
         let report = crate::build_check::refuse_unsafe(report, &folder);
+        crate::metrics::build_done(started.elapsed().as_secs_f64(), report.ok);
         let json = serde_json::to_string(&report).expect("json");
         ladder.db.write(|c| {
             c.execute(
-                "UPDATE versions SET build = ?1, state = 'checking' WHERE id = ?2",
+                "UPDATE versions SET build = ?1, state = CASE state WHEN 'building' THEN \
+                 'checking' ELSE state END WHERE id = ?2",
                 params![json, id],
             )
         })?;
@@ -187,7 +192,9 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         replay_dir: None,
         long: cfg.check_long,
     };
+    let started = std::time::Instant::now();
     let mut report = durak_checkbot::check_bot(&cmd, &opts).await;
+    crate::metrics::check_done(started.elapsed().as_secs_f64(), report.passed);
     // The report as JSON, with its text for people beside it. Its author sees paths relative
     // to the bot's folder, not where the server keeps it.
     report.cwd = Some("./ (the bot's folder)".into());
@@ -212,7 +219,8 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     } else {
         None
     };
-    if let (Some(p), true) = (previous, compare.require_not_worse) {
+    let suspended = ladder.db.read(|c| author_suspension(c, id))?.is_some();
+    if let (Some(p), true, false) = (previous, compare.require_not_worse, suspended) {
         ladder.db.write(|c| {
             let tx = c.transaction()?;
             // An older version of the bot still waiting for its verdict gives way.
@@ -228,7 +236,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
             )?;
             tx.execute(
                 "UPDATE versions SET state = 'comparing', report = ?1, checked = ?2, reason = \
-                 NULL WHERE id = ?3",
+                 NULL WHERE id = ?3 AND state = 'checking'",
                 params![json, now, id],
             )?;
             tx.commit()
@@ -237,8 +245,8 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         ladder.notify();
         return Ok(());
     }
-    enter_ladder(ladder, id, Some(&json))?;
-    if let Some(p) = previous {
+    let entered = enter_ladder(ladder, id, Some(&json))?;
+    if let (Some(p), true) = (previous, entered) {
         crate::ladder::compare::begin(&ladder.db, id, p)?;
         ladder.notify();
     }
@@ -247,14 +255,36 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
 
 /// Version `id` enters the ladder (with its check-bot report `json`, when given): the bot's
 /// other versions in it (or waiting for a comparison) retire, and the leaderboard is built
-/// again.
-pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<(), String> {
+/// again. Only a version still in its check or comparison enters: one the organiser took out
+/// meanwhile stays out, and one whose author's account was suspended meanwhile becomes
+/// `suspended` (as the author's versions in the ladder did when the account was suspended).
+/// Returns whether it entered.
+pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<bool, String> {
     let now = now_ms();
-    let retired: Vec<i64> = ladder.db.write(|c| {
+    let retired: Option<Vec<i64>> = ladder.db.write(|c| {
         let tx = c.transaction()?;
-        let bot: i64 =
-            tx.query_row("SELECT bot FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
-        let n: i64 = tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+        let (bot, n, state): (i64, i64, String) = tx.query_row(
+            "SELECT bot, n, state FROM versions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let kept_out = !matches!(state.as_str(), "checking" | "comparing");
+        let suspension = author_suspension(&tx, id)?;
+        if kept_out || suspension.is_some() {
+            if let Some(why) = suspension.filter(|_| !kept_out) {
+                tx.execute(
+                    "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2",
+                    params![why, id],
+                )?;
+            }
+            tx.execute(
+                "UPDATE versions SET report = COALESCE(?1, report), checked = COALESCE(checked, \
+                 ?2) WHERE id = ?3",
+                params![json, now, id],
+            )?;
+            tx.commit()?;
+            return Ok(None);
+        }
         let mut s = tx.prepare(
             "SELECT id FROM versions WHERE bot = ?1 AND id != ?2 AND state IN ('active', \
              'suspended', 'comparing')",
@@ -275,13 +305,33 @@ pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<(), 
             params![json, now, id],
         )?;
         tx.commit()?;
-        Ok(old)
+        Ok(Some(old))
     })?;
+    let Some(retired) = retired else {
+        tracing::info!("version {id} passed but stays out of the ladder");
+        ladder.versions_changed()?;
+        return Ok(false);
+    };
     for o in retired {
         ladder.version_left(o)?;
     }
     ladder.versions_changed()?;
-    Ok(())
+    Ok(true)
+}
+
+/// Why version `id`'s author may not play: the organiser suspended their account (the reason
+/// its versions are given), or `None`.
+fn author_suspension(c: &rusqlite::Connection, id: i64) -> rusqlite::Result<Option<String>> {
+    let why: Option<String> = c
+        .query_row(
+            "SELECT a.suspended FROM versions v JOIN bots b ON b.id = v.bot JOIN accounts a ON \
+             a.id = b.account WHERE v.id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten();
+    Ok(why.map(|w| format!("its author's account was suspended by the organiser: {w}")))
 }
 
 fn folder_of(cmd: &BotCommand) -> &Path {

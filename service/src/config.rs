@@ -62,6 +62,9 @@
 //! max_deals = 50               # deals a challenge may ask for (each at both rotations)
 //! per_day = 10                 # challenges per author per UTC day
 //!
+//! [metrics]                    # GET /metrics: with the organiser's token, or here without one
+//! listen = "127.0.0.1:9100"
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -114,6 +117,8 @@ pub struct ConfigFile {
     pub compare: crate::ladder::compare::CompareSection,
     #[serde(default)]
     pub challenges: crate::ladder::challenges::ChallengeSection,
+    #[serde(default)]
+    pub metrics: crate::metrics::MetricsSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -230,6 +235,8 @@ pub struct Config {
     pub compare: crate::ladder::compare::CompareConfig,
     /// `[challenges]`: an author's bot against another (`ladder/challenges.rs`).
     pub challenges: crate::ladder::challenges::ChallengeConfig,
+    /// `[metrics] listen`: a second address serving `GET /metrics` without a token.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 #[derive(Clone, Debug)]
@@ -469,6 +476,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
     let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
     let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
+    let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -500,6 +508,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         rate,
         compare,
         challenges,
+        metrics_listen,
     })
 }
 

@@ -18,6 +18,7 @@
 //! - [`http`]: the pages, the JSON API and its OpenAPI document.
 //! - [`client`]: `durak submit --server`; [`worker`]: `durak worker --server`, a remote
 //!   worker that claims the ladder's jobs, plays them in its own sandbox and posts the games.
+//! - [`metrics`]: `GET /metrics`, the series in Prometheus's text format.
 //! - [`backup`]: `durak backup`, a copy of the data directory taken while the server runs.
 //! - [`tls`]: HTTPS (rustls) for the clients and for `durak serve --tls-cert`.
 
@@ -34,6 +35,7 @@ pub mod config;
 pub mod db;
 pub mod http;
 pub mod ladder;
+pub mod metrics;
 pub mod quota;
 pub mod store;
 pub mod submit;
@@ -79,6 +81,18 @@ pub fn serve(cfg: Config) -> Result<(), String> {
             )
         })?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    // `[metrics] listen`: its own address, bound now as the main one is.
+    let metrics_listener = cfg
+        .metrics_listen
+        .map(|a| {
+            rt.block_on(tokio::net::TcpListener::bind(a)).map_err(|e| {
+                format!(
+                    "cannot listen on {a} for /metrics: {e}\n  fix: choose another address in \
+                     [metrics] listen (or leave it out)"
+                )
+            })
+        })
+        .transpose()?;
     let paths = store::Paths::new(&cfg.data_dir);
     let new_dir = !paths.root.exists();
     let fresh = !paths.db().exists();
@@ -102,6 +116,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         }
     }
     let (_lock, db, first_token, ladder) = opened?;
+    metrics::start(&db)?;
     let mut threads = ladder.start();
     threads.extend(checker::start(ladder.clone()));
     // Fixed tournaments: one left running by the last run is resumed, the queued ones follow.
@@ -109,6 +124,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     threads.push(tournaments.start_runner());
     let state = http::AppState::new(ladder.clone(), tournaments.clone());
     let live = state.live.clone();
+    let metrics_app = http::metrics_router(state.clone());
     let app = http::router(state);
     eprintln!(
         "durak serve: listening on {scheme}://{addr}/ (data in {}; the ladder plays {} at tables of {}, \
@@ -124,6 +140,10 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         },
         if ladder.is_paused() { "; paused" } else { "" }
     );
+    if let Some(l) = &metrics_listener {
+        let a = l.local_addr().map_err(|e| e.to_string())?;
+        eprintln!("durak serve: metrics on http://{a}/metrics (no token)");
+    }
     if let Some(t) = first_token {
         eprintln!(
             "organiser token (shown only now, keep it): {t}\n  invite authors: curl -X POST -H \
@@ -132,6 +152,20 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     }
     let result = rt.block_on(async move {
         let (stopping, stop_seen) = tokio::sync::watch::channel(false);
+        if let Some(l) = metrics_listener {
+            let mut seen = stop_seen.clone();
+            let stop = async move {
+                let _ = seen.wait_for(|s| *s).await;
+            };
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(l, metrics_app)
+                    .with_graceful_shutdown(stop)
+                    .await
+                {
+                    tracing::warn!("the metrics address: {e}");
+                }
+            });
+        }
         let stop = async move {
             shutdown_signal().await;
             // The live leaderboard's streams end, or the stop would wait for them.

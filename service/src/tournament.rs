@@ -174,6 +174,12 @@ impl Tournaments {
         }
     }
 
+    /// The running tournament the organiser cancelled, while its tables stop.
+    pub fn cancelling(&self) -> Option<i64> {
+        let run = self.lock();
+        run.current.as_ref().filter(|_| run.cancelled).map(|c| c.0)
+    }
+
     /// Cancel a tournament: a queued one at once; the running one stops at its tables' next
     /// games (its games so far are kept in its directory).
     pub fn cancel(&self, id: i64) -> Result<Cancelled, String> {

@@ -370,8 +370,37 @@ pub fn router(state: AppState) -> Router {
         r = r.route(path, method_router);
     }
     let pages = pages::routes(state.limits.layer(true));
+    let r = r.route("/metrics", axum::routing::get(metrics_for_organiser));
     web_security(r.merge(pages).merge(reports::routes()), &state)
+        .layer(axum::middleware::from_fn(crate::metrics::track))
         .layer(request_log())
+        .with_state(state)
+}
+
+/// `GET /metrics` on the main address: the organiser's token only (`Authorization: Bearer`).
+async fn metrics_for_organiser(
+    axum::extract::State(s): axum::extract::State<AppState>,
+    Organiser(_): Organiser,
+) -> Result<Response, ApiError> {
+    metrics_text(&s).await
+}
+
+/// `GET /metrics` as Prometheus reads it.
+async fn metrics_text(s: &AppState) -> Result<Response, ApiError> {
+    let db = s.ladder.db.clone();
+    let text = blocking(move || crate::metrics::render(&db).map_err(ApiError::internal)).await?;
+    let kind = "text/plain; version=0.0.4; charset=utf-8";
+    Ok(([(header::CONTENT_TYPE, kind)], text).into_response())
+}
+
+/// The router of `[metrics] listen`: `GET /metrics` without a token, and nothing else (that
+/// address is for a Prometheus on the organiser's own network).
+pub fn metrics_router(state: AppState) -> Router {
+    async fn open(axum::extract::State(s): axum::extract::State<AppState>) -> Response {
+        metrics_text(&s).await.into_response()
+    }
+    Router::new()
+        .route("/metrics", axum::routing::get(open))
         .with_state(state)
 }
 

@@ -462,7 +462,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
         })?;
         return ladder.versions_changed();
     }
-    crate::checker::enter_ladder(ladder, v.id, None)
+    crate::checker::enter_ladder(ladder, v.id, None).map(|_| ())
 }
 
 #[cfg(test)]

@@ -240,15 +240,15 @@ pub fn claim_as(
     let now = now_ms();
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let id: Option<i64> = tx
+        let found: Option<(i64, String)> = tx
             .query_row(
-                "SELECT id FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
+                "SELECT id, state FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
                  lease_until < ?1) ORDER BY priority DESC, id LIMIT 1",
                 [now],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let Some(id) = id else {
+        let Some((id, state)) = found else {
             return Ok(None);
         };
         tx.execute(
@@ -269,6 +269,9 @@ pub fn claim_as(
             row_to_job,
         )?;
         tx.commit()?;
+        if state == "claimed" {
+            crate::metrics::lease_expired();
+        }
         Ok(Some(job))
     })
 }

@@ -289,6 +289,7 @@ impl Committer {
                 for (&n, r) in written.iter().zip(out) {
                     if r.new {
                         self.recorded.fetch_add(1, Ordering::Relaxed);
+                        crate::metrics::game_recorded(&batch[n].game.record.faults);
                     }
                     answers[n] = Some(Ok(r));
                 }
@@ -301,6 +302,7 @@ impl Committer {
         }
         let us = start.elapsed().as_micros() as u64;
         self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        crate::metrics::recorder_commit();
         self.stats
             .games
             .fetch_add(written.len() as u64, Ordering::Relaxed);

@@ -1,10 +1,12 @@
 //! The organiser's pages of what runs besides the ladder: fixed tournaments (start one with
-//! its deals per table; the list, the running one first) and worker tokens (issue one, shown
+//! its deals per table; the list, the running one first; cancel a queued or running one) and
+//! worker tokens (issue one, shown
 //! once; the list with each token's last contact; revoke).
 
 use super::{back, button, org_page, refused, time, when};
 use crate::http::pages::{csrf_field, error_page, layout, page_error};
 use crate::http::{blocking, ApiError, AppState, Visitor};
+use crate::tournament::Cancelled;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -15,6 +17,7 @@ use serde::Deserialize;
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
         .route("/organiser/tournaments", get(tournaments).post(start))
+        .route("/organiser/tournaments/{id}/cancel", post(cancel))
         .route("/organiser/workers", get(workers).post(new_worker))
         .route("/organiser/workers/{id}/revoke", post(revoke_worker))
 }
@@ -23,7 +26,11 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
     if let Some(r) = refused(&v) {
         return r;
     }
-    let list = match blocking(move || Ok(s.tournaments.list(&s.ladder)?)).await {
+    let listed = blocking(move || {
+        let list = s.tournaments.list(&s.ladder)?;
+        Ok((list, s.tournaments.cancelling()))
+    });
+    let (list, cancelling) = match listed.await {
         Ok(l) => l,
         Err(e) => return page_error(&v, e),
     };
@@ -31,7 +38,9 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
     let body = html! {
         p { "A fixed tournament among the versions in the ladder now: duplicate deals at every \
              table of the ladder's size, the ladder's limits and sandbox; the ladder goes on \
-             meanwhile. One runs at a time; its report is written when it ends." }
+             meanwhile. One runs at a time; its report is written when it ends. Cancelled, a \
+             queued one never plays, and the running one stops at its tables' next games (the \
+             games played stay in its directory)." }
         @if let Some(t) = running {
             p #running { "Tournament " a href=(t["url"].as_str().unwrap_or("")) { (t["id"]) }
                 " is running: the next can start when it ends." }
@@ -44,13 +53,19 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
         }
         @if list.is_empty() { p { "No tournament yet." } } @else {
             table #tournaments-admin {
-                thead { tr { th.num { "id" } th { "state" } th { "started" } th { "ended" } th { "report" } } }
-                tbody { @for t in &list { tr {
+                thead { tr { th.num { "id" } th { "state" } th { "started" } th { "ended" } th { "report" } th {} } }
+                tbody { @for t in &list { tr data-tournament=(t["id"]) {
                     td.num { a href=(t["url"].as_str().unwrap_or("")) { (t["id"]) } }
                     td { span class=(format!("state {}", t["state"].as_str().unwrap_or(""))) { (t["state"].as_str().unwrap_or("")) } }
                     td { (time(t["created"].as_i64().unwrap_or(0))) }
                     td { (when(t["finished"].as_i64())) }
                     td { @if let Some(r) = t["report"].as_str() { a href=(r) { "report" } } }
+                    td { @if let (Some(id), Some(state)) = (t["id"].as_i64(), t["state"].as_str()) {
+                        @if cancelling == Some(id) { "cancelling: its tables stop at their next games" }
+                        @else if matches!(state, "queued" | "running") {
+                            (button(&v, &format!("/organiser/tournaments/{id}/cancel"), "Cancel"))
+                        }
+                    } }
                 } } }
             }
         }
@@ -88,6 +103,25 @@ async fn start(State(s): State<AppState>, v: Visitor, Form(f): Form<StartForm>) 
     });
     match started.await {
         Ok((id, _)) => Redirect::to(&format!("/tournaments/{id}")).into_response(),
+        Err(e) => page_error(&v, e),
+    }
+}
+
+/// Cancel a tournament (`Tournaments::cancel`): 404 for none such, 409 for one that is over.
+async fn cancel(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) -> Response {
+    if let Some(r) = refused(&v) {
+        return r;
+    }
+    let done = blocking(move || match s.tournaments.cancel(id)? {
+        Cancelled::Yes => Ok(()),
+        Cancelled::Unknown => Err(ApiError::not_found(format!("there is no tournament {id}"))),
+        Cancelled::Over(state) => Err(ApiError::new(
+            409,
+            format!("tournament {id} is over ({state}): only a queued or running one is cancelled"),
+        )),
+    });
+    match done.await {
+        Ok(()) => back("/organiser/tournaments"),
         Err(e) => page_error(&v, e),
     }
 }

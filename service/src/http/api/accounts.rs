@@ -68,10 +68,8 @@ pub fn register_account(
              it as \"invite\"",
         ));
     }
-    auth::create_account(&s.ladder.db, name.trim(), false, invite).map_err(|e| {
-        let status = if e.contains("already") { 409 } else { 400 };
-        ApiError::new(status, e)
-    })
+    auth::create_account(&s.ladder.db, name.trim(), false, invite)
+        .map_err(|e| ApiError::new(e.status(), e.to_string()))
 }
 
 pub(super) async fn register(
