@@ -120,7 +120,7 @@ async fn version(
         }
         p { "Command: " code { (ver.command) } " · language: " (ver.language) }
         @if !games.head_to_head.is_empty() { (head_to_head(&bot, n, &games.head_to_head)) }
-        @if !games.timing.is_empty() { (ladder_timing(&games.timing, games.timing_games)) }
+        @if !v.ladder_timing.is_empty() { (ladder_timing(&v.ladder_timing, v.ladder_timing_games)) }
         @if let Some(b) = &v.build {
             h2 { "Build" }
             p { code { (b["command"].as_str().unwrap_or("")) } " — "

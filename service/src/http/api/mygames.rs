@@ -40,7 +40,9 @@ pub const HISTORY_POINTS: usize = 50;
 pub const TIMING_GAMES: usize = 100;
 
 /// The version's answer times for one kind of decision, from the replays of its newest
-/// [`TIMING_GAMES`] games (forced moves are the referee's, not counted).
+/// [`TIMING_GAMES`] games (forced moves are the referee's, not counted). Part of the version's
+/// view (`api::version_view`), which the pages' cache keeps until games are recorded: reading
+/// a hundred replays is not done for every request.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct DecisionTime {
     pub decision: String,
@@ -59,9 +61,6 @@ pub struct GamesPage {
     pub per_page: usize,
     pub pages: usize,
     pub head_to_head: Vec<HeadToHead>,
-    /// Time per decision over its newest games (`timing_games` of them).
-    pub timing: Vec<DecisionTime>,
-    pub timing_games: u64,
 }
 
 /// A game's replay, simulated (`durak_replay::simulate`).
@@ -75,7 +74,7 @@ pub fn simulate_row(s: &AppState, row: &GameRow) -> Result<durak_replay::Simulat
 
 /// Median, p95 (nearest rank) and max of the answer times at `seat` in `games`, per kind of
 /// decision.
-fn timing(s: &AppState, games: &[(&GameRow, usize)]) -> Vec<DecisionTime> {
+pub fn timing(s: &AppState, games: &[(&GameRow, usize)]) -> Vec<DecisionTime> {
     let mut by_kind: Vec<(&'static str, Vec<f64>)> = Vec::new();
     for (row, seat) in games {
         // A replay that cannot be read leaves its game out (its page says why).
@@ -240,15 +239,7 @@ pub fn games_page(
         .take(per_page)
         .map(|g| summary(&names, g, seat_of(g)))
         .collect();
-    // `all` is newest first.
-    let newest: Vec<(&GameRow, usize)> = all
-        .iter()
-        .take(TIMING_GAMES)
-        .map(|g| (g, seat_of(g)))
-        .collect();
     Ok(Some(GamesPage {
-        timing: timing(s, &newest),
-        timing_games: newest.len() as u64,
         games,
         total: total as u64,
         page,
