@@ -155,6 +155,12 @@ fn register_upload_leaderboard_version_and_game_in_the_browser() {
             > Some(0),
         "its games are listed: {text}"
     );
+    // Issue 25: the head to head, and for its author (logged in here) the command that
+    // re-runs a decision of each game (tests/serve_version_page.rs tests them in depth).
+    assert!(
+        text.contains("Head to head") && text.contains("durak rerun g"),
+        "{text}"
+    );
     p.screenshot(&shots().join("6-version.png"));
     check_clean(&mut p, "the version page");
 

@@ -21,6 +21,7 @@ pub mod pages;
 pub mod private;
 pub mod redact;
 pub mod reports;
+pub mod version_page;
 pub mod worker_api;
 
 use crate::auth::{self, Account};

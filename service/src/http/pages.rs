@@ -1,7 +1,7 @@
 //! Pages for people (maud templates, the look of the tournament report: its layout and
 //! styles, `durak_report::site_page`), each the counterpart of an `/api/` route: the
-//! leaderboard (live: server-sent events, `live.rs`, or polling), a bot, a version (build
-//! output, check-bot report, games, faults, time per decision), a game (the replay viewer), the
+//! leaderboard (live: server-sent events, `live.rs`, or polling), a bot, a version
+//! (`version_page.rs`), a game (the replay viewer), the
 //! author's own page (submit, versions, tokens), registration and login. Tournaments and their
 //! reports are in `reports.rs`.
 //!
@@ -26,7 +26,6 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
     Router::new()
         .route("/", get(leaderboard))
         .route("/bots/{bot}", get(bot))
-        .route("/bots/{bot}/versions/{n}", get(version))
         .route("/games/{job}/{game}", get(game))
         .route("/me", get(me))
         .route("/assets/{file}", get(asset))
@@ -34,6 +33,7 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .merge(super::forms::routes(limit))
         .merge(super::admin::routes())
         .merge(super::challenge_pages::routes())
+        .merge(super::version_page::routes())
 }
 
 /// The service's own style, after the report's.
@@ -128,11 +128,11 @@ pub(super) fn page_error(v: &Visitor, e: ApiError) -> Response {
     error_page(e.status.as_u16(), v, &e.message)
 }
 
-fn fmt_elo(e: Option<f64>) -> String {
+pub(super) fn fmt_elo(e: Option<f64>) -> String {
     e.map_or_else(|| "-".into(), |e| format!("{e:+.0}"))
 }
 
-fn fmt_ci(ci: [Option<f64>; 2]) -> String {
+pub(super) fn fmt_ci(ci: [Option<f64>; 2]) -> String {
     let end = |v: Option<f64>, inf: &str| v.map_or_else(|| inf.to_string(), |v| format!("{v:+.0}"));
     format!("{} … {}", end(ci[0], "-∞"), end(ci[1], "+∞"))
 }
@@ -189,7 +189,7 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
     page("Leaderboard", Some(meta), &v, &[LEADERBOARD_JS], body)
 }
 
-fn state_badge(v: &Version) -> Markup {
+pub(super) fn state_badge(v: &Version) -> Markup {
     html! { span class=(format!("state {}", v.state)) { (v.state) } }
 }
 
@@ -263,103 +263,6 @@ pub(super) fn games_table(games: &[GameSummary]) -> Markup {
                 }
             }
         } }
-    }
-}
-
-async fn version(
-    State(s): State<AppState>,
-    who: Visitor,
-    Path((bot, n)): Path<(String, i64)>,
-) -> Response {
-    let b2 = bot.clone();
-    let s2 = s.clone();
-    let v = match blocking(move || Ok(s2.cache.version(&s2, &b2, n)?)).await {
-        Ok(Some(v)) => v,
-        Ok(None) => return error_page(404, &who, &format!("bot {bot:?} has no version {n}")),
-        Err(e) => return page_error(&who, e),
-    };
-    let ver = &v.version;
-    let waiting = matches!(ver.state.as_str(), "queued" | "building" | "checking");
-    let meta = html! {
-        "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
-        @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
-    };
-    let body = html! {
-        @if waiting { meta http-equiv="refresh" content="3"; }
-        @if let Some(r) = &ver.reason { p.error { (r) } }
-        @if let Some(t) = ver.files_removed {
-            p #files-removed { "Its files (the archive, its folder and build) were removed on " (time(t))
-                ": this server keeps a failed version's files "
-                (plural(s.ladder.cfg.quota.failed_keep_days as u64, "day")) " ([quota] failed_keep_days). \
-                This page and its reports stay." }
-        }
-        @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
-        @if let Some(c) = &v.previous { (comparison(c, ver)) }
-        @if let Some(st) = &api::standing_of(&s, ver.id) {
-            p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
-                " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
-        }
-        p { "Command: " code { (ver.command) } " · language: " (ver.language) }
-        @if let Some(b) = &v.build {
-            h2 { "Build" }
-            p { code { (b["command"].as_str().unwrap_or("")) } " — "
-                @if b["ok"].as_bool() == Some(true) { "done" } @else { "FAILED" }
-                " in " (format!("{:.1}", b["elapsed_ms"].as_f64().unwrap_or(0.0) / 1000.0)) " s" }
-            @if let Some(f) = b["failure"].as_str() { p.error { (f) } }
-            pre #build-output { (b["output"].as_str().unwrap_or("")) }
-        }
-        @if let Some(t) = &v.report_text {
-            h2 { "check-bot report" }
-            pre #report { (t) }
-        }
-        @if let Some(rows) = v.timing.as_array() {
-            @if !rows.is_empty() {
-                h2 { "Time per decision (check-bot)" }
-                table {
-                    thead { tr { th { "decision" } th.num { "answers" } th.num { "median ms" } th.num { "p95 ms" } th.num { "max ms" } } }
-                    tbody { @for r in rows { tr {
-                        td { (r["decision"].as_str().unwrap_or("")) }
-                        td.num { (r["answers"]) } td.num { (r["median_ms"]) } td.num { (r["p95_ms"]) } td.num { (r["max_ms"]) }
-                    } } }
-                }
-            }
-        }
-        h2 { "Games (" (v.games) ")" }
-        @if v.latest_games.is_empty() { p { "No game yet." } } @else { (games_table(&v.latest_games)) }
-        @if !v.faults.is_empty() { h2 { "Faults" } (games_table(&v.faults)) }
-        p { a href=(format!("/bots/{}", ver.bot)) { "All versions of " (ver.bot) } }
-    };
-    page(
-        &format!("{} v{}", ver.bot, ver.n),
-        Some(meta),
-        &who,
-        &[],
-        body,
-    )
-    .into_response()
-}
-
-/// "Is my new version better?": its comparison with the bot's previous version.
-fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
-    let waiting = ver.state == "comparing";
-    html! {
-        h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
-        p #comparison {
-            "Verdict: " strong.verdict { (c.verdict.name()) }
-            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
-            @if let Some(n) = &c.note { " — " (n) }
-        }
-        @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
-            ([compare] require_not_worse)." } }
-        table {
-            tbody {
-                tr { th { "games (whole deals)" } td.num { (c.games) " (" (c.deals) ")" } }
-                tr { th { "score" } td.num { (format!("{:.1} %", 100.0 * c.score)) } }
-                tr { th { "Elo above version " (c.version) " (95 %, paired)" } td.num { (fmt_elo(c.elo)) " (" (fmt_ci(c.elo_ci95)) ")" } }
-                tr { th { "LLR, bounds" } td.num { (format!("{:+.2} in [{:+.2}, {:+.2}]", c.llr, c.llr_bounds[0], c.llr_bounds[1])) } }
-                tr { th { "SPRT" } td { (format!("H0 {} Elo vs H1 {} Elo, α {}, β {}, at most {} games", c.elo0, c.elo1, c.alpha, c.beta, c.max_games)) } }
-            }
-        }
     }
 }
 
@@ -546,7 +449,7 @@ async fn doc(Path(file): Path<String>) -> Response {
 }
 
 /// `n thing` or `n things` (`loss`: `losses`).
-fn plural(n: u64, thing: &str) -> String {
+pub(super) fn plural(n: u64, thing: &str) -> String {
     let es = if thing.ends_with('s') { "es" } else { "s" };
     durak_protocol::text::counted(n, thing, &format!("{thing}{es}"))
 }

@@ -276,6 +276,19 @@ pub fn heads_up(
     other: i64,
     games: &[GameRow],
 ) -> Result<SprtStatus, String> {
+    heads_up_every(params, version, other, games, usize::MAX, |_| {})
+}
+
+/// As [`heads_up`], calling `at` with the status after every `every` games and after the last
+/// (the version page's chart of Elo as games accumulate).
+pub fn heads_up_every(
+    params: SprtParams,
+    version: i64,
+    other: i64,
+    games: &[GameRow],
+    every: usize,
+    mut at: impl FnMut(&SprtStatus),
+) -> Result<SprtStatus, String> {
     let t = Tournament {
         variant: durak_rules::Variant::Podkidnoy,
         format: Format::Gauntlet,
@@ -300,15 +313,22 @@ pub fn heads_up(
     let mut tracker = SprtTracker::new(&t, params)?;
     // A deal is (job, deal): numbered apart across jobs so that their rotations pair.
     let mut jobs: Vec<i64> = Vec::new();
-    for g in games {
+    for (i, g) in games.iter().enumerate() {
         if jobs.last() != Some(&g.job) {
             jobs.push(g.job);
         }
         let mut line = super::board::result_line(g, true);
         line.deal = Some((jobs.len() as u32 - 1) * 1000 + g.deal);
         tracker.add(&line);
+        if (i + 1) % every.max(1) == 0 && i + 1 < games.len() {
+            at(&tracker.status());
+        }
     }
-    Ok(tracker.status())
+    let last = tracker.status();
+    if !games.is_empty() {
+        at(&last);
+    }
+    Ok(last)
 }
 
 /// Start comparing `version` with `previous`.

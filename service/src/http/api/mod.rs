@@ -258,6 +258,10 @@ pub struct VersionView {
     pub timing: Value,
     /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
     pub previous: Option<crate::ladder::compare::Comparison>,
+    /// Per kind of decision, from the replays of its newest games (`ladder_timing_games` of
+    /// them, at most `mygames::TIMING_GAMES`): median, p95, max ms.
+    pub ladder_timing: Vec<mygames::DecisionTime>,
+    pub ladder_timing_games: u64,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -365,7 +369,11 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
     let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
+    let (newest, _) = store::games_of_version(&s.ladder.db, v.id, mygames::TIMING_GAMES)?;
+    let newest: Vec<(&GameRow, usize)> = newest.iter().map(|g| (g, seat_of(g))).collect();
     Ok(Some(VersionView {
+        ladder_timing: mygames::timing(s, &newest),
+        ladder_timing_games: newest.len() as u64,
         previous,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),

@@ -21,12 +21,35 @@ pub struct HeadToHead {
     /// The opponent's bot and version (`bot vN`).
     pub opponent: String,
     pub games: u64,
+    /// Whole deals (every seat rotation in) at two seats, which the Elo is paired over.
+    pub deals: u64,
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
     pub score: f64,
     pub elo: Option<f64>,
     pub elo_ci95: [Option<f64>; 2],
+    /// Elo above that opponent as the games accumulate (two seats): `[games, elo]`, at most
+    /// [`HISTORY_POINTS`] points (none while the score is 0 or 1: the Elo is infinite).
+    pub history: Vec<(u64, f64)>,
+}
+
+/// Points of a head to head's Elo history at most.
+pub const HISTORY_POINTS: usize = 50;
+/// The version's newest games whose replays give its time per decision.
+pub const TIMING_GAMES: usize = 100;
+
+/// The version's answer times for one kind of decision, from the replays of its newest
+/// [`TIMING_GAMES`] games (forced moves are the referee's, not counted). Part of the version's
+/// view (`api::version_view`), which the pages' cache keeps until games are recorded: reading
+/// a hundred replays is not done for every request.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct DecisionTime {
+    pub decision: String,
+    pub answers: u64,
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub max_ms: f64,
 }
 
 #[derive(Serialize)]
@@ -38,6 +61,55 @@ pub struct GamesPage {
     pub per_page: usize,
     pub pages: usize,
     pub head_to_head: Vec<HeadToHead>,
+}
+
+/// A game's replay, simulated (`durak_replay::simulate`).
+pub fn simulate_row(s: &AppState, row: &GameRow) -> Result<durak_replay::Simulation, String> {
+    let bytes = durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+        .map_err(|e| format!("{}: {e}", row.replay))?;
+    let replay = durak_replay::parse_replay(&bytes, &row.replay)
+        .map_err(|e| format!("{}: {e}", row.replay))?;
+    Ok(durak_replay::simulate(&replay))
+}
+
+/// Median, p95 (nearest rank) and max of the answer times at `seat` in `games`, per kind of
+/// decision.
+pub fn timing(s: &AppState, games: &[(&GameRow, usize)]) -> Vec<DecisionTime> {
+    let mut by_kind: Vec<(&'static str, Vec<f64>)> = Vec::new();
+    for (row, seat) in games {
+        // A replay that cannot be read leaves its game out (its page says why).
+        let Ok(sim) = simulate_row(s, row) else {
+            continue;
+        };
+        for step in &sim.steps {
+            let (Some(d), Some(ms)) = (step.decision, step.elapsed_ms) else {
+                continue;
+            };
+            if d.seat != *seat || step.forced {
+                continue;
+            }
+            let kind = d.kind.name();
+            match by_kind.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, v)) => v.push(ms),
+                None => by_kind.push((kind, vec![ms])),
+            }
+        }
+    }
+    by_kind.sort_by_key(|(k, _)| *k);
+    by_kind
+        .into_iter()
+        .map(|(kind, mut ms)| {
+            ms.sort_by(f64::total_cmp);
+            let rank = |q: f64| ms[((q * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1];
+            DecisionTime {
+                decision: kind.to_string(),
+                answers: ms.len() as u64,
+                median_ms: rank(0.5),
+                p95_ms: rank(0.95),
+                max_ms: ms[ms.len() - 1],
+            }
+        })
+        .collect()
 }
 
 /// What a game was for the version at `seat`.
@@ -113,8 +185,21 @@ pub fn games_page(
             }
             gs.retain(|g| g.seats.len() == 2);
             gs.sort_by_key(|g| (g.job, g.game));
-            let st =
-                crate::ladder::compare::heads_up(s.ladder.cfg.compare.params, v.id, o, &gs).ok();
+            let every = gs.len().div_ceil(HISTORY_POINTS);
+            let mut history = Vec::new();
+            let st = crate::ladder::compare::heads_up_every(
+                s.ladder.cfg.compare.params,
+                v.id,
+                o,
+                &gs,
+                every,
+                |st| {
+                    if let Some(e) = st.elo {
+                        history.push((st.games, e));
+                    }
+                },
+            )
+            .ok();
             let games = w + d + l;
             HeadToHead {
                 opponent: names
@@ -122,12 +207,14 @@ pub fn games_page(
                     .cloned()
                     .unwrap_or_else(|| format!("version {o}")),
                 games,
+                deals: st.as_ref().map_or(0, |st| st.deals),
                 wins: w,
                 draws: d,
                 losses: l,
                 score: (w as f64 + d as f64 / 2.0) / games.max(1) as f64,
                 elo: st.as_ref().and_then(|st| st.elo),
                 elo_ci95: st.map_or([None, None], |st| st.elo_ci95),
+                history,
             }
         })
         .collect();
