@@ -408,6 +408,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
             notes,
+            endgame: Vec::new(),
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })
