@@ -324,6 +324,7 @@ async fn version(
                 }
             }
         }
+        (endgame_accuracy(&v.endgame, v.games))
         h2 { "Games (" (v.games) ")" }
         @if v.latest_games.is_empty() { p { "No game yet." } } @else { (games_table(&v.latest_games)) }
         @if !v.faults.is_empty() { h2 { "Faults" } (games_table(&v.faults)) }
@@ -337,6 +338,24 @@ async fn version(
         body,
     )
     .into_response()
+}
+
+/// Its endgame accuracy (issue 26) over its games analysed so far.
+fn endgame_accuracy(e: &crate::analysis::VersionAccuracy, games: u64) -> Markup {
+    html! {
+        @if games > 0 {
+            h2 { "Endgame accuracy" }
+            p #endgame {
+                @match e.tally.text() {
+                    Some(t) => { (t) }
+                    None => { "No endgame decision of this version valued yet." }
+                }
+                " · over " (e.games_analysed) " of its " (plural(games, "game")) " analysed"
+                @if e.thrown_away > 0 { " · " (plural(e.thrown_away, "won position")) " thrown away" }
+            }
+            p.note { "The share of its own decisions in the games' endgames (stock empty, two players,                 every card known) that kept the exact value of its position. A game's page shows its                 values and jumps between blunders (b, B)." }
+        }
+    }
 }
 
 /// "Is my new version better?": its comparison with the bot's previous version.
@@ -408,7 +427,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
             notes,
-            endgame: Vec::new(),
+            endgame: crate::analysis::of_game(&s.ladder.db, &s.ladder.paths, &row)?.endgame,
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })

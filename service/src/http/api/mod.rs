@@ -258,6 +258,8 @@ pub struct VersionView {
     pub timing: Value,
     /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
     pub previous: Option<crate::ladder::compare::Comparison>,
+    /// Its endgame accuracy over its games analysed so far (issue 26, `crate::analysis`).
+    pub endgame: crate::analysis::VersionAccuracy,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -365,8 +367,10 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
     let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
+    let endgame = crate::analysis::of_version(&s.ladder.db, &s.ladder.paths, v.id)?;
     Ok(Some(VersionView {
         previous,
+        endgame,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,
