@@ -4,6 +4,9 @@
 //! that step on, the other seats keep their bots (`durak_checkbot::fork`), and the fork's result
 //! is compared: a win or a draw instead of the loss is a game saved.
 //!
+//! Every bot of the forks runs in the tournament's own isolation (its sandbox, unless
+//! `--sandbox`, and its resource limits, from `DIR/tournament.toml`), as in the tournament.
+//!
 //! Exit status: 0 when every fork was played (whatever they gave), 2 for bad input (not a
 //! tournament directory, a bot not in it, a new command that does not exist).
 
@@ -39,6 +42,11 @@ pub struct RegressArgs {
     /// The solver's budget per position (as `durak analyze --budget`).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
     budget: u64,
+    /// Isolation of every bot of the forks (the new command and the others): `default` or
+    /// `strict` (docs/SECURITY.md) [default: the tournament's own, from DIR/tournament.toml].
+    /// The resource limits are the tournament's own.
+    #[arg(long, value_name = "default|strict")]
+    sandbox: Option<durak_referee::Sandbox>,
 }
 
 /// One lost game and what became of it.
@@ -90,7 +98,19 @@ pub fn run(args: RegressArgs) -> CmdResult {
             names.join(", ")
         ));
     }
-    let new = new_command(&args.command)?;
+    // The bots play as they did in the tournament: its sandbox (unless --sandbox) and limits.
+    let (_, settings) = tdir.recorded()?;
+    let sandbox = args.sandbox.unwrap_or(settings.sandbox);
+    if sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    durak_referee::isolation::harden_referee();
+    let isolate = |c: BotCommand| {
+        let mut c = c.with_sandbox(sandbox);
+        c.isolation.limits = settings.limits;
+        c
+    };
+    let new = isolate(new_command(&args.command)?);
     let results = tdir.read_results()?;
     let out_dir = args
         .replay_dir
@@ -134,7 +154,7 @@ pub fn run(args: RegressArgs) -> CmdResult {
                         let command = if s == seat {
                             new.clone()
                         } else {
-                            bot.bot_command()?
+                            isolate(bot.bot_command()?)
                         };
                         Ok(SeatSpec {
                             name: if s == seat {

@@ -140,6 +140,10 @@ pub struct StandingsArgs {
     /// Also write a web page per game and an index with the standings, into DIR/html/.
     #[arg(long)]
     html: bool,
+    /// With --html: leave out the endgame analysis (the values on the games' pages, the bots'
+    /// endgame accuracy), which costs solver time.
+    #[arg(long, requires = "html")]
+    no_analysis: bool,
 }
 
 impl TournamentArgs {
@@ -469,7 +473,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     }
     print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if settings.html {
-        let index = write_html(&dir)?;
+        let index = write_html(&dir, true)?;
         note(args.quiet, &format!("web pages: {}", index.display()));
     }
     note(
@@ -533,9 +537,10 @@ pub(crate) fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) 
 }
 
 /// The tournament report: standings, charts, a page per bot and per game (issue 13), with the
-/// name and sandbox `DIR/tournament.toml` records. (It reads every line: the report needs them
+/// name and sandbox `DIR/tournament.toml` records, and, with `analyze`, each game's endgame
+/// values and the bots' endgame accuracy (issue 26). (It reads every line: the report needs them
 /// all, for its charts and the games list's data.)
-fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
+fn write_html(dir: &TournamentDir, analyze: bool) -> Result<PathBuf, String> {
     let (_, t) = TournamentDir::open(&dir.path, false)?;
     let (_, settings) = dir.recorded()?;
     let read = dir.read_results()?;
@@ -546,6 +551,7 @@ fn write_html(dir: &TournamentDir) -> Result<PathBuf, String> {
         name: settings.name.clone(),
         sandbox: Some(format!("{:?}", settings.sandbox).to_lowercase()),
         hide_stderr: false,
+        analyze,
     };
     durak_report::write_report(&input, &dir.path.join("html"))
 }
@@ -578,7 +584,7 @@ pub fn standings(args: StandingsArgs) -> CmdResult {
     let name = settings.name.as_deref().unwrap_or("tournament");
     print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if args.html {
-        let index = write_html(&dir)?;
+        let index = write_html(&dir, !args.no_analysis)?;
         eprintln!("web pages: {}", index.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -165,3 +165,82 @@ fn an_unknown_bot_or_directory_is_refused_naming_the_fix() {
     assert!(text(&out.stderr).contains("nowhere"));
     assert!(!tmp.path().join("regress").exists());
 }
+
+/// The forks' bots run in the tournament's isolation: a strict tournament's regress runs the new
+/// command in bubblewrap (its own pid namespace: the shell's pid is tiny there), unless
+/// `--sandbox default` says otherwise. The new command gives itself away: it exits at once
+/// where its pid is under 10, and plays (the Python sample bot) elsewhere.
+#[test]
+fn regress_runs_the_bots_in_the_tournaments_sandbox_unless_told() {
+    if !common::strict_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = durak(
+        &[
+            "tournament",
+            "--out",
+            "t",
+            "--games",
+            "6",
+            "--seed",
+            "5",
+            "-q",
+            "--sandbox",
+            "strict",
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-bots/python/heuristic_bot.py");
+    std::fs::write(
+        tmp.path().join("new_bot.sh"),
+        format!("[ $$ -lt 10 ] && exit 3\nexec python3 {}\n", bot.display()),
+    )
+    .unwrap();
+    let command = "sh new_bot.sh".to_string();
+    let faults_of_new = |extra: &[&str], dir: &str| -> Vec<bool> {
+        let mut args = vec![
+            "regress",
+            "t",
+            "--bot",
+            "builtin:random",
+            "--json",
+            "--budget",
+            BUDGET,
+            "--replay-dir",
+            dir,
+        ];
+        args.extend_from_slice(extra);
+        args.push(&command);
+        let out = durak(&args, tmp.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| !g["fork"].is_null())
+            .map(|g| {
+                let seat = g["seat"].as_u64().unwrap() as usize;
+                let replay = g["fork"]["replay"].as_str().unwrap();
+                let sim = simulate(&read_replay(&tmp.path().join(replay)).unwrap());
+                sim.end().faults.iter().any(|f| f.seat == seat)
+            })
+            .collect()
+    };
+    let strict = faults_of_new(&[], "strict");
+    assert!(!strict.is_empty(), "some lost game was forked");
+    assert!(
+        strict.iter().all(|&f| f),
+        "in the tournament's strict sandbox the new command exits at once: {strict:?}"
+    );
+    let default = faults_of_new(&["--sandbox", "default"], "default");
+    assert_eq!(default.len(), strict.len());
+    assert!(
+        default.iter().all(|&f| !f),
+        "--sandbox default: the new command plays: {default:?}"
+    );
+}

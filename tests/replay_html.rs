@@ -2,7 +2,8 @@
 //! the page with no console message at all (errors, CSP violations, ...), stepping (URL fragment,
 //! scripted keys), autoplay and the jumps to the next fault and round change what is shown, a
 //! seat's view hides the other hands, nothing overflows at 400 px, and the run saves screenshots
-//! at 1400 and 400 px (target/tmp/replay_html/*.png).
+//! at 1400 and 400 px (target/tmp/replay_html/*.png). A game with blunders in its endgame
+//! (issue 26) shows each step's value, and `b`/`B` jump to the blunders `durak analyze` names.
 //!
 //! Without Chromium the tests are skipped with a note (tests/common/system.rs); CI installs it
 //! (`apt-get install -y chromium fonts-dejavu-core`) and requires it.
@@ -314,5 +315,124 @@ fn screenshots() {
         assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
         assert!(bytes.len() > 20_000, "a real picture, not a blank page");
         eprintln!("screenshot: {}", shot.display());
+    }
+}
+
+/// Issue 26: a game of the random bot (podkidnoy, two seats) with blunders in its endgame, as
+/// `durak analyze --json` finds them, and its page. (The seed's third game has two, and its
+/// endgame is solved in a fraction of a second even by a debug build.)
+fn blunder_page() -> (PathBuf, serde_json::Value) {
+    let dir = out_dir();
+    let replays = dir.join("replays-blunder");
+    let _ = std::fs::remove_dir_all(&replays);
+    let o = Command::new(DURAK)
+        .args([
+            "play",
+            "--variant",
+            "podkidnoy",
+            "--seed",
+            "26",
+            "--games",
+            "4",
+        ])
+        .arg("--replay-dir")
+        .arg(&replays)
+        .args(["builtin:random", "builtin:greedy"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for g in 0..4 {
+        let replay = replays.join(format!("game-{g:04}.jsonl"));
+        let o = Command::new(DURAK)
+            .args(["analyze", "--json"])
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        if a["summary"]["blunders"].as_u64().unwrap() < 2 {
+            continue;
+        }
+        let page = dir.join("blunder.html");
+        let o = Command::new(DURAK)
+            .arg("replay")
+            .arg("--html")
+            .arg(&page)
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        return (page, a);
+    }
+    panic!("none of 4 games of the random bot had two blunders in its endgame");
+}
+
+/// The page shows the endgame's value at each step of the solved part and jumps to the next and
+/// previous blunder (b, B and the buttons' keys), the step analyze names.
+#[test]
+fn the_blunder_buttons_jump_to_the_analysis_blunders() {
+    let browser = require_chromium!();
+    let (page, a) = blunder_page();
+    let decisions = a["decisions"].as_array().unwrap();
+    let blunders: Vec<&serde_json::Value> =
+        decisions.iter().filter(|d| d["blunder"] == true).collect();
+    let step = |d: &serde_json::Value| d["step"].as_u64().unwrap().to_string();
+    let (first, second, last) = (blunders[0], blunders[1], blunders[blunders.len() - 1]);
+
+    // Before the endgame: no value; the buttons are there.
+    let start = dom(browser, &page, "step=1");
+    assert!(start.contains("id=\"next-blunder\""), "the button");
+    assert!(start.contains("b B next / previous blunder"), "the keys");
+    if a["endgame_from"].as_u64().unwrap() > 1 {
+        assert_eq!(body_attr(&start, "data-value"), "");
+    }
+
+    // b: the first blunder, its values and the mark.
+    let d = dom(browser, &page, "step=1&press=b");
+    assert_eq!(body_attr(&d, "data-step"), step(first));
+    let panel = between(&d, "id=\"decision\"", "</section>");
+    let value = first["value"].as_str().unwrap();
+    let after = first["value_after"].as_str().unwrap();
+    assert_eq!(body_attr(&d, "data-value"), value);
+    assert!(
+        panel.contains(&format!(
+            "class=\"value {value}\">{value}</span> → <span class=\"value {after}\">{after}</span>"
+        )),
+        "{panel}"
+    );
+    assert!(
+        panel.contains("badge blunder") && panel.contains("best: "),
+        "{panel}"
+    );
+    assert!(
+        d.contains("class=\"blunder-flag\""),
+        "the title bar marks it"
+    );
+
+    // b again: the second; B from the end: the last; B at the first: stays.
+    let d = dom(browser, &page, "step=1&press=b,b");
+    assert_eq!(body_attr(&d, "data-step"), step(second));
+    let d = dom(browser, &page, "press=End,B");
+    assert_eq!(body_attr(&d, "data-step"), step(last));
+    let d = dom(browser, &page, &format!("step={}&press=B", step(first)));
+    assert_eq!(
+        body_attr(&d, "data-step"),
+        step(first),
+        "no blunder before the first"
+    );
+
+    // A valued step that is no blunder: its value, no mark.
+    if let Some(fine) = decisions
+        .iter()
+        .find(|d| d["blunder"] == false && d["value"].is_string() && d["value_after"].is_string())
+    {
+        let d = dom(browser, &page, &format!("step={}", step(fine)));
+        assert_eq!(body_attr(&d, "data-value"), fine["value"].as_str().unwrap());
+        let panel = between(&d, "id=\"decision\"", "</section>");
+        assert!(
+            panel.contains("the endgame") && !panel.contains("badge blunder"),
+            "{panel}"
+        );
+        assert!(!d.contains("class=\"blunder-flag\""));
     }
 }

@@ -599,3 +599,110 @@ fn every_tables_rows_match_its_header() {
     }
     assert!(bad.is_empty(), "{} pages:\n{}", checked, bad.join("\n"));
 }
+
+/// Issue 26: each bot's page gives its endgame accuracy, the sums over its games of what
+/// `durak analyze` (with the report's budget) says of its seat, and links to the games where it
+/// blundered at their first blunder; each game's page holds its values. `durak standings --html
+/// --no-analysis` leaves them out and says so.
+#[test]
+fn the_bot_pages_give_the_endgame_accuracy_of_the_analysis() {
+    let dir = gauntlet();
+    let html = dir.join("html");
+    let lines = results(dir);
+    let budget = durak_report::scan::ANALYSIS_BUDGET.to_string();
+    // Per bot name: (decisions valued, blunders, games with a blunder), and a game with values.
+    let mut want: std::collections::BTreeMap<String, (u64, u64, u64)> = Default::default();
+    let mut blunder_link = None;
+    let mut with_values = None;
+    for l in &lines {
+        let replay = dir.join(l["replay"].as_str().unwrap());
+        let o = Command::new(DURAK)
+            .args(["analyze", "--json", "--budget", &budget])
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let a: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let id = l["id"].as_u64().unwrap();
+        if a["endgame_from"].is_u64() {
+            with_values.get_or_insert(id);
+        }
+        for s in a["summary"]["seats"].as_array().unwrap() {
+            let bot = l["seats"][s["seat"].as_u64().unwrap() as usize]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let e = want.entry(bot.clone()).or_default();
+            let (d, b) = (
+                s["decisions_valued"].as_u64().unwrap(),
+                s["blunders"].as_u64().unwrap(),
+            );
+            e.0 += d;
+            e.1 += b;
+            e.2 += u64::from(b > 0);
+            if let Some(step) = s["first_blunder"].as_u64() {
+                blunder_link.get_or_insert((bot, id, step));
+            }
+        }
+    }
+    let bots = std::fs::read_dir(html.join("bots"))
+        .unwrap()
+        .map(|e| read(&e.unwrap().path()))
+        .collect::<Vec<_>>();
+    let mut checked = 0;
+    for (bot, (decisions, blunders, games)) in &want {
+        if *decisions == 0 {
+            continue;
+        }
+        let page = bots
+            .iter()
+            .find(|p| p.contains(&format!("<h1>{bot}</h1>")))
+            .unwrap_or_else(|| panic!("no page of {bot}"));
+        let section = between(page, "id=\"endgame\"", "</section>");
+        let share = (decisions - blunders) as f64 * 100.0 / *decisions as f64;
+        assert!(
+            section.contains(&format!("{share:.1} %")),
+            "{bot}: {share:.1} %: {section}"
+        );
+        assert!(
+            section.contains(&format!("<td class=\"num\">{decisions}</td>")),
+            "{section}"
+        );
+        assert!(
+            section.contains(&format!("<td class=\"num blunders\">{blunders}</td>")),
+            "{section}"
+        );
+        assert!(section.contains(&format!("{games} of ")), "{section}");
+        checked += 1;
+    }
+    assert!(checked > 0, "some bot's decisions were valued: {want:?}");
+    // The random bot blunders; its page links to the game at the step.
+    let (bot, id, step) = blunder_link.expect("a blunder in the gauntlet's games");
+    let page = bots
+        .iter()
+        .find(|p| p.contains(&format!("<h1>{bot}</h1>")))
+        .unwrap();
+    let href = format!("../{}#step={step}", durak_report::scan::game_href(id));
+    assert!(page.contains(&href), "{bot}: no link {href}");
+    // A game's page holds its values.
+    let id = with_values.expect("a game with an endgame");
+    let game = read(&html.join(durak_report::scan::game_href(id)));
+    assert!(game.contains("\"eg\":[\""), "game {id}: no values");
+
+    // Without the analysis: no values, and the bots' pages say why.
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-no-analysis");
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_tree(dir, &copy);
+    let o = Command::new(DURAK)
+        .args(["standings", "--html", "--no-analysis"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let game = read(&copy.join("html").join(durak_report::scan::game_href(id)));
+    assert!(!game.contains("\"eg\":"), "game {id} has values");
+    for e in std::fs::read_dir(copy.join("html/bots")).unwrap() {
+        let page = read(&e.unwrap().path());
+        assert!(page.contains("Not analysed: the report was written with --no-analysis."));
+    }
+}

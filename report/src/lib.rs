@@ -11,11 +11,13 @@
 //!   tournament's `results.jsonl` and `tournament.toml` in `data/`, so that the folder
 //!   published alone keeps every link). Every figure comes from [`Standings`] (its data, not its HTML).
 //! - `bots/NAME.html`: a bot's figures, time per decision (median, p95, max), faults by kind with
-//!   links to the games, head to head, its games.
+//!   links to the games, its endgame accuracy (the share of its solved endgame decisions that
+//!   kept its value, the blunders, links to the games at their first blunder), head to head, its
+//!   games.
 //! - `games.html`: every game, sorted and filtered (bot, result, fault) by `report.js`, which
 //!   loads rows 200 at a time (`data/rows-*.js`) and the id lists a filter or sort needs
 //!   (`data/list-*.js`), never every row at once.
-//! - `g/NNN/ID.html`: each game's page (the replay viewer).
+//! - `g/NNN/ID.html`: each game's page (the replay viewer), with its endgame's values.
 //!
 //! [`site_page`] and [`ASSETS`] give other sites the report's look (the judge service's pages,
 //! `durak serve`, use them).
@@ -24,6 +26,7 @@
 //! games by a few numbers a game (the id lists), not by their replays.
 
 pub mod charts;
+pub mod endgame;
 pub mod pages;
 pub mod scan;
 
@@ -89,6 +92,10 @@ pub struct ReportInput<'a> {
     /// Leave the bots' stderr out of the game pages, saying so (the judge service's reports are
     /// public, and a bot's log is its author's).
     pub hide_stderr: bool,
+    /// Analyse each game's endgame (`durak analyze`, issue 26): its values and blunders on the
+    /// game's page, each bot's endgame accuracy on its page. Costs solver time
+    /// (docs/BENCHMARKS.md); `durak standings --html --no-analysis` leaves it out.
+    pub analyze: bool,
 }
 
 /// A bot's page, relative to the report's folder: its index (so that two names never share a
@@ -173,7 +180,15 @@ pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf, Stri
         }
     }
     let standings = builder.finish();
-    let scan = scan::scan(t, input.dir, &lines, out, &mut written, input.hide_stderr)?;
+    let scan = scan::scan(
+        t,
+        input.dir,
+        &lines,
+        out,
+        &mut written,
+        input.hide_stderr,
+        input.analyze,
+    )?;
     pages::write_games_csv(t, &lines, &out.join("games.csv"), &mut written)?;
     for f in ["results.jsonl", "tournament.toml"] {
         written.copy(&input.dir.join(f), &out.join("data").join(f))?;

@@ -511,6 +511,7 @@ pub fn bot_page(ctx: &Context<'_>, i: usize) -> String {
                     }
                 }
             }
+            (crate::endgame::section(scan, ctx.scan.analysed))
             @if !h2h.is_empty() {
                 section {
                     h2 { "Head to head" }

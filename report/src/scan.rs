@@ -1,8 +1,11 @@
 //! One pass over the games, in id order, one replay in memory at a time: each game's page, its
 //! row of the games list (written in chunks of [`CHUNK`] ids), the id lists the list filters
-//! and sorts with, each bot's decision times and faults.
+//! and sorts with, each bot's decision times and faults, and (unless `ReportInput::analyze` is
+//! off) each game's endgame analysis: the values on its page, each bot's endgame accuracy.
 
 use crate::{bot_href, Written};
+use durak_replay::analyze::{analyze_within, Accuracy};
+use durak_replay::html::data::endgame_codes;
 use durak_replay::html::{game_page, GameContext};
 use durak_replay::{read_replay, simulate};
 use durak_tournaments::results::ResultLine;
@@ -11,6 +14,12 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The solver's budget per decision when the report analyses a game's endgame (issue 26): a
+/// tenth of `durak analyze`'s default, so that the rare huge endgame costs a report about 0.1 s a
+/// decision, not a second (docs/BENCHMARKS.md); a position over it is "not solved", never
+/// guessed, and left out of the accuracy (`durak analyze --budget` values it).
+pub const ANALYSIS_BUDGET: u64 = 200_000;
 
 /// Ids per chunk file of the games list.
 pub const CHUNK: usize = 200;
@@ -37,6 +46,11 @@ pub struct BotScan {
     pub times: Histogram<u64>,
     /// Kind → the first [`FAULTS_LISTED`] faults, and how many in all.
     pub faults: BTreeMap<String, (Vec<FaultSeen>, u64)>,
+    /// Its endgame accuracy (issue 26), over the games analysed.
+    pub endgame: Accuracy,
+    /// The first [`FAULTS_LISTED`] games in which it blundered: (id, the step of its first
+    /// blunder).
+    pub blunder_games: Vec<(u64, usize)>,
 }
 
 impl BotScan {
@@ -44,6 +58,8 @@ impl BotScan {
         BotScan {
             times: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds"),
             faults: BTreeMap::new(),
+            endgame: Accuracy::default(),
+            blunder_games: Vec::new(),
         }
     }
 
@@ -104,6 +120,8 @@ pub struct Scan {
     pub unverified: u64,
     pub missing: u64,
     pub chunks: usize,
+    /// Whether the games' endgames were analysed (`ReportInput::analyze`).
+    pub analysed: bool,
 }
 
 /// A row of the games list, as the list's script reads it.
@@ -142,6 +160,7 @@ pub fn scan(
     out: &Path,
     written: &mut Written,
     hide_stderr: bool,
+    analyse: bool,
 ) -> Result<Scan, String> {
     let mut bots: Vec<BotScan> = t.bots.iter().map(|_| BotScan::new()).collect();
     let index: BTreeMap<&str, usize> = t
@@ -192,6 +211,25 @@ pub fn scan(
                 }
                 let sim = simulate(&replay);
                 v = i8::from(sim.verified());
+                // The endgame's values, for the page and the bots' accuracy (a fresh solver per
+                // game, so that its values never depend on the games before it).
+                let mut endgame = Vec::new();
+                if analyse {
+                    let a = analyze_within(&sim, ANALYSIS_BUDGET);
+                    for (seat, b) in seats.iter().enumerate() {
+                        let (Some(b), Some(s)) = (b, a.seats.get(seat)) else {
+                            continue;
+                        };
+                        let bot = &mut bots[*b];
+                        bot.endgame.add(s);
+                        if let Some(step) = s.first_blunder {
+                            if bot.blunder_games.len() < FAULTS_LISTED {
+                                bot.blunder_games.push((l.id, step));
+                            }
+                        }
+                    }
+                    endgame = endgame_codes(&a);
+                }
                 let depth = "../../";
                 let ctx =
                     GameContext {
@@ -213,6 +251,7 @@ pub fn scan(
                         )),
                         root: depth.into(),
                         notes,
+                        endgame,
                     };
                 written.write(&out.join(game_href(l.id)), &game_page(&sim, &ctx))?;
                 for step in &sim.steps {
@@ -311,5 +350,6 @@ pub fn scan(
         unverified,
         missing,
         chunks,
+        analysed: analyse,
     })
 }

@@ -224,6 +224,19 @@ CREATE TABLE challenges (
 CREATE INDEX challenges_account ON challenges(account, created);
 "#,
         ),
+        // Issue 26: a game's endgame analysis, computed once (`analysis.rs`): the page's values
+        // (JSON strings) and per seat [decisions valued, blunders, threw a won game away].
+        M::up(
+            r#"
+CREATE TABLE game_analysis (
+    job INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    endgame TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    PRIMARY KEY (job, game)
+) WITHOUT ROWID;
+"#,
+        ),
     ])
 }
 

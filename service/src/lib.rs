@@ -23,6 +23,7 @@
 //! - [`tls`]: HTTPS (rustls) for the clients and for `durak serve --tls-cert`.
 
 pub mod admin;
+pub mod analysis;
 pub mod archive;
 pub mod auth;
 pub mod backup;

@@ -441,6 +441,7 @@ fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<
         name: None,
         sandbox: Some(ladder.cfg.sandbox.name().to_string()),
         hide_stderr: true,
+        analyze: true,
     };
     durak_report::write_report(&input, &dir.join("html"))?;
     Ok(true)

@@ -55,7 +55,15 @@
 //! trump-six exchange, then its cards (defend: pairs). Legal choices: `a|SIZES|r|XCH` (attack:
 //! the sizes as digits, `r` for one rank, the exchange as six then trump card), `d|XCH|A1B1B2,A2`
 //! (defend: each attack card then the cards that beat it), `+|ROOM|CARDS` (add).
+//!
+//! The endgame's values (issue 26, `durak analyze`), when the page was made with them, are `eg`:
+//! one string per decision of the solved part, the step (0-based), then the value for the seat
+//! deciding before its move and after it, each `w`, `d`, `l` (win, draw, loss) or `?` (not solved
+//! within the budget), then, for a blunder (the value after below the value before), `|` and up to
+//! [`BEST_SHOWN`] of its best choices as moves (`14wl|a6S|a7S`). The script takes the seat from
+//! the step's decision.
 
+use crate::analyze::{Analysis, Decision};
 use crate::read::StderrAt;
 use crate::sim::{Simulation, StderrText};
 use crate::view::{result_text, sorted_hand, FaultView, RefusedView, StderrView, StepView};
@@ -168,6 +176,43 @@ pub struct GameData {
     pub started: bool,
     pub init: InitState,
     pub steps: Vec<StepData>,
+    /// The endgame's values ([`endgame_codes`]); absent when the page was made without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub eg: Vec<String>,
+}
+
+/// The best choices a blunder's entry lists (of the `best` of [`Decision`]).
+pub const BEST_SHOWN: usize = 3;
+
+fn value_letter(v: &Result<durak_rules::solve::Value, durak_rules::solve::Unsolved>) -> char {
+    use durak_rules::solve::Value;
+    match v {
+        Ok(Value::Win) => 'w',
+        Ok(Value::Draw) => 'd',
+        Ok(Value::Loss) => 'l',
+        Err(_) => '?',
+    }
+}
+
+/// The endgame's values as the page holds them (`eg`, see the module documentation).
+pub fn endgame_codes(a: &Analysis) -> Vec<String> {
+    a.decisions.iter().map(endgame_code).collect()
+}
+
+fn endgame_code(d: &Decision) -> String {
+    let mut s = format!(
+        "{}{}{}",
+        d.step.saturating_sub(1),
+        value_letter(&d.value),
+        value_letter(&d.value_after)
+    );
+    if d.blunder() {
+        for m in d.best.iter().take(BEST_SHOWN) {
+            s.push('|');
+            s.push_str(&move_code(m));
+        }
+    }
+    s
 }
 
 fn cards(s: impl IntoIterator<Item = Card>) -> String {
@@ -514,5 +559,6 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
         started: end.started,
         init: init_state(sim),
         steps,
+        eg: Vec::new(),
     }
 }

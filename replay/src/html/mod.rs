@@ -8,7 +8,9 @@
 //! web server alike. The viewer steps with buttons, a slider and keys, plays the game by itself,
 //! jumps to the next fault or round, and reads its position from the URL fragment,
 //! `#step=5&seat=1` (`seat` absent: the full view), which it keeps up to date.
-//! `&press=ArrowRight,ArrowRight` presses keys after loading (for scripted tests).
+//! `&press=ArrowRight,ArrowRight` presses keys after loading (for scripted tests). Made with the
+//! game's analysis ([`GameContext::endgame`]), it shows the endgame's value at each decision of
+//! the solved part and jumps to the next or previous blunder (`b`, `B`).
 
 pub mod data;
 pub mod layout;
@@ -33,6 +35,9 @@ pub struct GameContext {
     /// Lines said under the title: what the page leaves out for its reader (the judge
     /// service: a bot's log shown to its author only).
     pub notes: Vec<String>,
+    /// The endgame's values ([`data::endgame_codes`] of the game's analysis, issue 26): the
+    /// viewer shows each decision's value and jumps between blunders. Empty: none shown.
+    pub endgame: Vec<String>,
 }
 
 /// The seats' names as a title: `greedy vs random`, `a · b · c`.
@@ -78,7 +83,8 @@ fn header(sim: &Simulation, ctx: &GameContext) -> Markup {
 pub fn game_page(sim: &Simulation, ctx: &GameContext) -> String {
     let h = &sim.header;
     let views: Vec<StepView> = all_views(sim, None).iter().map(StepView::escaped).collect();
-    let data = data::game_data(sim, &views);
+    let mut data = data::game_data(sim, &views);
+    data.eg = ctx.endgame.clone();
     let place = ctx
         .place
         .clone()
@@ -106,9 +112,13 @@ pub fn game_page(sim: &Simulation, ctx: &GameContext) -> String {
     })
 }
 
-/// The page of one game, alone.
+/// The page of one game, alone, with its endgame's values (the solver's default budget).
 pub fn html_page(sim: &Simulation) -> String {
-    game_page(sim, &GameContext::default())
+    let ctx = GameContext {
+        endgame: data::endgame_codes(&crate::analyze::analyze(sim)),
+        ..GameContext::default()
+    };
+    game_page(sim, &ctx)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), ReplayError> {

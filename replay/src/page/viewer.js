@@ -334,6 +334,32 @@
     };
   }
 
+  // ---- the endgame's values (issue 26; data.rs: endgame_codes) ----
+  const VALUES = { w: "win", d: "draw", l: "loss", "?": null };
+  const VALUE_RANK = { win: 1, draw: 0, loss: -1 };
+  // Per step: null outside the solved part, else the seat deciding, its value before and after
+  // the move (null: not solved within the budget), whether the move was a blunder (the value
+  // fell) and, for a blunder, a few of the best choices in words.
+  function endgame(D) {
+    unpack(D);
+    const out = D.steps.map(() => null);
+    for (const code of D.eg || []) {
+      const parts = code.split("|");
+      const m = /^(\d+)([wdl?])([wdl?])$/.exec(parts[0]);
+      if (!m || +m[1] >= D.steps.length) continue;
+      const i = +m[1];
+      const step = D.steps[i];
+      const value = VALUES[m[2]], after = VALUES[m[3]];
+      const legal = step.g ? parseLegal(step.g) : null;
+      out[i] = {
+        seat: step.d ? +step.d[0] : null, value: value, value_after: after,
+        blunder: value !== null && after !== null && VALUE_RANK[after] < VALUE_RANK[value],
+        best: parts.slice(1).map((c) => moveText(parseMove(c), legal)),
+      };
+    }
+    return out;
+  }
+
   // For node (tests/viewer_data.rs): the decoder alone.
   if (typeof module === "object" && module.exports) {
     module.exports = {
@@ -341,6 +367,7 @@
         const states = decode(D);
         return D.steps.map((_, i) => { const v = stepView(D, states, i, viewer); delete v.extra; return v; });
       },
+      endgame: endgame,
     };
   }
   if (typeof document === "undefined") return;
@@ -370,9 +397,10 @@
   // the next seat (the one a player attacks) sits to its left.
   const SLOTS = { 2: ["b", "t"], 3: ["b", "tl", "tr"], 4: ["b", "l", "t", "r"], 5: ["b", "l", "tl", "tr", "r"], 6: ["b", "l", "tl", "t", "tr", "r"] };
 
-  let D, states, total, step = 0, view = 0, timer = null, speed = 1000;
+  let D, states, total, step = 0, view = 0, timer = null, speed = 1000, values = [];
   const faultSteps = [];
   const roundSteps = [];
+  const blunderSteps = [];
 
   function seatHtml(v, s) {
     const cls = ["seat", "slot-" + s.slot];
@@ -434,12 +462,24 @@
       '</div><div class="felt-discard">' + discard + "</div></div>" + order + legend;
   }
 
+  // The value of the step's decision for the seat deciding, with perfect play from there.
+  function valueHtml(e) {
+    const word = (x) => x === null ? "not solved" : x;
+    let html = '<span class="value ' + (e.value || "unsolved") + '">' + esc(word(e.value)) + "</span> → " +
+      '<span class="value ' + (e.value_after || "unsolved") + '">' + esc(word(e.value_after)) + "</span>" +
+      " for seat " + e.seat + " · " + esc(D.names[e.seat]);
+    if (e.blunder) html += badge("blunder", "blunder");
+    if (e.best.length) html += '<div class="best">best: ' + e.best.map(esc).join(" | ") + "</div>";
+    return row("value", html + '<div class="value-note">the endgame\'s exact value before and after the move (stock empty, every card known)</div>');
+  }
+
   function decisionHtml(v) {
     let html = "";
     if (v.legal) html += row("legal", esc(v.legal) + (v.legal_codes ? '<code class="codes">' + esc(v.legal_codes) + "</code>" : ""));
     if (v.answer) html += row(v.decision && v.decision.forced ? "forced" : "answer", '<span class="answer">' + esc(v.answer) + "</span>" +
       (v.answer_line ? '<code class="codes">' + esc(v.answer_line) + "</code>" : ""));
     if (v.timing) html += row("time", esc(v.timing));
+    if (values[step]) html += valueHtml(values[step]);
     if (v.refused) {
       const line = v.refused.line !== null ? '<code class="raw">' + esc(v.refused.line) + "</code>" : "<em>(the line is private to the bot)</em>";
       html += row("refused", line + "<div>" + esc(v.refused.reason) + "</div>");
@@ -473,7 +513,8 @@
     $("stage").className = "n" + D.players;
     $("stage").innerHTML = others + '<section id="felt">' + feltHtml(v) + "</section>" + seatHtml(v, seats[bottom]);
     $("title-bar").innerHTML = '<span class="title">' + esc(v.title) + '</span><span class="line">step ' + v.step +
-      " · replay line " + v.line + "</span>" + v.faults.map((f) => '<span class="fault-flag">⚠ ' + esc(f.short) + "</span>").join("");
+      " · replay line " + v.line + "</span>" + v.faults.map((f) => '<span class="fault-flag">⚠ ' + esc(f.short) + "</span>").join("") +
+      (values[step] && values[step].blunder ? '<span class="blunder-flag">✗ blunder</span>' : "");
     const d = $("decision");
     d.innerHTML = decisionHtml(v);
     d.className = "panel" + (v.faults.length ? " has-fault" : "");
@@ -485,11 +526,16 @@
     $("last").disabled = $("next").disabled = step === total - 1;
     $("next-fault").disabled = !faultSteps.some((f) => f > step);
     $("next-round").disabled = !roundSteps.some((r) => r > step);
+    if (blunderSteps.length) {
+      $("next-blunder").disabled = !blunderSteps.some((b) => b > step);
+      $("prev-blunder").disabled = !blunderSteps.some((b) => b < step);
+    }
     $("play").textContent = timer ? "❚❚" : "▶";
     $("play").title = timer ? "pause (p)" : "play the game (p)";
     document.body.dataset.step = String(step + 1);
     document.body.dataset.view = viewer === null ? "full" : String(viewer);
     document.body.dataset.playing = timer ? "yes" : "no";
+    document.body.dataset.value = values[step] ? values[step].value || "unsolved" : "";
     const hash = "#step=" + (step + 1) + (viewer === null ? "" : "&seat=" + viewer);
     if (location.hash !== hash) {
       try { history.replaceState(null, "", hash); } catch (e) { /* some viewers forbid it; harmless */ }
@@ -541,6 +587,8 @@
       case "F": stop(); jump(faultSteps, false); break;
       case "r": stop(); jump(roundSteps, true); break;
       case "R": stop(); jump(roundSteps, false); break;
+      case "b": stop(); jump(blunderSteps, true); break;
+      case "B": stop(); jump(blunderSteps, false); break;
       case "v": view = (view + 1) % (D.players + 1); render(); break;
       default: return;
     }
@@ -561,6 +609,12 @@
       if (s.f && s.f.length) faultSteps.push(i);
       if (i > 0 && states[i].events.some((e) => e.k === "T")) roundSteps.push(i);
     });
+    values = endgame(D);
+    values.forEach((e, i) => { if (e && e.blunder) blunderSteps.push(i); });
+    const blunders = blunderSteps.length
+      ? '<div class="buttons"><button id="prev-blunder" class="wide blunder" title="the previous blunder (B)">◀ blunder</button>' +
+        '<button id="next-blunder" class="wide blunder" title="the next blunder: a move that lowered its seat\'s endgame value (b)">blunder ▶</button></div>'
+      : "";
     main.innerHTML =
       '<nav id="controls" aria-label="steps">' +
       '<div class="buttons"><button id="first" title="first step (Home)">|◀</button><button id="prev" title="previous step (←)">◀</button>' +
@@ -569,13 +623,14 @@
       '<input id="slider" type="range" min="1" max="' + total + '" value="1" aria-label="step">' +
       '<span id="status"></span>' +
       '<div class="buttons"><button id="next-round" class="wide" title="the next round (r; R: back)">next round</button>' +
-      '<button id="next-fault" class="wide fault" title="the next fault (f; F: back)">⚠ next fault</button></div>' +
+      '<button id="next-fault" class="wide fault" title="the next fault (f; F: back)">⚠ next fault</button></div>' + blunders +
       '<label>speed <select id="speed"><option value="2000">slow</option><option value="1000">normal</option><option value="400">fast</option><option value="150">very fast</option></select></label>' +
       '<label>view <select id="view"></select></label></nav>' +
       '<section id="title-bar"></section><div id="stage"></div>' +
       '<div class="panels"><section id="decision" class="panel"></section><section id="events" class="panel"></section></div>' +
       '<p class="keys">← → step · Home End first / last · PageUp PageDown 10 steps · p play / pause · f F next / previous fault · ' +
-      "r R next / previous round · v next view · the address keeps the step (#step=N&amp;seat=S)</p>";
+      "r R next / previous round · " + (blunderSteps.length ? "b B next / previous blunder · " : "") +
+      "v next view · the address keeps the step (#step=N&amp;seat=S)</p>";
     $("view").innerHTML = '<option value="0">full view (every hand)</option>' +
       D.names.map((name, s) => '<option value="' + (s + 1) + '">seat ' + s + " · " + esc(name) + "</option>").join("");
     $("first").onclick = () => { stop(); go(0); };
@@ -585,6 +640,10 @@
     $("play").onclick = play;
     $("next-fault").onclick = () => { stop(); jump(faultSteps, true); };
     $("next-round").onclick = () => { stop(); jump(roundSteps, true); };
+    if (blunderSteps.length) {
+      $("next-blunder").onclick = () => { stop(); jump(blunderSteps, true); };
+      $("prev-blunder").onclick = () => { stop(); jump(blunderSteps, false); };
+    }
     $("slider").addEventListener("input", (e) => { stop(); go(parseInt(e.target.value, 10) - 1); });
     $("view").addEventListener("change", (e) => { view = parseInt(e.target.value, 10); render(); });
     const press = readHash();

@@ -266,6 +266,24 @@ pub(super) fn games_table(games: &[GameSummary]) -> Markup {
     }
 }
 
+/// Its endgame accuracy (issue 26) over its games analysed so far.
+pub(super) fn endgame_accuracy(e: &crate::analysis::VersionAccuracy, games: u64) -> Markup {
+    html! {
+        @if games > 0 {
+            h2 { "Endgame accuracy" }
+            p #endgame {
+                @match e.tally.text() {
+                    Some(t) => { (t) }
+                    None => { "No endgame decision of this version valued yet." }
+                }
+                " · over " (e.games_analysed) " of its " (plural(games, "game")) " analysed"
+                @if e.thrown_away > 0 { " · " (plural(e.thrown_away, "won position")) " thrown away" }
+            }
+            p.note { "The share of its own decisions in the games' endgames (stock empty, two players,                 every card known) that kept the exact value of its position. A game's page shows its                 values and jumps between blunders (b, B)." }
+        }
+    }
+}
+
 /// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not
 /// theirs left out (`super::private`), and the page says whose log it is.
 async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, u32)>) -> Response {
@@ -310,6 +328,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
             notes,
+            endgame: crate::analysis::of_game(&s.ladder.db, &s.ladder.paths, &row)?.endgame,
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })

@@ -145,6 +145,7 @@ async fn version(
                 }
             }
         }
+        (super::pages::endgame_accuracy(&v.endgame, v.games))
         (games_section(&bot, n, &v.games, &games, &q, private.then_some((&reruns[..], ver))))
         @if !v.faults.is_empty() {
             h2 { "Faults" }

@@ -262,6 +262,8 @@ pub struct VersionView {
     /// them, at most `mygames::TIMING_GAMES`): median, p95, max ms.
     pub ladder_timing: Vec<mygames::DecisionTime>,
     pub ladder_timing_games: u64,
+    /// Its endgame accuracy over its games analysed so far (issue 26, `crate::analysis`).
+    pub endgame: crate::analysis::VersionAccuracy,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -371,10 +373,12 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
     let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
     let (newest, _) = store::games_of_version(&s.ladder.db, v.id, mygames::TIMING_GAMES)?;
     let newest: Vec<(&GameRow, usize)> = newest.iter().map(|g| (g, seat_of(g))).collect();
+    let endgame = crate::analysis::of_version(&s.ladder.db, &s.ladder.paths, v.id)?;
     Ok(Some(VersionView {
         ladder_timing: mygames::timing(s, &newest),
         ladder_timing_games: newest.len() as u64,
         previous,
+        endgame,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,

@@ -1,0 +1,166 @@
+//! The endgame analysis of the ladder's games (issue 26), computed once per game and kept in
+//! `game_analysis`: the values the game's page shows (`durak_replay::html::data::endgame_codes`)
+//! and, per seat, the decisions valued, the blunders and whether it threw a won game away, which
+//! a version's page sums into its endgame accuracy.
+//!
+//! Lazily: a game is analysed when its page is first shown, or when its version's view is
+//! computed (at most [`PER_VIEW`] of its games not analysed yet, the latest first, each time; the
+//! pages' cache computes a view once per recorded games). A game is never solved twice; the
+//! accuracy is a sum over the stored rows.
+
+use crate::db::Db;
+use crate::store::{GameRow, Paths};
+use durak_replay::analyze::{analyze_within, Accuracy, SeatSummary};
+use durak_replay::html::data::endgame_codes;
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+/// The solver's budget per decision: the tournament report's.
+pub const BUDGET: u64 = durak_report::scan::ANALYSIS_BUDGET;
+/// Games analysed at most when a version's view is computed.
+pub const PER_VIEW: usize = 20;
+
+/// One game's stored analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameAnalysis {
+    /// The page's values (`eg`).
+    pub endgame: Vec<String>,
+    /// Per seat: decisions valued, blunders, threw a won game away (0 or 1).
+    pub seats: Vec<[u64; 3]>,
+}
+
+/// A version's endgame accuracy, over its games analysed so far.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct VersionAccuracy {
+    /// The share of its solved endgame decisions that kept its value (0 to 1); `None` when none
+    /// was valued.
+    pub accuracy: Option<f64>,
+    pub decisions: u64,
+    pub blunders: u64,
+    /// Games with at least one of its decisions valued, and with a blunder of it.
+    pub games_valued: u64,
+    pub games_with_blunders: u64,
+    pub thrown_away: u64,
+    /// Its games analysed so far (the others are analysed as its page is viewed).
+    pub games_analysed: u64,
+    #[serde(skip)]
+    pub tally: Accuracy,
+}
+
+fn seat_figures(s: &SeatSummary) -> [u64; 3] {
+    [
+        s.decisions as u64,
+        s.blunders as u64,
+        u64::from(s.threw_won_game),
+    ]
+}
+
+fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, String> {
+    db.read(|c| {
+        c.query_row(
+            "SELECT endgame, seats FROM game_analysis WHERE job = ?1 AND game = ?2",
+            params![job, game],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )
+        .optional()
+    })?
+    .map(|(e, s)| {
+        Ok(GameAnalysis {
+            endgame: serde_json::from_str(&e).map_err(|e| format!("game_analysis: {e}"))?,
+            seats: serde_json::from_str(&s).map_err(|e| format!("game_analysis: {e}"))?,
+        })
+    })
+    .transpose()
+}
+
+/// Analyse a game's replay and store it.
+fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> {
+    let path = paths.root.join(&g.replay);
+    let text = durak_referee::replay::read_replay_bytes(&path)
+        .map_err(|e| format!("{}: {e}", g.replay))?;
+    let replay = durak_replay::parse_replay(&text, &g.replay).map_err(|e| e.to_string())?;
+    let a = analyze_within(&durak_replay::simulate(&replay), BUDGET);
+    let out = GameAnalysis {
+        endgame: endgame_codes(&a),
+        seats: a.seats.iter().map(seat_figures).collect(),
+    };
+    let (e, s) = (
+        serde_json::to_string(&out.endgame).expect("strings"),
+        serde_json::to_string(&out.seats).expect("numbers"),
+    );
+    db.write(|c| {
+        c.execute(
+            "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, ?3, ?4)",
+            params![g.job, g.game, e, s],
+        )
+    })?;
+    Ok(out)
+}
+
+/// A game's analysis: stored, or computed now and stored.
+pub fn of_game(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> {
+    match stored(db, g.job, g.game)? {
+        Some(a) => Ok(a),
+        None => analyse(db, paths, g),
+    }
+}
+
+/// Version `v`'s endgame accuracy: at most [`PER_VIEW`] of its games not analysed yet are
+/// analysed first (a replay that cannot be read is skipped, said in the log), then the stored
+/// rows of all its games are summed.
+pub fn of_version(db: &Db, paths: &Paths, v: i64) -> Result<VersionAccuracy, String> {
+    let missing: Vec<GameRow> = db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {} FROM game_seats s JOIN games g ON g.job = s.job AND g.game = s.game \
+             WHERE s.version = ?1 AND NOT EXISTS (SELECT 1 FROM game_analysis a WHERE a.job = \
+             g.job AND a.game = g.game) GROUP BY g.job, g.game \
+             ORDER BY g.recorded DESC, g.job DESC, g.game DESC LIMIT ?2",
+            crate::store::GAME_COLUMNS
+        ))?;
+        let rows = s.query_map(params![v, PER_VIEW as i64], crate::store::row_to_game)?;
+        rows.collect()
+    })?;
+    for g in &missing {
+        if let Err(e) = analyse(db, paths, g) {
+            tracing::warn!("endgame analysis of job {} game {}: {e}", g.job, g.game);
+        }
+    }
+    let rows: Vec<(i64, String)> = db.read(|c| {
+        let mut s = c.prepare(
+            "SELECT s.seat, a.seats FROM game_seats s JOIN game_analysis a ON a.job = s.job \
+             AND a.game = s.game WHERE s.version = ?1",
+        )?;
+        let rows = s.query_map([v], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    })?;
+    let mut tally = Accuracy::default();
+    let mut out = VersionAccuracy::default();
+    for (seat, seats) in &rows {
+        let seats: Vec<[u64; 3]> =
+            serde_json::from_str(seats).map_err(|e| format!("game_analysis: {e}"))?;
+        if let Some(&[decisions, blunders, threw]) = seats.get(*seat as usize) {
+            tally.add(&SeatSummary {
+                decisions: decisions as usize,
+                blunders: blunders as usize,
+                threw_won_game: threw != 0,
+                ..SeatSummary::default()
+            });
+        }
+    }
+    out.games_analysed = db.read(|c| {
+        c.query_row(
+            "SELECT COUNT(DISTINCT s.job || ':' || s.game) FROM game_seats s JOIN game_analysis a \
+             ON a.job = s.job AND a.game = s.game WHERE s.version = ?1",
+            [v],
+            |r| r.get::<_, i64>(0),
+        )
+    })? as u64;
+    out.accuracy = tally.share();
+    out.decisions = tally.decisions;
+    out.blunders = tally.blunders;
+    out.games_valued = tally.games;
+    out.games_with_blunders = tally.games_with_blunders;
+    out.thrown_away = tally.thrown;
+    out.tally = tally;
+    Ok(out)
+}

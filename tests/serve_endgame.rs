@@ -1,0 +1,140 @@
+//! Issue 26 on the judge service: a version's page gives its endgame accuracy over its games,
+//! the sums of what `durak analyze` (with the service's budget) says of its seat in each, each
+//! game analysed once and kept (`game_analysis`), and a game's page holds its endgame's values
+//! for the viewer. Against a real server on loopback whose ladder plays the house bots.
+
+mod common;
+
+use common::server::{wait_for, Server};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const DURAK: &str = env!("CARGO_BIN_EXE_durak");
+
+/// Pause the ladder and wait until no game is being played (the games count stays put).
+fn pause_and_settle(s: &Server) -> u64 {
+    let p = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
+    assert_eq!(p.status, 200, "{}", p.json);
+    let mut last = (s.games(), Instant::now());
+    wait_for("the ladder to stop playing after the pause", 60, || {
+        let g = s.games();
+        if g != last.0 {
+            last = (g, Instant::now());
+        }
+        (last.1.elapsed() > Duration::from_secs(2)).then_some(g)
+    })
+}
+
+/// `durak analyze --json` of a replay with the service's budget.
+fn analyze(replay: &Path) -> Value {
+    let o = Command::new(DURAK)
+        .args(["analyze", "--json", "--budget"])
+        .arg(durak_service::analysis::BUDGET.to_string())
+        .arg(replay)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn the_version_page_gives_the_endgame_accuracy_of_its_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let s = Server::start(&data, &[]);
+    let path = "/api/bots/house-random/versions/1";
+    wait_for("house-random's first games", 120, || {
+        (s.get(path).json["games"].as_u64()? >= 4).then_some(())
+    });
+    pause_and_settle(&s);
+    let v = s.get(path).json;
+    let games = v["games"].as_u64().unwrap();
+    let e = &v["endgame"];
+    let analysed = e["games_analysed"].as_u64().unwrap();
+    assert!(
+        analysed >= games.min(durak_service::analysis::PER_VIEW as u64) && analysed <= games,
+        "PER_VIEW games analysed for a view at least, of its {games}: {e}"
+    );
+    // The games analysed, from the table the service keeps, and what `durak analyze` says of
+    // the version's seat in each.
+    let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
+    let id = v["id"].as_i64().unwrap();
+    let rows: Vec<(i64, i64, i64)> = db
+        .read(|c| {
+            let mut q = c.prepare(
+                "SELECT s.job, s.game, s.seat FROM game_seats s JOIN game_analysis a ON \
+                 a.job = s.job AND a.game = s.game WHERE s.version = ?1",
+            )?;
+            let rows = q.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect()
+        })
+        .unwrap();
+    assert_eq!(rows.len() as u64, analysed, "{rows:?}");
+    let mut want = (0, 0, 0);
+    let mut with_values = None;
+    for &(job, game, seat) in &rows {
+        let replay = data.join(format!("replays/j{job}/g{game:04}.jsonl.zst"));
+        let a = analyze(&replay);
+        let seat = &a["summary"]["seats"][seat as usize];
+        let (d, b) = (
+            seat["decisions_valued"].as_u64().unwrap(),
+            seat["blunders"].as_u64().unwrap(),
+        );
+        want.0 += d;
+        want.1 += b;
+        want.2 += u64::from(d > 0);
+        if a["endgame_from"].is_u64() {
+            with_values.get_or_insert((job, game));
+        }
+    }
+    assert_eq!(
+        (
+            e["decisions"].as_u64().unwrap(),
+            e["blunders"].as_u64().unwrap(),
+            e["games_valued"].as_u64().unwrap()
+        ),
+        want,
+        "{e}"
+    );
+    if want.0 > 0 {
+        let share = (want.0 - want.1) as f64 / want.0 as f64;
+        assert!(
+            (e["accuracy"].as_f64().unwrap() - share).abs() < 1e-9,
+            "{e}"
+        );
+    } else {
+        assert!(e["accuracy"].is_null(), "{e}");
+    }
+    // The page says it.
+    let html = s.get("/bots/house-random/versions/1").json["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(html.contains("Endgame accuracy"), "{html}");
+    assert!(
+        html.contains(&format!("over {analysed} of its {games} game")),
+        "{html}"
+    );
+
+    // A game's page holds its values; the analysis is kept, not computed again.
+    let (job, game) = with_values.expect("an endgame among the games analysed");
+    let page = s.get(&format!("/games/{job}/{game}")).json["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(page.contains("\"eg\":[\""), "no values on the game's page");
+    let count = || -> i64 {
+        db.read(|c| c.query_row("SELECT COUNT(*) FROM game_analysis", [], |r| r.get(0)))
+            .unwrap()
+    };
+    let rows = count();
+    assert!(rows as u64 >= analysed, "{rows} rows");
+    let again = s.get(&format!("/games/{job}/{game}")).json["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(page, again);
+    assert_eq!(count(), rows, "the game was not analysed twice");
+}
