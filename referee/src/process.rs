@@ -1,6 +1,7 @@
 //! One bot process: isolated (see [`crate::isolation`] and `docs/SECURITY.md`), spoken to in
 //! lines, killed with everything it started.
 
+use crate::clock::{self, DecisionTime, Sample};
 use crate::isolation::{self, Context, Isolation, Sandbox};
 use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
@@ -10,7 +11,7 @@ use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 
@@ -272,6 +273,13 @@ pub enum IoFault {
     LineTooLong,
     /// The human seat's person quit (it exited with [`HUMAN_QUIT`]).
     Quit,
+    /// Starved by the machine: no answer after [`crate::clock::HARD_CAP`] times the limit of
+    /// wall time, its own time (`own`) still under the limit. Not the bot's fault: the game is
+    /// voided and played again.
+    Starved {
+        wall: Duration,
+        own: Duration,
+    },
 }
 
 /// What [`BotProcess::spawn_with`] needs besides the command.
@@ -326,6 +334,9 @@ pub struct BotProcess {
     done: isolation::DoneFlag,
     /// The human seat ([`BotCommand::is_human`]).
     human: bool,
+    /// When the last byte of the last write went into the pipe (the instant just before the
+    /// write call that took it): a decision's clock starts there ([`BotProcess::answer`]).
+    written_at: Instant,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -447,6 +458,7 @@ impl BotProcess {
             cgroup: prep.cgroup,
             done: prep.done,
             human: false,
+            written_at: Instant::now(),
         })
     }
 
@@ -504,6 +516,7 @@ impl BotProcess {
             cgroup: None,
             done,
             human: true,
+            written_at: Instant::now(),
         })
     }
 
@@ -580,9 +593,19 @@ impl BotProcess {
         let stdin = self.stdin.as_mut().expect("checked");
         let out = &self.outbox;
         let mut done = 0;
+        let mut at = Instant::now();
         let write = async {
             while done < out.len() {
-                match stdin.write(&out[done..]).await? {
+                // The instant is taken just before each write call: the one that writes the
+                // last byte starts the clock. Taken after the write, it would come late by as
+                // long as the referee waits for a CPU once the bot is woken, and a bot that
+                // answers meanwhile (a Python bot on the referee's CPU) would be timed at 0.
+                let n = std::future::poll_fn(|cx| {
+                    at = Instant::now();
+                    std::pin::Pin::new(&mut *stdin).poll_write(cx, &out[done..])
+                })
+                .await?;
+                match n {
                     0 => return Err(io::ErrorKind::WriteZero.into()),
                     n => done += n,
                 }
@@ -590,6 +613,7 @@ impl BotProcess {
             stdin.flush().await
         };
         let r = tokio::time::timeout(limit, write).await;
+        self.written_at = at;
         self.sent.wrote(&mut self.outbox, done);
         match r {
             Ok(Ok(())) => Ok(()),
@@ -749,6 +773,69 @@ impl BotProcess {
     /// that does so is at fault in that game.
     pub fn supervisor_was_killed(&mut self) -> bool {
         !self.killed_supervisor && self.try_exit().is_some() && !self.done.is_set()
+    }
+
+    /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
+    /// timed from the moment the last byte of the request went into the pipe, and a timeout
+    /// only when the bot's own time passes `limit`. A decision answered within
+    /// [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads no accounting; past that, the
+    /// bot's tasks are sampled then and at the answer or the limit. A bot the machine kept
+    /// waiting past [`crate::clock::HARD_CAP`] times `limit` is [`IoFault::Starved`].
+    pub async fn answer(&mut self, limit: Duration) -> Result<(Bytes, DecisionTime), IoFault> {
+        let start = self.written_at;
+        // The human seat is a person: its wall time is its time.
+        let root = self.pgid.filter(|_| !self.human);
+        let first_at = start + (limit / 2).min(clock::FIRST_SAMPLE);
+        let cap = start + limit.saturating_mul(clock::HARD_CAP);
+        let mut first: Option<(Instant, Sample)> = None;
+        let mut until = if root.is_some() {
+            first_at
+        } else {
+            start + limit
+        };
+        loop {
+            let now = Instant::now();
+            match self.recv(until.saturating_duration_since(now)).await {
+                Ok((line, arrived)) => {
+                    let wall = arrived.saturating_duration_since(start);
+                    let time = match (&first, root) {
+                        (Some((t0, s0)), Some(root)) => {
+                            let (cpu, wait) = Sample::of_tree(root).since(s0);
+                            let window = arrived.saturating_duration_since(*t0);
+                            DecisionTime::accounted(wall, window, cpu, wait)
+                        }
+                        _ => DecisionTime::wall_only(wall),
+                    };
+                    return Ok((line, time));
+                }
+                Err(IoFault::Timeout) => {}
+                Err(f) => return Err(f),
+            }
+            let Some(root) = root else {
+                return Err(IoFault::Timeout);
+            };
+            let now = Instant::now();
+            let Some((t0, s0)) = &first else {
+                first = Some((now, Sample::of_tree(root)));
+                until = start + limit;
+                continue;
+            };
+            let wall = now.saturating_duration_since(start);
+            let (cpu, wait) = Sample::of_tree(root).since(s0);
+            let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
+            if time.own >= limit {
+                return Err(IoFault::Timeout);
+            }
+            if now >= cap {
+                return Err(IoFault::Starved {
+                    wall,
+                    own: time.own,
+                });
+            }
+            // Its own time left, at the soonest: look again then (not before 1 ms).
+            let left = (limit - time.own).max(Duration::from_millis(1));
+            until = (now + left).min(cap);
+        }
     }
 
     /// Read one line within `limit`; returns it with the instant it arrived.

@@ -324,7 +324,7 @@ pub async fn run(
         }
         match proc.recv(Duration::from_millis(50)).await {
             Ok((line, _)) => tail.push(&line),
-            Err(IoFault::Timeout) => {}
+            Err(IoFault::Timeout | IoFault::Starved { .. }) => {}
             Err(IoFault::LineTooLong) => {
                 tail.push(b"(a line longer than 64 KiB: the output after it is not kept)");
                 stdout_open = false;

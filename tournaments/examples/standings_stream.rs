@@ -97,6 +97,7 @@ fn main() {
                     replay: None,
                     duration_ms: 5,
                     disqualified: vec![],
+                    voided: Vec::new(),
                     move_limit: None,
                 });
                 id += 1;

@@ -339,6 +339,7 @@ mod tests {
                 replay: Some(replay),
                 duration_ms: 0,
                 disqualified: vec![],
+                voided: Vec::new(),
                 move_limit: None,
             }
         };
@@ -406,6 +407,7 @@ mod tests {
                 replay: Some(replay),
                 duration_ms: 0,
                 disqualified: vec![],
+                voided: Vec::new(),
                 move_limit: None,
             }
         };

@@ -817,6 +817,7 @@ fn result_line(
         }),
         duration_ms: rec.duration_ms,
         disqualified: Vec::new(),
+        voided: rec.voided.clone(),
     }
 }
 
@@ -890,6 +891,7 @@ mod tests {
             replay: None,
             duration_ms: 0,
             disqualified: vec![],
+            voided: Vec::new(),
             move_limit: None,
         };
         let stuck = shared.lock();

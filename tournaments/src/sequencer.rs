@@ -481,6 +481,7 @@ mod tests {
             replay: None,
             duration_ms: 1,
             disqualified: vec![],
+            voided: Vec::new(),
             move_limit: None,
         }
     }

@@ -75,6 +75,7 @@ fn line(id: u64, seats: &[&str], loser: Option<usize>) -> ResultLine {
         replay: None,
         duration_ms: 1,
         disqualified: vec![],
+        voided: Vec::new(),
         move_limit: None,
     }
 }

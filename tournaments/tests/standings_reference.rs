@@ -66,6 +66,7 @@ pub fn load(name: &str, bots: &[String], k: usize) -> (Tournament, Vec<ResultLin
             replay: None,
             duration_ms: 1,
             disqualified: vec![],
+            voided: Vec::new(),
             move_limit: None,
         });
     }

@@ -105,6 +105,7 @@ pub fn result_line(g: &GameRow, paired: bool) -> ResultLine {
         replay: None,
         duration_ms: g.duration_ms,
         disqualified: Vec::new(),
+        voided: Vec::new(),
         move_limit: g.move_limit,
     }
 }

@@ -424,6 +424,7 @@ mod tests {
             deal: 0,
             seats: j.seating(g as usize),
             record: durak_referee::GameRecord {
+                voided: Vec::new(),
                 move_limit: None,
                 game: 0,
                 seed: j.deals[0].seed,

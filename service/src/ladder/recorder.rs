@@ -454,6 +454,7 @@ mod tests {
             deal: game as usize,
             seats,
             record: GameRecord {
+                voided: Vec::new(),
                 move_limit: None,
                 game,
                 seed: 7,

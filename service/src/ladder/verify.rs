@@ -211,6 +211,7 @@ pub fn check_game(
         deal,
         seats: seating,
         record: GameRecord {
+            voided: Vec::new(),
             move_limit: result.move_limit,
             game: deal as u32,
             seed: h.seed,
