@@ -207,6 +207,14 @@ pub enum Record {
         id: Option<u64>,
         #[serde(default)]
         elapsed_ms: Option<f64>,
+        /// The time charged and the accounting behind it (docs/PROTOCOL.md, "Time limits"),
+        /// when the referee read it; absent in older replays.
+        #[serde(default)]
+        own_ms: Option<f64>,
+        #[serde(default)]
+        cpu_ms: Option<f64>,
+        #[serde(default)]
+        wait_ms: Option<f64>,
         #[serde(rename = "move")]
         mv: Value,
     },

@@ -740,8 +740,23 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
             .time
             .map(|t| format!(" (limit {} ms, bank {} ms)", t.move_ms, t.bank_ms))
             .unwrap_or_default();
+        // The time charged, when it differs from the wall time (the machine kept the bot
+        // waiting): docs/PROTOCOL.md, "Time limits".
+        let own = step.accounting.map_or_else(String::new, |a| {
+            let of = |what: &str, v: Option<f64>| v.map(|ms| format!(", {what} {}", fmt_ms(ms)));
+            format!(
+                ", {} its own{}{}",
+                fmt_ms(a.own_ms),
+                of("CPU", a.cpu_ms).unwrap_or_default(),
+                of("waited for a CPU", a.wait_ms).unwrap_or_default()
+            )
+        });
         match elapsed_ms {
-            Some(ms) => format!("answered in {} to request {}{limits}", fmt_ms(ms), r.id),
+            Some(ms) => format!(
+                "answered in {}{own} to request {}{limits}",
+                fmt_ms(ms),
+                r.id
+            ),
             None => format!("no answer to request {}{limits}", r.id),
         }
     });
