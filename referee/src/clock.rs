@@ -19,7 +19,9 @@
 //! it costs a walk of `/proc`, so it stays off the fast path: nothing is read for a decision
 //! answered within [`FIRST_SAMPLE`] (or half its limit when that is shorter); past it, a first
 //! sample is taken, and a second one when the answer arrives or the limit passes. The time
-//! before the first sample is counted as the bot's own (at most [`FIRST_SAMPLE`]).
+//! before the first sample is counted as the bot's own (at most [`FIRST_SAMPLE`]). The run-queue
+//! wait of the referee's own thread over the same window ([`RefereeWait`]: the delay before it
+//! read an answer that had arrived) counts as platform wait too, within the same bound.
 //! A bot starved past [`HARD_CAP`] times its limit (own time still under it) is not charged a
 //! timeout: its game is voided and played again.
 
@@ -128,6 +130,37 @@ impl Sample {
             wait += delay.saturating_sub(d0);
         }
         (Duration::from_nanos(cpu), Duration::from_nanos(wait))
+    }
+}
+
+/// The run-queue wait of the referee's own thread so far (`/proc/thread-self/schedstat`), with
+/// that thread's id: while a bot decides, the referee's thread sleeps until the answer arrives,
+/// so what it waited for a CPU in between is the delay before the answer was read, the
+/// machine's time, not the bot's. (Compared only on the same thread: a task of a runtime with
+/// several workers may move.)
+#[derive(Clone, Copy, Debug)]
+pub struct RefereeWait {
+    tid: i32,
+    wait_ns: u64,
+}
+
+impl RefereeWait {
+    pub fn now() -> Option<RefereeWait> {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        Some(RefereeWait {
+            tid: rustix::thread::gettid().as_raw_nonzero().get(),
+            wait_ns: parse_schedstat(&s)?.1,
+        })
+    }
+
+    /// The wait since `before`, when on the same thread.
+    pub fn since(before: Option<RefereeWait>) -> Duration {
+        match (before, RefereeWait::now()) {
+            (Some(a), Some(b)) if a.tid == b.tid => {
+                Duration::from_nanos(b.wait_ns.saturating_sub(a.wait_ns))
+            }
+            _ => Duration::ZERO,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! One bot process: isolated (see [`crate::isolation`] and `docs/SECURITY.md`), spoken to in
 //! lines, killed with everything it started.
 
-use crate::clock::{self, DecisionTime, Sample};
+use crate::clock::{self, DecisionTime, RefereeWait, Sample};
 use crate::isolation::{self, Context, Isolation, Sandbox};
 use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
@@ -787,7 +787,7 @@ impl BotProcess {
         let root = self.pgid.filter(|_| !self.human);
         let first_at = start + (limit / 2).min(clock::FIRST_SAMPLE);
         let cap = start + limit.saturating_mul(clock::HARD_CAP);
-        let mut first: Option<(Instant, Sample)> = None;
+        let mut first: Option<(Instant, Sample, Option<RefereeWait>)> = None;
         let mut until = if root.is_some() {
             first_at
         } else {
@@ -799,8 +799,9 @@ impl BotProcess {
                 Ok((line, arrived)) => {
                     let wall = arrived.saturating_duration_since(start);
                     let time = match (&first, root) {
-                        (Some((t0, s0)), Some(root)) => {
+                        (Some((t0, s0, r0)), Some(root)) => {
                             let (cpu, wait) = Sample::of_tree(root).since(s0);
+                            let wait = wait + RefereeWait::since(*r0);
                             let window = arrived.saturating_duration_since(*t0);
                             DecisionTime::accounted(wall, window, cpu, wait)
                         }
@@ -815,13 +816,14 @@ impl BotProcess {
                 return Err(IoFault::Timeout);
             };
             let now = Instant::now();
-            let Some((t0, s0)) = &first else {
-                first = Some((now, Sample::of_tree(root)));
+            let Some((t0, s0, r0)) = &first else {
+                first = Some((now, Sample::of_tree(root), RefereeWait::now()));
                 until = start + limit;
                 continue;
             };
             let wall = now.saturating_duration_since(start);
             let (cpu, wait) = Sample::of_tree(root).since(s0);
+            let wait = wait + RefereeWait::since(*r0);
             let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
             if time.own >= limit {
                 return Err(IoFault::Timeout);
