@@ -238,6 +238,28 @@ mod tests {
     }
 
     #[test]
+    fn the_referees_wait_counts_only_on_the_same_thread() {
+        let now = RefereeWait::now().expect("/proc/thread-self/schedstat");
+        // Another thread's counter (a task moved between workers): nothing to subtract, even
+        // with a counter far below this thread's.
+        let other = RefereeWait {
+            tid: -1,
+            wait_ns: 0,
+        };
+        assert_eq!(RefereeWait::since(Some(other)), Duration::ZERO);
+        assert_eq!(RefereeWait::since(None), Duration::ZERO);
+        // The same thread with its counter an hour lower: an hour of wait since.
+        let earlier = RefereeWait {
+            wait_ns: now.wait_ns.saturating_sub(3_600_000_000_000),
+            ..now
+        };
+        assert!(
+            RefereeWait::since(Some(earlier))
+                >= Duration::from_nanos(now.wait_ns.min(3_600_000_000_000))
+        );
+    }
+
+    #[test]
     fn a_spinning_child_shows_cpu_time() {
         use std::os::unix::process::CommandExt;
         let mut tree = std::process::Command::new("sh")
