@@ -3,8 +3,11 @@
 
 mod analyze_cmd;
 mod check_cmd;
+mod fork_cmd;
 mod human;
+mod ops_cmd;
 mod play;
+mod regress_cmd;
 mod replay_cmd;
 mod rerun_cmd;
 mod serve_cmd;
@@ -24,6 +27,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log lines as text, or as JSON objects one a line (with each request's span under
+    /// `durak serve`); DURAK_LOG sets what is logged (default: warn)
+    #[arg(long, global = true, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
 }
 
 #[derive(Subcommand)]
@@ -44,6 +51,12 @@ enum Command {
     /// The exact value of every decision of a game's endgame (stock empty, two players): where
     /// it was lost, the blunders and the best choices.
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Play a recorded game on from step N with other bots (one per seat), dealt from the same
+    /// deck, into a new replay.
+    Fork(fork_cmd::ForkArgs),
+    /// For every game a bot lost in a tournament, let a new version take its seat from its
+    /// first endgame blunder: how many games it saves.
+    Regress(regress_cmd::RegressArgs),
     /// Check a bot against the protocol and the rules: a conformance suite with a report.
     CheckBot(check_cmd::CheckBotArgs),
     /// Check a bot folder (with bot.toml) and register it in a tournament's bot list.
@@ -59,6 +72,11 @@ enum Command {
     Worker(worker_cmd::WorkerArgs),
     /// Issue, list or revoke worker tokens of a `durak serve` server (the organiser).
     WorkerToken(worker_cmd::WorkerTokenArgs),
+    /// A new organiser token for a `durak serve` data directory (on the server's machine):
+    /// the earlier ones are revoked.
+    OrganiserToken(ops_cmd::OrganiserTokenArgs),
+    /// Back up a `durak serve` data directory while the server runs (docs/SERVICE.md).
+    Backup(ops_cmd::BackupArgs),
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -76,7 +94,12 @@ fn main() -> ExitCode {
         .with_env_filter(filter.unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if detailed {
+    if cli.log_format == "json" {
+        log.json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init();
+    } else if detailed {
         log.init();
     } else {
         log.without_time().with_target(false).init();
@@ -89,11 +112,15 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay_cmd::run(args),
         Command::Rerun(args) => rerun_cmd::run(args),
         Command::Analyze(args) => analyze_cmd::run(args),
+        Command::Fork(args) => fork_cmd::run(args),
+        Command::Regress(args) => regress_cmd::run(args),
         Command::CheckBot(args) => check_cmd::check_bot(args),
         Command::Submit(args) => check_cmd::submit(args),
         Command::Serve(args) => serve_cmd::serve(args),
         Command::Worker(args) => worker_cmd::worker(args),
         Command::WorkerToken(args) => worker_cmd::worker_token(args),
+        Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
+        Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
         Command::Human(a) => human::run(a),
     };

@@ -375,6 +375,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
             replays: settings.replays,
             // The configuration, whatever its name (`-c settings.conf`): it holds the seed.
             hidden: args.config.iter().map(|c| cwd.join(c)).collect(),
+            stop: None,
         },
     );
     let outcome = crate::runtime()?.block_on(async {

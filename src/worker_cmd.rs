@@ -140,8 +140,9 @@ pub fn worker_token(args: WorkerTokenArgs) -> CmdResult {
         }
         TokenCommand::List => {
             for t in a.json["worker_tokens"].as_array().into_iter().flatten() {
+                let date = durak_service::http::pages::time;
                 println!(
-                    "{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\tissued {}\t{}",
                     t["id"],
                     if t["revoked"] == true {
                         "revoked"
@@ -149,8 +150,9 @@ pub fn worker_token(args: WorkerTokenArgs) -> CmdResult {
                         "active"
                     },
                     t["label"].as_str().unwrap_or(""),
+                    date(t["created"].as_i64().unwrap_or(0)),
                     match t["last_seen"].as_i64() {
-                        Some(ms) => format!("last seen {ms} (unix ms)"),
+                        Some(ms) => format!("last seen {}", date(ms)),
                         None => "never used".into(),
                     }
                 );

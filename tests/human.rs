@@ -162,6 +162,10 @@ fn a_person_plays_two_games_in_plain_lines_and_each_result_shows_when_its_game_e
         screen.contains("You are seat 0 of 2 at podkidnoy durak"),
         "{screen}"
     );
+    // Typed lines are echoed after their prompt (the keys are a pipe, not a terminal), so the
+    // referee's result lines never run on from a `> `.
+    assert!(screen.contains("\n> 6D-8S\n"), "{screen}");
+    assert!(!screen.contains("> game "), "{screen}");
     assert!(screen.contains("a defence pair is ATTACK>CARD"), "{screen}");
     assert!(screen.contains("✗ C-4: 8S does not beat 6D"), "{screen}");
     assert!(screen.contains("beat everything: 6D>TC 6H>JC"), "{screen}");

@@ -573,8 +573,14 @@ fn private_directories_of_a_referee_that_is_gone_are_removed() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(!stale.exists(), "{} is left", stale.display());
-    // And the match's own private directories are gone too.
-    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    // And the match's own private directories are gone too (the run's directory, by its
+    // watcher, right after the referee ends).
+    let start = std::time::Instant::now();
+    let mut left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    while !left.is_empty() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = std::fs::read_dir(tmp.path()).unwrap().collect();
+    }
     assert!(left.is_empty(), "{left:?}");
 }
 

@@ -217,18 +217,38 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         msg.contains("not this job's game") && msg.contains("seed:"),
         "{msg}"
     );
-    // Forged: the first rotation's replay as the second's (the seats swapped).
+    // Forged: the first rotation's replay as the second's. At the first rotation's seating
+    // the second rotation's game has the dealer moved by one seat (`Job::planned_at`).
     let (st, e) = post(&s, &w, &c, &[posted(2, &played[&0])]);
     assert_eq!(st, 409, "{e}");
     let msg = e["error"].as_str().unwrap();
-    let seats = &c.job.seats;
+    let dealer = c.job.deals[0].dealer;
     assert!(
         msg.contains(&format!(
-            "seat 0: version {} in the job, version {} in the replay",
-            seats[1], seats[0]
+            "dealer: {} in the job, {dealer} in the replay",
+            (dealer + 1) % 2
         )),
         "{msg}"
     );
+    // The worker played every rotation at one seating, in one match: each bot started once.
+    for g in [0, 1, 2] {
+        let first = played[&g]
+            .text()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        let header: Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(header["seats"][0]["name"], c.job.seats[0].to_string());
+        for seat in 0..2 {
+            assert_eq!(
+                header["seats"][seat]["hello"],
+                g == 0,
+                "game {g}: a process started for it at seat {seat} only in the first game"
+            );
+        }
+    }
     // Forged: a move changed (compressed, and plain).
     let honest = played[&0].text().unwrap();
     let forged = tampered(&honest);

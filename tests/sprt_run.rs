@@ -70,6 +70,7 @@ fn run(t: &Tournament, path: &Path, concurrency: usize, stop_after: Option<usize
             shard: None,
             replays: Default::default(),
             hidden: Vec::new(),
+            stop: None,
         },
     ))
     .unwrap()

@@ -21,6 +21,7 @@
 pub mod build;
 pub mod deliver;
 pub mod describe;
+pub mod fork;
 pub mod games;
 pub mod long;
 pub mod manifest;

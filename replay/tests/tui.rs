@@ -379,3 +379,60 @@ fn names_use_the_room_they_have() {
     let narrow = screen_of(&app, &s, 80, 24);
     assert!(narrow.contains("0 python3 sample-bots/python/"), "{narrow}");
 }
+
+/// Issue 26: with the game's analysis, each step of the endgame shows its value in the header
+/// line, and `b` / `B` jump to the next / previous blunder.
+#[test]
+fn endgame_values_and_the_blunder_key() {
+    let mut tried = 0;
+    for name in [
+        "podkidnoy-2p.jsonl",
+        "prostoy-3p-draw.jsonl",
+        "prostoy-4p.jsonl",
+    ] {
+        let s = sim(name);
+        let a = durak_replay::analyze::analyze(&s);
+        let mut app = App::for_game(&s).with_analysis(&a);
+        assert_eq!(app.values.len(), s.steps.len());
+        let first = screen(&app, &s);
+        assert!(!first.contains("endgame:"), "step 1 is not in the endgame");
+        let Some(d) = a.decisions.first() else {
+            continue;
+        };
+        tried += 1;
+        app.jump_to(d.step);
+        let t = screen(&app, &s);
+        assert!(t.contains(&format!("endgame: seat {}", d.seat)), "{t}");
+        let blunders: Vec<usize> = a.blunders().map(|d| d.step).collect();
+        app.first();
+        press(&mut app, KeyCode::Char('b'));
+        match blunders.first() {
+            Some(&b) => {
+                assert_eq!(app.step + 1, b);
+                assert!(screen(&app, &s).contains("BLUNDER"));
+                press(&mut app, KeyCode::Char('b'));
+                assert_eq!(app.step + 1, *blunders.get(1).unwrap_or(&b));
+                press(&mut app, KeyCode::Char('B'));
+                assert_eq!(app.step + 1, b);
+            }
+            None => assert_eq!(app.step, 0, "no blunder: b stays"),
+        }
+    }
+    assert!(tried > 0, "a fixture reaches the endgame");
+}
+
+/// `b` on a game with marked blunders goes to each in turn and stays at the last.
+#[test]
+fn the_blunder_key_walks_the_marks() {
+    let s = sim("podkidnoy-2p.jsonl");
+    let mut app = App::for_game(&s);
+    app.blunders = vec![4, 9];
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.step, 4);
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.step, 9);
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.step, 9);
+    press(&mut app, KeyCode::Char('B'));
+    assert_eq!(app.step, 4);
+}

@@ -10,7 +10,7 @@
 #
 # Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 10),
 # RUNS (default 3), LOCAL (0 or 1), DEALS (deals per job, default 2: each job plays every deal
-# at both seat rotations, and each rotation starts its bots again), DATA (where the data
+# at both seat rotations, in one match over the same bot processes), DATA (where the data
 # directory goes, default a temporary directory under /tmp). Needs curl.
 set -eu
 DURAK=${DURAK:-target/release/durak}

@@ -75,8 +75,6 @@ pub fn end_session(db: &Db, token: &str) -> Result<(), String> {
     })
 }
 
-/// The account a token belongs to (not revoked): an API token, or a login session's (not
-/// ended, not expired).
 /// An account from a row of `id, name, organiser`.
 fn account_row(r: &rusqlite::Row) -> rusqlite::Result<Account> {
     Ok(Account {
@@ -86,13 +84,16 @@ fn account_row(r: &rusqlite::Row) -> rusqlite::Result<Account> {
     })
 }
 
+/// The account a token belongs to (not revoked, the account not suspended): an API token, or a
+/// login session's (not ended, not expired).
 pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
     if token.starts_with("ds_") {
         let h = hash(token);
         return db.read(|c| {
             c.query_row(
                 "SELECT a.id, a.name, a.organiser FROM sessions s JOIN accounts a ON a.id = \
-                 s.account WHERE s.hash = ?1 AND s.revoked = 0 AND s.expires > ?2",
+                 s.account WHERE s.hash = ?1 AND s.revoked = 0 AND s.expires > ?2 AND \
+                 a.suspended IS NULL",
                 params![h, now_ms()],
                 account_row,
             )
@@ -103,7 +104,7 @@ pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
     db.read(|c| {
         c.query_row(
             "SELECT a.id, a.name, a.organiser FROM tokens t JOIN accounts a ON a.id = t.account \
-             WHERE t.hash = ?1 AND t.revoked = 0",
+             WHERE t.hash = ?1 AND t.revoked = 0 AND a.suspended IS NULL",
             [h],
             account_row,
         )
@@ -126,23 +127,32 @@ pub fn create_account(
     let r = db.write(|c| {
         let tx = c.transaction()?;
         if let Some(ih) = &ih {
-            let used: Option<Option<i64>> = tx
-                .query_row("SELECT used_by FROM invites WHERE hash = ?1", [ih], |r| {
-                    r.get(0)
-                })
+            let used: Option<(Option<i64>, Option<i64>)> = tx
+                .query_row(
+                    "SELECT used_by, revoked FROM invites WHERE hash = ?1",
+                    [ih],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
                 .optional()?;
             match used {
+                Some((None, Some(_))) => {
+                    return Ok(Err(
+                        "the invite token was revoked by the organiser; fix: ask \
+                                   the organiser for a new invite"
+                            .to_string(),
+                    ))
+                }
                 None => {
                     return Ok(Err("the invite token is not one this server issued; fix: \
                                        ask the organiser for an invite"
                         .to_string()))
                 }
-                Some(Some(_)) => {
+                Some((Some(_), _)) => {
                     return Ok(Err("the invite token was used already; fix: ask the \
                                    organiser for a new invite"
                         .to_string()))
                 }
-                Some(None) => {}
+                Some((None, None)) => {}
             }
         }
         let taken: bool = tx
@@ -218,6 +228,8 @@ pub enum NotAnAccount {
     SessionEnded,
     /// A worker token: it opens the worker routes only.
     Worker,
+    /// A token of an account the organiser suspended (the reason).
+    Suspended(String),
     /// Not a token of this server.
     Unknown,
 }
@@ -226,6 +238,18 @@ pub enum NotAnAccount {
 pub fn why_not_an_account(db: &Db, token: &str) -> Result<NotAnAccount, String> {
     let h = hash(token);
     db.read(|c| {
+        let suspended: Option<String> = c
+            .query_row(
+                "SELECT a.suspended FROM accounts a WHERE a.suspended IS NOT NULL AND a.id IN \
+                 (SELECT account FROM tokens WHERE hash = ?1 AND revoked = 0 UNION SELECT \
+                 account FROM sessions WHERE hash = ?1 AND revoked = 0)",
+                [&h],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(reason) = suspended {
+            return Ok(NotAnAccount::Suspended(reason));
+        }
         if token.starts_with("ds_") {
             let known = c
                 .query_row("SELECT 1 FROM sessions WHERE hash = ?1", [&h], |_| Ok(()))
@@ -365,6 +389,47 @@ pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
     Ok(Some(token))
 }
 
+/// A new organiser token (`durak organiser-token`): every earlier token and login session of
+/// the organiser is revoked, and the new one returned (to be shown once). Makes the organiser's
+/// account if there is none yet (a data directory whose first start failed before it).
+pub fn reset_organiser(db: &Db) -> Result<String, String> {
+    let token = new_token();
+    let h = hash(&token);
+    let now = now_ms();
+    db.write(|c| {
+        let tx = c.transaction()?;
+        let org: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let org = match org {
+            Some(id) => id,
+            None => {
+                tx.execute(
+                    "INSERT INTO accounts(name, organiser, created) VALUES ('organiser', 1, ?1)",
+                    [now],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
+        tx.execute(
+            "UPDATE tokens SET revoked = ?2 WHERE account = ?1 AND revoked = 0",
+            params![org, now],
+        )?;
+        tx.execute("UPDATE sessions SET revoked = 1 WHERE account = ?1", [org])?;
+        tx.execute(
+            "INSERT INTO tokens(account, hash, label, created) VALUES (?1, ?2, 'organiser-token', \
+             ?3)",
+            params![org, h, now],
+        )?;
+        tx.commit()
+    })?;
+    Ok(token)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +456,38 @@ mod tests {
             "the token itself is not stored"
         );
         assert_eq!(account_of(&db, "dk_00").unwrap(), None);
+    }
+
+    #[test]
+    fn a_new_organiser_token_revokes_the_old_ones() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let first = ensure_organiser(&db).unwrap().unwrap();
+        let session = new_session(&db, account_of(&db, &first).unwrap().unwrap().id).unwrap();
+        let second = reset_organiser(&db).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(
+            account_of(&db, &first).unwrap(),
+            None,
+            "the old token is revoked"
+        );
+        assert_eq!(
+            account_of(&db, &session).unwrap(),
+            None,
+            "and its sessions end"
+        );
+        assert!(matches!(
+            why_not_an_account(&db, &first).unwrap(),
+            NotAnAccount::Revoked(Some(_))
+        ));
+        let a = account_of(&db, &second).unwrap().unwrap();
+        assert!(a.organiser && a.name == "organiser", "{a:?}");
+        assert_eq!(ensure_organiser(&db).unwrap(), None, "still one organiser");
+        // A database without an organiser (a first start that failed) gets one.
+        let db2 = Db::open(&d.path().join("t.db")).unwrap();
+        let t = reset_organiser(&db2).unwrap();
+        assert!(account_of(&db2, &t).unwrap().unwrap().organiser);
+        assert_eq!(ensure_organiser(&db2).unwrap(), None);
     }
 
     #[test]

@@ -204,7 +204,52 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         })?;
         return set_failed(ladder, id, &why_failed(&report));
     }
-    // In the ladder; the bot's previous version retires.
+    // Compared with the bot's version in the ladder (`ladder/compare.rs`): first, when the
+    // organiser requires a new version not to be worse; else once it is in.
+    let compare = &ladder.cfg.compare;
+    let previous = if compare.enabled {
+        crate::ladder::compare::previous_of(&ladder.db, id)?
+    } else {
+        None
+    };
+    if let (Some(p), true) = (previous, compare.require_not_worse) {
+        ladder.db.write(|c| {
+            let tx = c.transaction()?;
+            // An older version of the bot still waiting for its verdict gives way.
+            let n: i64 =
+                tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+            tx.execute(
+                "UPDATE versions SET state = 'retired', reason = ?1 WHERE state = 'comparing' \
+                 AND bot = (SELECT bot FROM versions WHERE id = ?2) AND id != ?2",
+                params![
+                    format!("replaced by version {n} before its comparison ended"),
+                    id
+                ],
+            )?;
+            tx.execute(
+                "UPDATE versions SET state = 'comparing', report = ?1, checked = ?2, reason = \
+                 NULL WHERE id = ?3",
+                params![json, now, id],
+            )?;
+            tx.commit()
+        })?;
+        crate::ladder::compare::begin(&ladder.db, id, p)?;
+        ladder.notify();
+        return Ok(());
+    }
+    enter_ladder(ladder, id, Some(&json))?;
+    if let Some(p) = previous {
+        crate::ladder::compare::begin(&ladder.db, id, p)?;
+        ladder.notify();
+    }
+    Ok(())
+}
+
+/// Version `id` enters the ladder (with its check-bot report `json`, when given): the bot's
+/// other versions in it (or waiting for a comparison) retire, and the leaderboard is built
+/// again.
+pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<(), String> {
+    let now = now_ms();
     let retired: Vec<i64> = ladder.db.write(|c| {
         let tx = c.transaction()?;
         let bot: i64 =
@@ -212,7 +257,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         let n: i64 = tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
         let mut s = tx.prepare(
             "SELECT id FROM versions WHERE bot = ?1 AND id != ?2 AND state IN ('active', \
-             'suspended')",
+             'suspended', 'comparing')",
         )?;
         let old: Vec<i64> = s
             .query_map(params![bot, id], |r| r.get(0))?
@@ -225,8 +270,8 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
             )?;
         }
         tx.execute(
-            "UPDATE versions SET state = 'active', report = ?1, checked = ?2, entered = ?2, \
-             reason = NULL WHERE id = ?3",
+            "UPDATE versions SET state = 'active', report = COALESCE(?1, report), checked = \
+             COALESCE(checked, ?2), entered = ?2, reason = NULL WHERE id = ?3",
             params![json, now, id],
         )?;
         tx.commit()?;
@@ -236,7 +281,6 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         ladder.version_left(o)?;
     }
     ladder.versions_changed()?;
-    let _ = store::version(&ladder.db, id);
     Ok(())
 }
 
@@ -275,22 +319,39 @@ fn relative_paths(json: &str, folder: &Path, root: &Path) -> String {
     out
 }
 
-/// House bots (built-in, owned by the organiser) in the ladder from the first start.
-pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
+/// Why a house bot left the ladder: dropped from `house_bots` (back when it is listed again).
+pub const HOUSE_DROPPED: &str = "dropped from the configuration's house_bots";
+
+/// House bots (built-in, owned by the organiser) as the configuration lists them, at every
+/// start: a new one joins the ladder, one dropped from the list leaves it (`removed`, its games
+/// kept), one listed again comes back. Returns the versions that left (their jobs are to be
+/// cancelled: [`Ladder::version_left`]).
+pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, String> {
     let now = now_ms();
-    ladder.db.write(|c| {
+    let listed: Vec<String> = ladder
+        .cfg
+        .ladder
+        .house_bots
+        .iter()
+        .map(|h| format!("house-{}", h.trim_start_matches("builtin:")))
+        .collect();
+    let left = ladder.db.write(|c| {
         let tx = c.transaction()?;
         let org: i64 = tx.query_row(
             "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
             [],
             |r| r.get(0),
         )?;
-        for h in &ladder.cfg.ladder.house_bots {
-            let name = format!("house-{}", h.trim_start_matches("builtin:"));
+        for (h, name) in ladder.cfg.ladder.house_bots.iter().zip(&listed) {
             let exists: Option<i64> = tx
-                .query_row("SELECT id FROM bots WHERE name = ?1", [&name], |r| r.get(0))
+                .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
                 .optional()?;
-            if exists.is_some() {
+            if let Some(bot) = exists {
+                tx.execute(
+                    "UPDATE versions SET state = 'active', reason = NULL, entered = ?3 WHERE \
+                     bot = ?1 AND state = 'removed' AND reason = ?2",
+                    params![bot, HOUSE_DROPPED, now],
+                )?;
                 continue;
             }
             tx.execute(
@@ -304,8 +365,30 @@ pub fn ensure_house_bots(ladder: &Ladder) -> Result<(), String> {
                 params![bot, h, now],
             )?;
         }
-        tx.commit()
-    })
+        let mut left = Vec::new();
+        {
+            let mut st = tx.prepare(
+                "SELECT v.id, b.name FROM versions v JOIN bots b ON b.id = v.bot WHERE b.house = 1 \
+                 AND v.state = 'active'",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            for row in rows {
+                let (id, name) = row?;
+                if !listed.contains(&name) {
+                    left.push(id);
+                }
+            }
+        }
+        for id in &left {
+            tx.execute(
+                "UPDATE versions SET state = 'removed', reason = ?2 WHERE id = ?1",
+                params![id, HOUSE_DROPPED],
+            )?;
+        }
+        tx.commit()?;
+        Ok(left)
+    })?;
+    Ok(left)
 }
 
 #[cfg(test)]

@@ -250,46 +250,94 @@ pub fn submit(
         server.trim_end_matches('/'),
         a.json["url"].as_str().unwrap_or("")
     );
+    if let Some(note) = a.json["author_note"].as_str() {
+        eprintln!("note: {note}");
+    }
     let Some(limit) = wait else {
         return Ok(Outcome::Queued);
     };
     eprintln!("waiting for its build and check...");
     let until = Instant::now() + limit;
-    loop {
-        let r = c.get(&format!("/api/bots/{bot}/versions/{n}"))?;
-        let state = r.json["state"].as_str().unwrap_or("").to_string();
-        if !matches!(state.as_str(), "queued" | "building" | "checking") {
-            if let Some(b) = r.json.get("build").filter(|b| !b.is_null()) {
-                println!(
-                    "build: {} — {}\n{}",
-                    b["command"].as_str().unwrap_or(""),
-                    if b["ok"].as_bool() == Some(true) {
-                        "done"
-                    } else {
-                        "FAILED"
-                    },
-                    b["output"].as_str().unwrap_or("")
-                );
-            }
-            if let Some(t) = r.json["report_text"].as_str() {
-                println!("{t}");
-            }
-            return Ok(if state == "active" {
-                eprintln!("PASSED: {bot} version {n} is in the ladder");
-                Outcome::Passed
-            } else {
-                eprintln!(
-                    "{}: {bot} version {n}: {}",
-                    state.to_uppercase(),
-                    r.json["reason"].as_str().unwrap_or("")
-                );
-                Outcome::Failed
-            });
-        }
+    let path = format!("/api/bots/{bot}/versions/{n}");
+    let mut r = c.get(&path)?;
+    let mut state = r.json["state"].as_str().unwrap_or("").to_string();
+    while matches!(state.as_str(), "queued" | "building" | "checking") {
         if Instant::now() >= until {
             eprintln!("still {state} after {} s: see its page", limit.as_secs());
             return Ok(Outcome::Queued);
         }
         std::thread::sleep(Duration::from_millis(500));
+        r = c.get(&path)?;
+        state = r.json["state"].as_str().unwrap_or("").to_string();
     }
+    if let Some(b) = r.json.get("build").filter(|b| !b.is_null()) {
+        println!(
+            "build: {} — {}\n{}",
+            b["command"].as_str().unwrap_or(""),
+            if b["ok"].as_bool() == Some(true) {
+                "done"
+            } else {
+                "FAILED"
+            },
+            b["output"].as_str().unwrap_or("")
+        );
+    }
+    if let Some(t) = r.json["report_text"].as_str() {
+        println!("{t}");
+    }
+    // The server requires a new version not to be worse than the previous one: it plays it
+    // first ("Is my new version better?", the version's `previous`).
+    if state == "comparing" {
+        eprintln!(
+            "its check PASSED; {bot} version {n} now plays its previous version: it enters the \
+             ladder unless it is worse"
+        );
+        let mut said = String::new();
+        while state == "comparing" {
+            let line = r.json["previous"]["summary"].as_str().unwrap_or("");
+            if line != said {
+                eprintln!("comparison {line}");
+                said = line.to_string();
+            }
+            if Instant::now() >= until {
+                eprintln!(
+                    "still comparing after {} s: see its page ({}{path})",
+                    limit.as_secs(),
+                    server.trim_end_matches('/'),
+                );
+                return Ok(Outcome::Queued);
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            r = c.get(&path)?;
+            state = r.json["state"].as_str().unwrap_or("").to_string();
+        }
+    }
+    let comparison = r.json["previous"]["summary"].as_str().map(str::to_string);
+    if state == "active" {
+        eprintln!("PASSED: {bot} version {n} is in the ladder");
+        if let Some(line) = comparison {
+            let so_far = r.json["previous"]["state"] == "running";
+            eprintln!(
+                "comparison {line}{}",
+                if so_far {
+                    format!(
+                        "; it goes on, see {}/bots/{bot}/versions/{n}",
+                        server.trim_end_matches('/')
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        return Ok(Outcome::Passed);
+    }
+    if let Some(line) = comparison {
+        eprintln!("comparison {line}");
+    }
+    eprintln!(
+        "{}: {bot} version {n}: {}",
+        state.to_uppercase(),
+        r.json["reason"].as_str().unwrap_or("")
+    );
+    Ok(Outcome::Failed)
 }

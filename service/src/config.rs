@@ -48,6 +48,20 @@
 //! auth_burst = 10
 //! auth_every_s = 6
 //!
+//! [compare]                    # a new version against its previous one (`ladder/compare.rs`)
+//! enabled = true
+//! elo0 = 0                     # the SPRT: H0 elo0 against H1 elo1 Elo above the previous one
+//! elo1 = 20
+//! alpha = 0.05
+//! beta = 0.05
+//! max_games = 2000             # then it stops undecided
+//! deals_per_job = 10
+//! require_not_worse = false    # true: a new version enters only if it is not worse
+//!
+//! [challenges]                 # an author's bot against another, unrated (`ladder/challenges.rs`)
+//! max_deals = 50               # deals a challenge may ask for (each at both rotations)
+//! per_day = 10                 # challenges per author per UTC day
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -96,6 +110,10 @@ pub struct ConfigFile {
     pub quota: crate::quota::QuotaSection,
     #[serde(default)]
     pub limits: crate::quota::LimitsSection,
+    #[serde(default)]
+    pub compare: crate::ladder::compare::CompareSection,
+    #[serde(default)]
+    pub challenges: crate::ladder::challenges::ChallengeSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -208,6 +226,10 @@ pub struct Config {
     pub quota: crate::quota::QuotaConfig,
     /// Per client address: `[limits]` and `trusted_proxies`.
     pub rate: crate::quota::RateConfig,
+    /// `[compare]`: a new version against its previous one (`ladder/compare.rs`).
+    pub compare: crate::ladder::compare::CompareConfig,
+    /// `[challenges]`: an author's bot against another (`ladder/challenges.rs`).
+    pub challenges: crate::ladder::challenges::ChallengeConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -445,6 +467,8 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     }
     let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
+    let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
+    let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -474,6 +498,8 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         check_concurrency,
         quota,
         rate,
+        compare,
+        challenges,
     })
 }
 

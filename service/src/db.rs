@@ -187,6 +187,43 @@ CREATE TABLE job_failures (
         // Quotas (issue 22): when a failed version's files were removed (its row and page
         // stay).
         M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
+        // The organiser's pages (issue 24): an invite revoked (when, unix ms), an account
+        // suspended (the organiser's reason; NULL: not suspended).
+        M::up(
+            "ALTER TABLE invites ADD COLUMN revoked INTEGER;\n\
+             ALTER TABLE accounts ADD COLUMN suspended TEXT;",
+        ),
+        // Issue 25: a new version against its author's previous one (`ladder/compare.rs`),
+        // played as jobs of kind 'compare' seating [version, previous]; `result` is the test's
+        // final status (JSON) once it stopped.
+        M::up(
+            r#"
+CREATE TABLE comparisons (
+    version INTEGER PRIMARY KEY REFERENCES versions(id),
+    previous INTEGER NOT NULL REFERENCES versions(id),
+    state TEXT NOT NULL,
+    verdict TEXT,
+    result TEXT,
+    created INTEGER NOT NULL,
+    finished INTEGER
+);
+"#,
+        ),
+        // Issue 25: challenges, each one job of kind 'challenge' (`ladder/challenges.rs`).
+        M::up(
+            r#"
+CREATE TABLE challenges (
+    id INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    version INTEGER NOT NULL REFERENCES versions(id),
+    opponent INTEGER NOT NULL REFERENCES versions(id),
+    deals INTEGER NOT NULL,
+    job INTEGER NOT NULL REFERENCES jobs(id),
+    created INTEGER NOT NULL
+);
+CREATE INDEX challenges_account ON challenges(account, created);
+"#,
+        ),
     ])
 }
 

@@ -6,6 +6,8 @@
 //! - [`config`]: the TOML configuration and the flags over it.
 //! - [`db`]: SQLite (WAL, migrations); [`store`]: the data directory and the shared queries.
 //! - [`auth`]: accounts, tokens (random, stored hashed), invites.
+//! - [`admin`]: what the organiser's pages keep of people: invites listed and revoked,
+//!   accounts suspended and reinstated.
 //! - [`archive`]: uploads unpacked safely (or refused); [`submit`]: accepting an upload
 //!   durably; [`build`]: a bot's build in the sandbox; [`checker`]: build, then check-bot, then
 //!   into the ladder.
@@ -16,10 +18,13 @@
 //! - [`http`]: the pages, the JSON API and its OpenAPI document.
 //! - [`client`]: `durak submit --server`; [`worker`]: `durak worker --server`, a remote
 //!   worker that claims the ladder's jobs, plays them in its own sandbox and posts the games.
+//! - [`backup`]: `durak backup`, a copy of the data directory taken while the server runs.
 //! - [`tls`]: HTTPS (rustls) for the clients and for `durak serve --tls-cert`.
 
+pub mod admin;
 pub mod archive;
 pub mod auth;
+pub mod backup;
 pub mod build;
 pub mod build_check;
 pub mod check_queue;
@@ -48,23 +53,18 @@ pub fn bots_other_uid(cfg: &Config) -> bool {
 /// Start the service and serve until SIGINT or SIGTERM. Prints the address (and, on the first
 /// start, the organiser's token) on stderr.
 pub fn serve(cfg: Config) -> Result<(), String> {
-    let paths = store::Paths::new(&cfg.data_dir);
-    paths.create()?;
-    let _lock = paths.lock()?;
     if cfg.sandbox == durak_referee::Sandbox::Strict {
         durak_referee::isolation::check_strict_sandbox().map_err(|e| {
             format!("{e}\n  (or run with --sandbox default, which does not protect against hostile bots)")
         })?;
     }
-    durak_referee::isolation::harden_referee();
-    store::private_db(&paths.db())?;
-    let db = Arc::new(db::Db::open(&paths.db())?);
-    paths.make_private(bots_other_uid(&cfg))?;
-    let first_token = auth::ensure_organiser(&db)?;
-    let cfg = Arc::new(cfg);
-    let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;
-    checker::ensure_house_bots(&ladder)?;
-    ladder.versions_changed()?;
+    // What can fail for a reason outside the data directory (the certificate, the address) is
+    // tried before it is touched: a first start that fails leaves no database behind, and the
+    // organiser's token is made by the start that prints it (issue 24).
+    // HTTPS when [tls] (or --tls-cert/--tls-key) names a certificate: loaded now, so that a bad
+    // file stops the start with its name.
+    let acceptor = cfg.tls.as_ref().map(tls::server::acceptor).transpose()?;
+    let scheme = if acceptor.is_some() { "https" } else { "http" };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -79,13 +79,35 @@ pub fn serve(cfg: Config) -> Result<(), String> {
             )
         })?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    // HTTPS when [tls] (or --tls-cert/--tls-key) names a certificate: loaded now, so that a bad
-    // file stops the start with its name.
-    let acceptor = cfg.tls.as_ref().map(tls::server::acceptor).transpose()?;
-    let scheme = if acceptor.is_some() { "https" } else { "http" };
+    let paths = store::Paths::new(&cfg.data_dir);
+    let new_dir = !paths.root.exists();
+    let fresh = !paths.db().exists();
+    let cfg = Arc::new(cfg);
+    let opened = open_data(&cfg, &paths).and_then(|(lock, db, token)| {
+        let ladder = ladder::Ladder::new(db.clone(), cfg.clone(), paths.clone())?;
+        for v in checker::ensure_house_bots(&ladder)? {
+            ladder.version_left(v)?;
+        }
+        ladder.versions_changed()?;
+        Ok((lock, db, token, ladder))
+    });
+    if opened.is_err() && fresh {
+        // A first start that failed after making the database leaves none (the next start is
+        // a first start again, and prints the organiser's token), nor the directory it made.
+        for f in ["service.db", "service.db-wal", "service.db-shm"] {
+            let _ = std::fs::remove_file(paths.root.join(f));
+        }
+        if new_dir {
+            let _ = std::fs::remove_dir_all(&paths.root);
+        }
+    }
+    let (_lock, db, first_token, ladder) = opened?;
     let mut threads = ladder.start();
     threads.extend(checker::start(ladder.clone()));
-    let state = http::AppState::new(ladder.clone(), Arc::new(tournament::Tournaments::default()));
+    // Fixed tournaments: one left running by the last run is resumed, the queued ones follow.
+    let tournaments = tournament::Tournaments::new(ladder.clone());
+    threads.push(tournaments.start_runner());
+    let state = http::AppState::new(ladder.clone(), tournaments.clone());
     let live = state.live.clone();
     let app = http::router(state);
     eprintln!(
@@ -127,6 +149,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     });
     eprintln!("durak serve: stopping (the games being played are given up and played again on the next start; nothing recorded is lost)");
     ladder.stop();
+    tournaments.stop();
     for t in threads.drain(..) {
         let _ = t.join();
     }
@@ -134,6 +157,22 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     // recorded), for whoever takes them first.
     ladder::jobs::release_owner_prefix(&db, &format!("local:{}:", ladder.run_id))?;
     result
+}
+
+/// The data directory held (its lock), its database open and up to date, and the organiser's
+/// token when this start made the organiser's account.
+fn open_data(
+    cfg: &Config,
+    paths: &store::Paths,
+) -> Result<(std::fs::File, Arc<db::Db>, Option<String>), String> {
+    paths.create()?;
+    let lock = paths.lock()?;
+    durak_referee::isolation::harden_referee();
+    store::private_db(&paths.db())?;
+    let db = Arc::new(db::Db::open(&paths.db())?);
+    paths.make_private(bots_other_uid(cfg))?;
+    let first_token = auth::ensure_organiser(&db)?;
+    Ok((lock, db, first_token))
 }
 
 /// Serve `app` on `listener` until `stop` ends, then give the answers being sent a few seconds;

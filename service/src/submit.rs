@@ -54,7 +54,8 @@ pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String
 }
 
 /// Take the upload at `upload` (a file in the uploads folder, all of it received) for
-/// `account`. On success the version is queued for its check and on disk. An author (not the
+/// `account`. On success the version is queued for its check and on disk (with a note when
+/// its `bot.toml` names another author, [`author_note`]). An author (not the
 /// organiser) meets the `[quota]`: uploads per UTC day (429) and storage (413), checked in the
 /// transaction that keeps the version, so uploads at once cannot pass them together.
 pub fn accept(
@@ -63,7 +64,7 @@ pub fn accept(
     cfg: &Config,
     account: &Account,
     upload: &Path,
-) -> Result<Version, Refused> {
+) -> Result<(Version, Option<String>), Refused> {
     let limits = archive::Limits {
         max_unpacked: cfg.upload.max_unpacked,
         max_files: cfg.upload.max_files,
@@ -178,9 +179,23 @@ pub fn accept(
     let id = result?;
     // The temporary folder was renamed away: dropping it removes nothing.
     drop(tmp);
-    store::version(db, id)
+    let v = store::version(db, id)
         .map_err(|e| refused(500, e))?
-        .ok_or_else(|| refused(500, "the version vanished"))
+        .ok_or_else(|| refused(500, "the version vanished"))?;
+    Ok((v, author_note(&m.author, &account.name)))
+}
+
+/// What to tell an author whose `bot.toml` names another author than their account (issue 24:
+/// it was replaced without a word): the pages and the leaderboard name the account.
+pub fn author_note(manifest: &str, account: &str) -> Option<String> {
+    let m = manifest.trim();
+    (m != account).then(|| {
+        format!(
+            "{}: author = {m:?} is not this account's name: the leaderboard and the pages name \
+             the account that submitted it, {account:?}",
+            manifest::FILE
+        )
+    })
 }
 
 pub fn sync_dir(d: &Path) -> std::io::Result<()> {

@@ -2,26 +2,62 @@
 //! configuration made from the ladder's settings and its active versions, played by the
 //! tournament engine (`durak_tournaments::run_tournament`, duplicate deals) into a
 //! `durak tournament` directory under `DATA/tournaments/ID/`, with its standings (text, JSON
-//! and HTML, the engine's own report) written there when it ends. One at a time; the ladder
-//! goes on meanwhile.
+//! and HTML, the engine's own report) written there when it ends. The ladder goes on meanwhile.
+//!
+//! One plays at a time (issue 24): a tournament started while another plays is `queued`, its
+//! directory made at once (its bots are the versions active when it was started), and the
+//! *runner* thread plays them in turn. A tournament `running` when the server stopped (cleanly:
+//! its tables stop at their next game; or killed) is resumed by the next start with the
+//! engine's resume, before any queued one. The organiser cancels one, queued or running
+//! (`POST /api/tournaments/ID/cancel`): it is `cancelled`, its games so far kept.
+//!
+//! States: `queued` → `running` → `done` | `failed` | `cancelled` (and `queued` → `cancelled`).
 
 use crate::db::now_ms;
 use crate::ladder::Ladder;
 use crate::store;
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::runner::{RunOptions, Silent};
+use durak_tournaments::sequencer::Closed;
 use durak_tournaments::{run_tournament, Standings, TournamentDir};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 /// A tournament's row: state, dir, bots (JSON), created, finished, error.
 type TournamentRow = (String, String, String, i64, Option<i64>, Option<String>);
 
-#[derive(Default)]
+/// The fixed tournaments of a server, and the runner that plays them one at a time.
 pub struct Tournaments {
-    running: Mutex<Option<i64>>,
+    ladder: Arc<Ladder>,
+    run: Mutex<Run>,
+    wake: Condvar,
+    /// The server stops: the runner stops the tournament it plays (resumed at the next start)
+    /// and ends.
+    stopping: AtomicBool,
+}
+
+/// What the runner plays now.
+#[derive(Default)]
+struct Run {
+    /// The tournament being played, and the flag that stops its tables.
+    current: Option<(i64, Arc<AtomicBool>)>,
+    /// The organiser cancelled the current one.
+    cancelled: bool,
+}
+
+/// What a cancel did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cancelled {
+    /// It was cancelled (queued: at once; running: its tables stop at their next game).
+    Yes,
+    /// There is no such tournament.
+    Unknown,
+    /// It is over already, in this state.
+    Over(String),
 }
 
 /// A tournament bot's name for a version: `bot-vN` (house bots keep theirs).
@@ -34,14 +70,140 @@ fn name_of(v: &store::Version) -> String {
 }
 
 impl Tournaments {
-    /// Start one among the active versions, `games` deals per table; returns its id.
-    pub fn start(self: &Arc<Self>, ladder: &Arc<Ladder>, games: u32) -> Result<i64, String> {
-        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(id) = *running {
-            return Err(format!(
-                "tournament {id} is still running: one at a time (see /tournaments/{id})"
-            ));
+    pub fn new(ladder: Arc<Ladder>) -> Arc<Tournaments> {
+        Arc::new(Tournaments {
+            ladder,
+            run: Mutex::new(Run::default()),
+            wake: Condvar::new(),
+            stopping: AtomicBool::new(false),
+        })
+    }
+
+    /// Start the runner: it resumes a tournament left running, then plays the queued ones in
+    /// turn, until [`Tournaments::stop`].
+    pub fn start_runner(self: &Arc<Self>) -> std::thread::JoinHandle<()> {
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("tournaments".into())
+            .spawn(move || me.runner())
+            .expect("thread")
+    }
+
+    /// The server stops: the tournament being played stops at its tables' next games (it is
+    /// resumed at the next start); the runner ends.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let run = self.lock();
+        if let Some((_, flag)) = &run.current {
+            flag.store(true, Ordering::SeqCst);
         }
+        self.wake.notify_all();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Run> {
+        self.run.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next to play: one left running by an earlier run of the server, else the oldest
+    /// queued.
+    fn next(&self) -> Result<Option<(i64, PathBuf)>, String> {
+        self.ladder.db.read(|c| {
+            c.query_row(
+                "SELECT id, dir FROM tournaments WHERE state IN ('running', 'queued') ORDER BY \
+                 state = 'running' DESC, id LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, PathBuf::from(r.get::<_, String>(1)?))),
+            )
+            .optional()
+        })
+    }
+
+    fn set_state(&self, id: i64, state: &str, error: Option<&str>) -> Result<(), String> {
+        let over = matches!(state, "done" | "failed" | "cancelled");
+        self.ladder.db.write(|c| {
+            c.execute(
+                "UPDATE tournaments SET state = ?1, error = ?2, finished = ?3 WHERE id = ?4",
+                params![state, error, over.then(now_ms), id],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn runner(self: Arc<Self>) {
+        while !self.stopping.load(Ordering::SeqCst) {
+            let next = {
+                let mut run = self.lock();
+                match self.next() {
+                    Ok(Some((id, dir))) => {
+                        let flag = Arc::new(AtomicBool::new(false));
+                        run.current = Some((id, flag.clone()));
+                        run.cancelled = false;
+                        Some((id, dir, flag))
+                    }
+                    Ok(None) => None,
+                    Err(e) => {
+                        tracing::error!("fixed tournaments: {e}");
+                        None
+                    }
+                }
+            };
+            let Some((id, dir, flag)) = next else {
+                let run = self.lock();
+                if !self.stopping.load(Ordering::SeqCst) {
+                    let _ = self.wake.wait_timeout(run, Duration::from_secs(5));
+                }
+                continue;
+            };
+            let _ = self.set_state(id, "running", None);
+            let r = run(&self.ladder, &dir, flag);
+            let cancelled = {
+                let mut run = self.lock();
+                run.current = None;
+                run.cancelled
+            };
+            let outcome = match (&r, cancelled) {
+                (Ok(true), _) => self.set_state(id, "done", None),
+                (_, true) => self.set_state(id, "cancelled", None),
+                // The server stops: it stays running, and is resumed at the next start.
+                (Ok(false), false) => Ok(()),
+                (Err(e), false) => self.set_state(id, "failed", Some(e)),
+            };
+            if let Err(e) = outcome {
+                tracing::error!("tournament {id}: {e}");
+            }
+        }
+    }
+
+    /// Cancel a tournament: a queued one at once; the running one stops at its tables' next
+    /// games (its games so far are kept in its directory).
+    pub fn cancel(&self, id: i64) -> Result<Cancelled, String> {
+        let mut run = self.lock();
+        let state: Option<String> = self.ladder.db.read(|c| {
+            c.query_row("SELECT state FROM tournaments WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+        })?;
+        match state.as_deref() {
+            None => return Ok(Cancelled::Unknown),
+            Some("queued" | "running") => {}
+            Some(over) => return Ok(Cancelled::Over(over.to_string())),
+        }
+        match &run.current {
+            Some((current, flag)) if *current == id => {
+                flag.store(true, Ordering::SeqCst);
+                run.cancelled = true;
+            }
+            _ => self.set_state(id, "cancelled", None)?,
+        }
+        self.wake.notify_all();
+        Ok(Cancelled::Yes)
+    }
+
+    /// Start one among the active versions, `games` deals per table: it plays at once, or
+    /// after those before it (`queued`). Returns its id and its state.
+    pub fn start(&self, games: u32) -> Result<(i64, &'static str), String> {
+        let ladder = &self.ladder;
         if games == 0 || games > 10_000 {
             return Err("games: give 1 to 10000 deals per table".into());
         }
@@ -85,42 +247,37 @@ impl Tournaments {
             bots,
         };
         let names: Vec<String> = active.iter().map(name_of).collect();
+        // Under the runner's lock: it does not take this one before its directory is made.
+        let run = self.lock();
         let id = ladder.db.write(|c| {
             c.execute(
-                "INSERT INTO tournaments(state, dir, bots, created) VALUES ('running', '', ?1, \
+                "INSERT INTO tournaments(state, dir, bots, created) VALUES ('queued', '', ?1, \
                  ?2)",
                 params![serde_json::to_string(&names).expect("json"), now_ms()],
             )?;
             Ok(c.last_insert_rowid())
         })?;
         let dir = ladder.paths.tournaments().join(id.to_string());
+        let made =
+            TournamentDir::create(&dir, &t, &settings(ladder, &dir)).map_err(|e| e.to_string());
+        if let Err(e) = made {
+            let _ = self.set_state(id, "failed", Some(&e));
+            return Err(e);
+        }
         ladder.db.write(|c| {
             c.execute(
                 "UPDATE tournaments SET dir = ?1 WHERE id = ?2",
                 params![dir.display().to_string(), id],
             )
         })?;
-        *running = Some(id);
-        let ladder = ladder.clone();
-        let me = self.clone();
-        std::thread::Builder::new()
-            .name(format!("tournament-{id}"))
-            .spawn(move || {
-                let r = run(&ladder, &t, &dir);
-                let (state, error) = match &r {
-                    Ok(()) => ("done", None),
-                    Err(e) => ("failed", Some(e.clone())),
-                };
-                let _ = ladder.db.write(|c| {
-                    c.execute(
-                        "UPDATE tournaments SET state = ?1, error = ?2, finished = ?3 WHERE id = ?4",
-                        params![state, error, now_ms(), id],
-                    )
-                });
-                *me.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            })
-            .map_err(|e| e.to_string())?;
-        Ok(id)
+        let state = if run.current.is_some() {
+            "queued"
+        } else {
+            "running"
+        };
+        drop(run);
+        self.wake.notify_all();
+        Ok((id, state))
     }
 
     /// Its state, and its standings once it is over.
@@ -217,9 +374,10 @@ pub fn report_url(id: i64) -> String {
     format!("/tournaments/{id}/report/index.html")
 }
 
-fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), String> {
+/// The run settings of a tournament in `dir` (its name, the server's sandbox and limits).
+fn settings(ladder: &Ladder, dir: &std::path::Path) -> durak_tournaments::settings::Settings {
     let cfg = &ladder.cfg;
-    let settings = durak_tournaments::settings::Settings {
+    durak_tournaments::settings::Settings {
         name: Some(format!(
             "ladder-{}",
             dir.file_name()
@@ -233,28 +391,36 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
         shard: None,
         // Plain, as the service's pages and downloads were written for (its readers take both).
         replays: durak_tournaments::settings::ReplayFormat::Plain,
-    };
-    let td = TournamentDir::create(dir, t, &settings)?;
-    let lock = td.lock()?;
+    }
+}
+
+/// Play the tournament in `dir` (made by [`Tournaments::start`]) from where it stands: its
+/// games not yet recorded, as `durak tournament --resume` would, with the sandbox and limits
+/// it was started with. `Ok(false)`: stopped by `stop` (the server stopping, or a cancel);
+/// `Ok(true)`: every game played, the standings and the report written.
+fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<bool, String> {
+    let (td, t) = TournamentDir::open(dir, true)?;
+    let (_, settings) = td.recorded()?;
+    let lock = td.lock().map_err(|e| e.to_string())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     let opts = RunOptions {
-        concurrency: 1,
-        observer: Arc::new(Silent),
-        sandbox: cfg.sandbox,
-        resources: cfg.resources,
-        cpu_groups: None,
-        stop_after: None,
-        shard: None,
+        sandbox: settings.sandbox,
+        resources: settings.limits,
         replays: durak_tournaments::settings::ReplayFormat::Plain,
-        hidden: Vec::new(),
+        stop: Some(stop),
+        ..RunOptions::new(1, Arc::new(Silent))
     };
-    rt.block_on(run_tournament(t, &td, &lock, opts))?;
+    let summary = rt.block_on(run_tournament(&t, &td, &lock, opts))?;
+    if matches!(summary.closed, Some(Closed::Stopped | Closed::Budget)) {
+        return Ok(false);
+    }
+    drop(lock);
     let read = td.read_results()?;
-    let s = Standings::compute(t, &read.lines);
+    let s = Standings::compute(&t, &read.lines);
     let write = |name: &str, text: String| {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
     };
@@ -263,13 +429,13 @@ fn run(ladder: &Ladder, t: &Tournament, dir: &std::path::Path) -> Result<(), Str
     // The tournament report (the report crate's pages) in DIR/html/, as `durak tournament
     // --html` writes it.
     let input = durak_report::ReportInput {
-        t,
+        t: &t,
         dir,
         lines: &read.lines,
         name: None,
-        sandbox: Some(cfg.sandbox.name().to_string()),
+        sandbox: Some(ladder.cfg.sandbox.name().to_string()),
         hide_stderr: true,
     };
     durak_report::write_report(&input, &dir.join("html"))?;
-    Ok(())
+    Ok(true)
 }

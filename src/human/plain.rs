@@ -14,11 +14,15 @@ pub struct Plain {
     keys: BufReader<File>,
     screen: File,
     seat: usize,
+    /// Keys that are not a terminal (a pipe, a script): nothing echoes what was typed, so the
+    /// transcript does, and the referee's next line starts on a line of its own.
+    echo: bool,
 }
 
 impl Plain {
     pub fn new(keys: File, screen: File) -> Plain {
         Plain {
+            echo: !super::is_tty(&keys),
             keys: BufReader::new(keys),
             screen,
             seat: 0,
@@ -88,6 +92,9 @@ impl Front for Plain {
             if self.keys.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
                 self.say("\n(end of input) You left the game.");
                 return Ok(None);
+            }
+            if self.echo {
+                self.say(&escape_controls(line.trim_end()));
             }
             match read_input(&line, &list, legal) {
                 Input::Play(m) => return Ok(Some(m)),

@@ -101,6 +101,7 @@ fn run(root: &std::path::Path, t: &Tournament, concurrency: usize) -> (usize, f6
                 shard: None,
                 replays: Default::default(),
                 hidden: Vec::new(),
+                stop: None,
             },
         ))
         .expect("the tournament runs");

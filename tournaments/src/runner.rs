@@ -76,6 +76,9 @@ pub struct RunOptions {
     /// More paths no bot may see (strict mode), beyond the tournament's directory and the
     /// bots' files: the configuration file, whatever it is called.
     pub hidden: Vec<std::path::PathBuf>,
+    /// Set from outside (a server stopping, a tournament cancelled): every table stops at its
+    /// next game and the run closes as a kill would ([`Closed::Stopped`]; a resume goes on).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl RunOptions {
@@ -92,6 +95,7 @@ impl RunOptions {
             shard: None,
             replays: Default::default(),
             hidden: Vec::new(),
+            stop: None,
         }
     }
 }
@@ -128,6 +132,8 @@ pub(crate) struct Shared {
     halt: AtomicBool,
     /// Every table stops: no more games are accepted ([`Closed`]).
     closed: AtomicBool,
+    /// [`RunOptions::stop`].
+    outside: Option<Arc<AtomicBool>>,
 }
 
 pub(crate) struct State {
@@ -164,8 +170,15 @@ impl Shared {
         self.wake.notify_all();
     }
 
+    fn stopped_outside(&self) -> bool {
+        self.outside
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    }
+
     fn stopped(&self, table: u32) -> bool {
-        self.halt.load(Ordering::SeqCst)
+        self.stopped_outside()
+            || self.halt.load(Ordering::SeqCst)
             || self.closed.load(Ordering::SeqCst)
             || self
                 .stop
@@ -250,6 +263,7 @@ pub async fn run_tournament(
             .collect(),
         halt: AtomicBool::new(false),
         closed: AtomicBool::new(false),
+        outside: opts.stop.clone(),
     });
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
@@ -329,7 +343,10 @@ pub async fn run_tournament(
             answered.recv().ok()
         })
         .await;
-        let s = shared.lock();
+        let mut s = shared.lock();
+        if shared.stopped_outside() && s.books.closed.is_none() {
+            s.books.closed = Some(Closed::Stopped);
+        }
         if s.error.is_some() || first_error.is_some() || s.books.closed.is_some() {
             break;
         }
@@ -364,7 +381,7 @@ pub async fn run_tournament(
         // The tournament is over: what finished after the deciding game is cancelled.
         let record = shared.lock().books.record.recorded.clone();
         cancel_pending(dir, &record)?;
-    } else if closed == Some(Closed::Budget) {
+    } else if matches!(closed, Some(Closed::Budget | Closed::Stopped)) {
         // Stopped as a kill would: the resume takes the pending games in.
     } else if recorded == total {
         // Every game is recorded: nothing is pending.
@@ -866,6 +883,7 @@ mod tests {
             stop: vec![AtomicBool::new(false), AtomicBool::new(false)],
             halt: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            outside: None,
         });
         let (tx, writer) = spawn_writer(
             td.appender().unwrap(),

@@ -245,6 +245,9 @@ pub enum Closed {
     /// The run's budget of games ([`crate::runner::RunOptions::stop_after`]) is spent: it
     /// stops as a kill would, and a resume goes on.
     Budget,
+    /// Stopped from outside ([`crate::runner::RunOptions::stop`]): as a kill would, and a
+    /// resume goes on.
+    Stopped,
 }
 
 /// The disqualifications, the record and the sequencer of the pass, together.

@@ -261,6 +261,20 @@ pub(super) async fn play_game(
         }
         let seat = legal.decision.seat;
         events.clear();
+        // `durak fork`: the recorded move at this point of the game, if the opening reaches it.
+        let scripted = cfg.opening.get(game.move_count() as usize).copied();
+        if let Some(mv) = scripted {
+            game.check(seat, &mv).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "the opening's move {} ({}) by seat {seat} is not legal: {e}",
+                        game.move_count() + 1,
+                        mv.name()
+                    ),
+                )
+            })?;
+        }
         if let Some(mv) = legal.forced_move(cfg.variant) {
             game.apply_into(seat, &mv, &mut events)
                 .expect("R-1 forced moves are legal");
@@ -280,7 +294,8 @@ pub(super) async fn play_game(
             )
             .await
             {
-                Ok((mv, time)) => {
+                Ok((answer, time)) => {
+                    let mv = scripted.unwrap_or(answer);
                     game.apply_into(seat, &mv, &mut events).expect("checked");
                     run.log.push(ReplayMove {
                         kind: "move",

@@ -56,6 +56,11 @@ pub struct MatchConfig {
     /// directory around it: for a tournament, its configuration file, its directory and every
     /// bot's files (a bot's own stay visible to it).
     pub hidden: Vec<PathBuf>,
+    /// The first moves of every game, played as given (`durak fork`: a recorded game's moves up
+    /// to a step, then live play). The bots are asked as usual at these decisions (each reads
+    /// the lines it read in the recorded game, and its answer is timed and judged), but the
+    /// given move is applied; a given move the engine refuses ends the match with an error.
+    pub opening: Vec<Move>,
 }
 
 /// How many times a game is voided (a bot starved by the machine) and played again, at most: a
@@ -95,6 +100,7 @@ impl MatchConfig {
             plan: None,
             max_moves: DEFAULT_MAX_MOVES,
             hidden: Vec::new(),
+            opening: Vec::new(),
         }
     }
 }

@@ -85,6 +85,12 @@ fn bot(plan: &ChildPlan, supervisor: Pid) -> io::Result<()> {
             let _ = rustix::io::fcntl_setfd(b, rustix::io::FdFlags::CLOEXEC);
         }
     });
+    if setup.keep_fd > 4 {
+        // SAFETY: the descriptor was opened before the fork and is kept open until the spawn
+        // returns (`Prepared::seccomp`); only its flags change.
+        let b = unsafe { BorrowedFd::borrow_raw(setup.keep_fd) };
+        rustix::io::fcntl_setfd(b, rustix::io::FdFlags::empty())?;
+    }
     if setup.stdio_on_3_4 {
         // SAFETY: plain descriptor operations; dup2 leaves 3 and 4 without CLOEXEC.
         unsafe {

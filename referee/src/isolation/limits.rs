@@ -208,6 +208,7 @@ impl ChildLimits {
             ids: None,
             done_flag: 0,
             drop_caps: false,
+            keep_fd: -1,
             referee: rustix::process::getpid().as_raw_nonzero().get(),
             rlimits: [
                 same(self.address_space, Res::As),

@@ -13,7 +13,8 @@
 //!
 //! **Strict mode** (`--sandbox strict`): the same, and the bot runs inside bubblewrap: new user,
 //! pid, network, IPC, UTS and cgroup namespaces, a read-only system, only its own directory
-//! visible (read-only), a private `/tmp`; as root, under its own unprivileged uid.
+//! visible (read-only), a private `/tmp`; as root, under its own unprivileged uid; a seccomp
+//! filter that fails every file lock (a lock is seen across namespaces).
 //!
 //! The code that runs between `fork` and `exec` uses system calls only (rustix, and libc for
 //! `fork`, signal masks and handlers, `_exit`): no allocation, no lock, no panic.
@@ -27,6 +28,7 @@
 //! - `visible.rs`: what a strict bot sees of the host (its own files, symlinks on the way, the
 //!   scan for records it must not see);
 //! - `uids.rs`: the per-bot uids of strict mode as root;
+//! - `seccomp.rs`: strict mode's seccomp filter (no file locks);
 //! - `cgroup.rs`: a memory and pids cgroup per bot (v2 or v1);
 //! - `workdir.rs`: default mode's private working directory, and removing stale ones;
 //! - `procfs.rs`: what `/proc` says about processes;
@@ -42,6 +44,7 @@ mod limits;
 mod paths;
 mod prepare;
 mod procfs;
+mod seccomp;
 mod uids;
 mod visible;
 mod workdir;

@@ -32,6 +32,9 @@ pub(crate) struct Prepared {
     pub cgroup: Option<BotCgroup>,
     /// Where the supervisor marks that it finished (see `done.rs`).
     pub done: DoneFlag,
+    /// Strict mode: the descriptor bubblewrap reads the seccomp filter from; kept open until
+    /// the bot is spawned.
+    pub _seccomp: Option<std::os::fd::OwnedFd>,
 }
 
 /// What the code between fork and exec does, all of it prepared before the fork (no
@@ -67,6 +70,9 @@ pub(crate) struct ChildSetup {
     /// other users' processes. Strict mode needs none of it (the bot runs as its own uid, and
     /// bubblewrap drops capabilities itself).
     pub drop_caps: bool,
+    /// A descriptor the bot's side keeps open across exec (strict mode: the seccomp filter
+    /// bubblewrap reads, `--seccomp N`); -1: none.
+    pub keep_fd: i32,
 }
 
 /// One limit to set: the resource, its soft and hard values (`None`: unlimited).
@@ -271,6 +277,7 @@ fn prepare_default(
         uid_lease: None,
         cgroup,
         done,
+        _seccomp: None,
     })
 }
 
@@ -396,6 +403,11 @@ fn prepare_strict(
         b.path(at);
     }
     b.seal();
+    // No file lock (seen across namespaces): see seccomp.rs.
+    let seccomp = super::seccomp::descriptor()?;
+    let seccomp_fd = std::os::fd::AsRawFd::as_raw_fd(&seccomp);
+    b.push(["--seccomp"]);
+    b.args.push(seccomp_fd.to_string().into());
     b.push(["--chdir"]);
     b.path(v.chdir.as_deref().unwrap_or(Path::new("/tmp")));
     let (_, lang) = lang_env();
@@ -420,6 +432,7 @@ fn prepare_strict(
     setup.ids = lease.as_ref().map(|l| (l.uid, l.uid));
     let done = DoneFlag::new()?;
     setup.done_flag = done.addr();
+    setup.keep_fd = seccomp_fd;
     let plan = ChildPlan {
         setup,
         cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
@@ -436,6 +449,7 @@ fn prepare_strict(
         uid_lease: lease,
         cgroup,
         done,
+        _seccomp: Some(seccomp),
     })
 }
 

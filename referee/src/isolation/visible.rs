@@ -144,10 +144,12 @@ pub(crate) fn view(
     v.files.sort();
     v.files.dedup();
     v.files.retain(|f| !v.dirs.iter().any(|d| f.starts_with(d)));
-    // Symlinks inside a shown directory are there already.
+    // Symlinks inside a shown directory are there already, and so are those of the system
+    // (a virtual environment's `bin/python3` leads to `/usr/bin/python3`, itself a link to
+    // `python3.11`: the read-only `/usr` holds it, and making it again would fail).
     links.sort();
     links.dedup();
-    links.retain(|(_, at)| !v.dirs.iter().any(|d| at.starts_with(d)));
+    links.retain(|(_, at)| !is_system_path(at) && !v.dirs.iter().any(|d| at.starts_with(d)));
     v.links = links;
 
     // What stays hidden: what the referee names, and what the scan finds; never the bot's own
@@ -444,6 +446,29 @@ mod tests {
         assert_eq!(v.dirs, vec![d.join("contest")]);
         assert_eq!(v.links, vec![(d.join("contest"), d.join("via"))]);
         assert_eq!(v.chdir, Some(d.join("contest")));
+    }
+
+    /// A program reached through links that end in the system (a virtual environment's
+    /// `bin/python` -> `python3` -> `/usr/bin/python3` -> `python3.11`): the links outside it
+    /// are made again, none inside `/usr` or `/bin` (there already, read-only: bubblewrap
+    /// cannot make a link there).
+    #[test]
+    fn links_into_the_system_are_not_made_again() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(d.join("venv/bin")).unwrap();
+        symlink("/bin/sh", d.join("venv/bin/sh3")).unwrap();
+        symlink("sh3", d.join("venv/bin/sh")).unwrap();
+        let program = d.join("venv/bin/sh");
+        let v = view("venv/bin/sh", (None, false), Some(&program), &[], &[]).unwrap();
+        assert_eq!(
+            v.links,
+            vec![
+                (PathBuf::from("/bin/sh"), d.join("venv/bin/sh3")),
+                (PathBuf::from("sh3"), d.join("venv/bin/sh")),
+            ]
+        );
+        assert!(v.files.is_empty() && v.dirs.is_empty(), "{v:?}");
     }
 
     #[test]

@@ -1,23 +1,83 @@
-//! Default mode's private working directory: `$TMPDIR/durak-bot-<referee pid>-XXXXXX`, removed
-//! with the bot, by its supervisor when the referee dies first, and, should both be killed at
-//! once, by the next referee (directories of referees that are gone).
+//! Default mode's private working directories: `bot-XXXXXX` inside this run's own directory,
+//! `$TMPDIR/durak-bot-<referee pid>-XXXXXX`. Each is removed with its bot, by the referee, or
+//! by its supervisor when the referee dies first. The run's directory goes with the run: a
+//! *watcher* started with it (`sh`, in a process group of its own, waiting for the end of a
+//! pipe only the referee holds) removes it as soon as the referee is gone, whatever ended it,
+//! SIGKILL included; should the watcher be killed too (a machine reset), the next referee
+//! removes the directories of referees that are gone.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::Path;
-use std::sync::Once;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Once, OnceLock};
 
-/// The name every private directory starts with.
+/// The name every run's directory starts with.
 const PREFIX: &str = "durak-bot-";
 
-/// A fresh private directory (mode 0700) named after this referee, after removing those that
-/// referees that are gone left behind.
+/// A fresh private directory (mode 0700) in this run's directory (made on first use, after
+/// removing those that referees that are gone left behind).
 pub(crate) fn private_dir() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("bot-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(run_dir()?)
+}
+
+/// This run's directory, and the write end of its watcher's pipe: held by this process only
+/// (close-on-exec; the supervisors, forks of the referee, hold it until they exit), so the
+/// watcher reads its end when the referee and its supervisors are gone.
+struct RunDir {
+    path: PathBuf,
+    _watcher: std::process::ChildStdin,
+}
+
+/// This run's directory (mode 0700), made with its watcher on first use.
+pub(crate) fn run_dir() -> std::io::Result<&'static Path> {
+    static RUN: OnceLock<Result<RunDir, String>> = OnceLock::new();
     static SWEPT: Once = Once::new();
     SWEPT.call_once(|| sweep(&std::env::temp_dir()));
-    tempfile::Builder::new()
+    RUN.get_or_init(|| make_run_dir(&std::env::temp_dir()).map_err(|e| e.to_string()))
+        .as_ref()
+        .map(|r| r.path.as_path())
+        .map_err(|e| std::io::Error::other(e.clone()))
+}
+
+fn make_run_dir(tmp: &Path) -> std::io::Result<RunDir> {
+    let path = tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{}-", std::process::id()))
         .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
+        .tempdir_in(tmp)
+        .map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot make the bots' private directories in {} ({e}): set TMPDIR to a                      writable directory",
+                    tmp.display()
+                ),
+            )
+        })?
+        .keep();
+    let mut child = Command::new("/bin/sh")
+        .args([
+            "-c",
+            "trap '' HUP INT; cat >/dev/null; exec rm -rf --one-file-system -- \"$0\"",
+        ])
+        .arg(&path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .current_dir("/")
+        .process_group(0)
+        .spawn()
+        .inspect_err(|_| {
+            let _ = std::fs::remove_dir(&path);
+        })?;
+    let watcher = child.stdin.take().expect("piped");
+    Ok(RunDir {
+        path,
+        _watcher: watcher,
+    })
 }
 
 /// Remove `dir/durak-bot-<pid>-*` directories of this user whose referee (`pid`) is gone.
@@ -84,6 +144,26 @@ impl Cleanup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run's directory goes when the pipe's write end is closed (as when the referee
+    /// dies): its watcher removes it, whatever is inside.
+    #[test]
+    fn the_watcher_removes_the_run_directory_when_the_referee_is_gone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = make_run_dir(tmp.path()).unwrap();
+        let path = run.path.clone();
+        assert!(path.starts_with(tmp.path()));
+        std::fs::create_dir_all(path.join("bot-1/home")).unwrap();
+        std::fs::write(path.join("bot-1/home/f"), "x").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(path.exists(), "kept while the referee lives");
+        drop(run);
+        let start = std::time::Instant::now();
+        while path.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(!path.exists(), "{} is left", path.display());
+    }
 
     #[test]
     fn directories_of_referees_that_are_gone_are_removed() {

@@ -16,6 +16,7 @@ use crate::sim::Simulation;
 use crate::view::step_view;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use durak_protocol::text::escape_controls;
+use durak_rules::solve::{Unsolved, Value};
 use durak_rules::{EventKind, Seat};
 use layout::{dim, draw_help, draw_step_scrolled};
 use ratatui::layout::{Constraint, Layout};
@@ -57,6 +58,11 @@ pub struct App {
     pub scroll: usize,
     /// The largest useful [`App::scroll`], as the last frame drawn found it.
     pub scroll_max: std::cell::Cell<usize>,
+    /// Per step (0-based), the endgame value of its decision in words (`durak analyze`), when
+    /// the step is in the solved part ([`App::with_analysis`]).
+    pub values: Vec<Option<String>>,
+    /// Steps (0-based) whose move was a blunder, for `b` / `B`.
+    pub blunders: Vec<usize>,
 }
 
 impl App {
@@ -75,7 +81,34 @@ impl App {
             speed: 1,
             scroll: 0,
             scroll_max: std::cell::Cell::new(0),
+            values: Vec::new(),
+            blunders: Vec::new(),
         }
+    }
+
+    /// Mark the endgame's values and blunders (issue 26) from the game's analysis.
+    pub fn with_analysis(mut self, a: &crate::analyze::Analysis) -> App {
+        self.values = vec![None; self.steps];
+        for d in &a.decisions {
+            let Some(slot) = self.values.get_mut(d.step - 1) else {
+                continue;
+            };
+            let show = |v: &Result<Value, Unsolved>| match v {
+                Ok(v) => v.name().to_string(),
+                Err(_) => "?".to_string(),
+            };
+            *slot = Some(format!(
+                "endgame: seat {} {} → {}{}",
+                d.seat,
+                show(&d.value),
+                show(&d.value_after),
+                if d.blunder() { " BLUNDER" } else { "" }
+            ));
+            if d.blunder() {
+                self.blunders.push(d.step - 1);
+            }
+        }
+        self
     }
 
     /// The viewer of a game: its steps, with its faults and rounds marked for the jumps.
@@ -220,6 +253,8 @@ impl App {
             KeyCode::Char('F') => self.seek(&self.faults.clone(), false),
             KeyCode::Char('r') => self.seek(&self.rounds.clone(), true),
             KeyCode::Char('R') => self.seek(&self.rounds.clone(), false),
+            KeyCode::Char('b') => self.seek(&self.blunders.clone(), true),
+            KeyCode::Char('B') => self.seek(&self.blunders.clone(), false),
             KeyCode::Char('p') => {
                 self.playing = !self.playing;
                 if self.playing && self.step + 1 >= self.steps {
@@ -258,6 +293,7 @@ const HELP: &[(&str, &str)] = &[
     ("+ / -", "play faster / slower"),
     ("f / F", "next / previous fault"),
     ("r / R", "next / previous round"),
+    ("b / B", "next / previous endgame blunder"),
     ("v Tab / V", "next / previous view: full, seat 0, ..."),
     ("a", "the full view (all hands)"),
     ("j ↓ / k ↑", "scroll the decision panel down / up"),
@@ -310,6 +346,14 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
                 .fg(Color::Yellow)
                 .add_modifier(Modifier::BOLD),
         ),
+        match app.values.get(app.step).cloned().flatten() {
+            Some(t) if t.ends_with("BLUNDER") => Span::styled(
+                format!("  {t}"),
+                Style::default().fg(Color::White).bg(Color::Magenta),
+            ),
+            Some(t) => Span::styled(format!("  {t}"), Style::default().fg(Color::Magenta)),
+            None => Span::raw(""),
+        },
         Span::raw("  "),
         verdict,
         dim(format!(
@@ -336,7 +380,7 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
 
 /// Run the viewer on the terminal until the user quits. `start` is 0-based.
 pub fn run(sim: &Simulation, start: usize, viewer: Option<Seat>) -> std::io::Result<()> {
-    let mut app = App::for_game(sim);
+    let mut app = App::for_game(sim).with_analysis(&crate::analyze::analyze(sim));
     app.step = start.min(app.steps - 1);
     app.viewer = viewer;
     let mut terminal = ratatui::try_init()?;

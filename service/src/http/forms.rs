@@ -1,4 +1,5 @@
-//! The pages' forms: register, log in and out, a new token, an upload. Each carries its CSRF
+//! The pages' forms: register, log in and out, a new token, a token revoked, a version
+//! withdrawn by its author, an upload. Each carries its CSRF
 //! token as its first field (`csrf.rs` checks it, and the `Origin`, before these handlers run;
 //! the upload's here, as its first multipart field).
 
@@ -6,7 +7,7 @@ use super::csrf::{self, Expected};
 use super::pages::{csrf_field, error_page, layout, page_error, version_link};
 use super::{api, blocking, ApiError, AppState, Visitor, COOKIE};
 use crate::auth::Account;
-use axum::extract::{Multipart, State};
+use axum::extract::{Multipart, Path, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -24,6 +25,8 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         )
         .route("/login", get(login_form).post(login).layer(limit))
         .route("/logout", post(logout))
+        .route("/me/tokens/{id}/revoke", post(revoke_token))
+        .route("/me/bots/{bot}/versions/{n}/withdraw", post(withdraw))
         // The archive: its own limit, counted as it streams in (`api::receive`).
         .route(
             "/submit",
@@ -168,6 +171,58 @@ async fn new_token(State(s): State<AppState>, v: Visitor, Form(f): Form<TokenFor
     }
 }
 
+/// Revoke one of the author's own tokens: it opens nothing any more (the login session of
+/// this page stays: it is not a token of the list).
+async fn revoke_token(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) -> Response {
+    let Some(a) = v.account.clone() else {
+        return error_page(401, &v, "log in first");
+    };
+    let done = blocking(move || {
+        if crate::auth::revoke_token(&s.ladder.db, a.id, id)? {
+            Ok(())
+        } else {
+            Err(ApiError::not_found(format!("you have no token {id}")))
+        }
+    });
+    match done.await {
+        Ok(()) => Redirect::to("/me").into_response(),
+        Err(e) => page_error(&v, e),
+    }
+}
+
+/// The author takes a version of theirs out of the ladder (`removed`, "withdrawn by its
+/// author"): its open jobs are cancelled, the leaderboard computed again without it.
+async fn withdraw(
+    State(s): State<AppState>,
+    v: Visitor,
+    Path((bot, n)): Path<(String, i64)>,
+) -> Response {
+    let Some(a) = v.account.clone() else {
+        return error_page(401, &v, "log in first");
+    };
+    let done = blocking(move || {
+        let ver = crate::store::versions_of_bot(&s.ladder.db, &bot)?
+            .into_iter()
+            .find(|x| x.n == n && x.account == a.id && !x.house)
+            .ok_or_else(|| ApiError::not_found(format!("you have no version {n} of {bot:?}")))?;
+        if ver.state != "active" {
+            return Err(ApiError::new(
+                409,
+                format!(
+                    "{bot} v{n} is {}, not in the ladder: only a version in the ladder is \
+                     withdrawn",
+                    ver.state
+                ),
+            ));
+        }
+        api::set_out(&s, &bot, n, "removed", "withdrawn by its author")
+    });
+    match done.await {
+        Ok(_) => Redirect::to("/me").into_response(),
+        Err(e) => page_error(&v, e),
+    }
+}
+
 async fn submit(
     State(s): State<AppState>,
     v: Visitor,
@@ -231,7 +286,7 @@ async fn submit(
         Err(e) => return page_error(&v, e),
     };
     match blocking(move || api::accept_upload(&s, &a, file)).await {
-        Ok(ver) => Redirect::to(&version_link(&ver.bot, ver.n)).into_response(),
+        Ok((ver, _)) => Redirect::to(&version_link(&ver.bot, ver.n)).into_response(),
         Err(e) => page_error(&v, e),
     }
 }

@@ -7,8 +7,10 @@
 //! which holds a login session's token (`auth::new_session`, ended by logging out), not the
 //! account's API token. The pages' forms are checked against cross-site requests (`csrf.rs`).
 
+pub mod admin;
 pub mod api;
 pub mod cache;
+pub mod challenge_pages;
 pub mod csrf;
 pub mod files;
 pub mod forms;
@@ -264,6 +266,13 @@ async fn refusal(parts: &Parts, state: &AppState) -> Result<ApiError, ApiError> 
             "this is a worker token: it opens the worker routes only (/api/worker/...); use an \
              account's token here",
         ),
+        auth::NotAnAccount::Suspended(reason) => ApiError::new(
+            403,
+            format!(
+                "this account was suspended by the organiser ({reason}): its tokens open \
+                 nothing until the organiser reinstates it"
+            ),
+        ),
         auth::NotAnAccount::Unknown => ApiError::new(
             401,
             "this token is not known to this server: check that it is this server's and whole \
@@ -361,7 +370,26 @@ pub fn router(state: AppState) -> Router {
         r = r.route(path, method_router);
     }
     let pages = pages::routes(state.limits.layer(true));
-    web_security(r.merge(pages).merge(reports::routes()), &state).with_state(state)
+    web_security(r.merge(pages).merge(reports::routes()), &state)
+        .layer(request_log())
+        .with_state(state)
+}
+
+/// A span per request (method, path) and a line per answer with its status and time, at
+/// `info` (`DURAK_LOG=info`; as JSON with `durak --log-format json serve`).
+fn request_log() -> tower_http::trace::TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+> {
+    use tower_http::trace::{DefaultMakeSpan, DefaultOnRequest, DefaultOnResponse, TraceLayer};
+    use tracing::Level;
+    TraceLayer::new_for_http()
+        .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+        .on_request(DefaultOnRequest::new().level(Level::DEBUG))
+        .on_response(
+            DefaultOnResponse::new()
+                .level(Level::INFO)
+                .latency_unit(tower_http::LatencyUnit::Micros),
+        )
 }
 
 /// The largest body of a request that is not an upload: forms and JSON (issue 22: a page

@@ -30,7 +30,10 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .route("/games/{job}/{game}", get(game))
         .route("/me", get(me))
         .route("/assets/{file}", get(asset))
+        .route("/docs/{file}", get(doc))
         .merge(super::forms::routes(limit))
+        .merge(super::admin::routes())
+        .merge(super::challenge_pages::routes())
 }
 
 /// The service's own style, after the report's.
@@ -50,7 +53,12 @@ pub(super) fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
         ("/api/openapi.json".to_string(), "API".to_string()),
     ];
     match who {
-        Some(a) => c.push(("/me".to_string(), format!("{}'s page", a.name))),
+        Some(a) => {
+            c.push(("/me".to_string(), format!("{}'s page", a.name)));
+            if a.organiser {
+                c.push(("/organiser".to_string(), "organiser".to_string()));
+            }
+        }
         None => {
             c.push(("/register".to_string(), "register".to_string()));
             c.push(("/login".to_string(), "log in".to_string()));
@@ -140,12 +148,13 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
         (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
     };
     let body = html! {
-        p #info { (lb.games) " games" @if paused { " · the ladder is paused" } }
+        p #info { (lb.games) " games among the versions on the board" @if paused { " · the ladder is paused" } }
         div.scroll {
             table.standings #leaderboard {
                 thead { tr {
                     th.num { "rank" } th { "bot" } th { "author" } th.num { "Elo" } th.num { "95% interval" }
-                    th.num { "games" } th.num { "losses" } th.num { "loss rate" }
+                    th.num title="games against the versions on the board now" { "games" }
+                    th.num { "losses" } th.num { "loss rate" }
                 } }
                 tbody #rows {
                     @for r in &lb.rows {
@@ -165,7 +174,15 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
         }
         p.note { "Ratings are Elo from one fit of all ladder games among the versions in the \
              ladder, with 95% intervals paired by deal; a rank marked = is shared: the data does \
-             not order those bots yet. The table updates by itself." }
+             not order those bots yet. The games counted (above, and each bot's) are the \
+             finished jobs' games among the versions on the board now: a game with a version \
+             that left the ladder (replaced by a newer one, withdrawn, disqualified) is on that \
+             version's page, not here; " a href="/api/status" { "/api/status" } " counts every \
+             game recorded. The table updates by itself." }
+        p #writing { "Writing a bot: " a href="/docs/PROTOCOL.md" { "the protocol" } " and "
+            a href="/docs/WRITING_A_BOT.md" { "how to write one" } " (the starter kits in Java, \
+             C++ and TypeScript are in the sources' " code { "starter-kits/" } "); "
+            code { "durak check-bot" } " runs this server's check on your machine." }
         p { "To take part: " a href="/register" { "register" } ", then submit your bot's folder \
              on your page or with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
     };
@@ -178,7 +195,8 @@ fn state_badge(v: &Version) -> Markup {
 
 async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
-    let view = match blocking(move || Ok(api::bot_view(&s, &n2)?)).await {
+    let s2 = s.clone();
+    let view = match blocking(move || Ok(api::bot_view(&s2, &n2)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
         Err(e) => return page_error(&v, e),
@@ -202,11 +220,13 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
             }
         }
     };
+    let max_deals = s.ladder.cfg.challenges.max_deals;
+    let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals)) };
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 
-/// A time as UTC text.
-pub(super) fn time(ms: i64) -> String {
+/// A time (unix ms) as UTC text: `2026-12-05 17:14:25 UTC`.
+pub fn time(ms: i64) -> String {
     let secs = ms / 1000;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil date from days since the epoch (Howard Hinnant's algorithm).
@@ -227,7 +247,7 @@ pub(super) fn time(ms: i64) -> String {
     )
 }
 
-fn games_table(games: &[GameSummary]) -> Markup {
+pub(super) fn games_table(games: &[GameSummary]) -> Markup {
     html! {
         div.scroll { table.games {
             thead { tr { th { "game" } th { "seats" } th { "result" } th.num { "moves" } th { "faults" } } }
@@ -274,6 +294,7 @@ async fn version(
                 This page and its reports stay." }
         }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
+        @if let Some(c) = &v.previous { (comparison(c, ver)) }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
@@ -316,6 +337,30 @@ async fn version(
         body,
     )
     .into_response()
+}
+
+/// "Is my new version better?": its comparison with the bot's previous version.
+fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
+    let waiting = ver.state == "comparing";
+    html! {
+        h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
+        p #comparison {
+            "Verdict: " strong.verdict { (c.verdict.name()) }
+            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
+            @if let Some(n) = &c.note { " — " (n) }
+        }
+        @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
+            ([compare] require_not_worse)." } }
+        table {
+            tbody {
+                tr { th { "games (whole deals)" } td.num { (c.games) " (" (c.deals) ")" } }
+                tr { th { "score" } td.num { (format!("{:.1} %", 100.0 * c.score)) } }
+                tr { th { "Elo above version " (c.version) " (95 %, paired)" } td.num { (fmt_elo(c.elo)) " (" (fmt_ci(c.elo_ci95)) ")" } }
+                tr { th { "LLR, bounds" } td.num { (format!("{:+.2} in [{:+.2}, {:+.2}]", c.llr, c.llr_bounds[0], c.llr_bounds[1])) } }
+                tr { th { "SPRT" } td { (format!("H0 {} Elo vs H1 {} Elo, α {}, β {}, at most {} games", c.elo0, c.elo1, c.alpha, c.beta, c.max_games)) } }
+            }
+        }
+    }
 }
 
 /// A game in the replay viewer, as the reader may see it: the stderr of the seats that are not
@@ -395,27 +440,42 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
             (csrf_field(&v))
             p { "The bot's folder as a " code { ".tar.gz" } " or " code { ".zip" }
                 " archive, with its " code { "bot.toml" } " (name, command, language, author, \
-                and optionally build). Each upload is a new version of the bot it names." }
+                and optionally build). Each upload is a new version of the bot it names. How to \
+                write one: " a href="/docs/WRITING_A_BOT.md" { "the guide" } ", " a href="/docs/PROTOCOL.md" { "the protocol" } "." }
             label { "Archive: " input type="file" name="archive" required; }
             button type="submit" { "Upload" }
         }
         h2 { "Your versions" }
         @if view.versions.is_empty() { p { "None yet." } } @else {
-            table { thead { tr { th { "bot" } th { "version" } th { "state" } th { "note" } } }
-                tbody { @for v in &view.versions { tr {
-                    td { a href=(format!("/bots/{}", v.bot)) { (v.bot) } }
-                    td { a href=(version_link(&v.bot, v.n)) { "v" (v.n) } }
-                    td { (state_badge(v)) }
-                    td { (v.reason.clone().unwrap_or_default()) }
+            table #my-versions { thead { tr { th { "bot" } th { "version" } th { "state" } th { "note" } th {} } }
+                tbody { @for ver in &view.versions { tr data-version=(format!("{} v{}", ver.bot, ver.n)) {
+                    td { a href=(format!("/bots/{}", ver.bot)) { (ver.bot) } }
+                    td { a href=(version_link(&ver.bot, ver.n)) { "v" (ver.n) } }
+                    td { (state_badge(ver)) }
+                    td { (ver.reason.clone().unwrap_or_default()) }
+                    td { @if ver.state == "active" && !ver.house {
+                        form.inline method="post" action=(format!("/me/bots/{}/versions/{}/withdraw", ver.bot, ver.n)) {
+                            (csrf_field(&v))
+                            button type="submit" { "Withdraw" }
+                        }
+                    } }
                 } } }
             }
+            p.note { "Withdrawn, a version leaves the ladder for good (its page and games stay); \
+                      submit the bot again to bring it back." }
         }
         h2 { "Tokens" }
         p { "Use one with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
-        table { thead { tr { th { "id" } th { "label" } th { "created" } th { "state" } } }
-            tbody { @for t in &view.tokens { tr {
+        table #my-tokens { thead { tr { th { "id" } th { "label" } th { "created" } th { "state" } th {} } }
+            tbody { @for t in &view.tokens { tr data-token=(t.id) {
                 td { (t.id) } td { (t.label) } td { (time(t.created)) }
                 td { @if t.revoked { "revoked" } @else { "valid" } }
+                td { @if !t.revoked {
+                    form.inline method="post" action=(format!("/me/tokens/{}/revoke", t.id)) {
+                        (csrf_field(&v))
+                        button type="submit" { "Revoke" }
+                    }
+                } }
             } } }
         }
         form.box method="post" action="/me/tokens" {
@@ -425,11 +485,12 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
         }
         @if a.organiser {
             h2 { "Organiser" }
-            p { "The API does the rest: " code { "POST /api/invites" } ", "
-                code { "POST /api/ladder/pause" } ", " code { "POST /api/ladder/resume" } ", "
-                code { "POST /api/bots/BOT/versions/N/disqualify" } ", "
-                code { "POST /api/bots/BOT/versions/N/remove" } ", "
-                code { "POST /api/tournaments" } " (see " a href="/api/openapi.json" { "the OpenAPI document" } ")." }
+            p { "The organiser's pages: " a #organiser-pages href="/organiser" { "the ladder" } ", "
+                a href="/organiser/invites" { "invites" } ", " a href="/organiser/authors" { "authors" } ", "
+                a href="/organiser/bots" { "bots and versions" } ", "
+                a href="/organiser/tournaments" { "tournaments" } ", "
+                a href="/organiser/workers" { "worker tokens" } " (and the same through the API: see "
+                a href="/api/openapi.json" { "the OpenAPI document" } ")." }
         }
     };
     layout(&format!("{}'s page", a.name), &v, body).into_response()
@@ -457,6 +518,30 @@ async fn asset(Path(file): Path<String>) -> Response {
             (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
         ],
         a.text,
+    )
+        .into_response()
+}
+
+/// The documents for bot authors the pages link to, served as text: (name, text).
+pub const DOCS: &[(&str, &str)] = &[
+    ("PROTOCOL.md", include_str!("../../../docs/PROTOCOL.md")),
+    (
+        "WRITING_A_BOT.md",
+        include_str!("../../../docs/WRITING_A_BOT.md"),
+    ),
+];
+
+/// One of [`DOCS`], as plain text (Markdown).
+async fn doc(Path(file): Path<String>) -> Response {
+    let Some((_, text)) = DOCS.iter().find(|(name, _)| *name == file) else {
+        return (StatusCode::NOT_FOUND, "no such document").into_response();
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        *text,
     )
         .into_response()
 }

@@ -200,7 +200,9 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
         let mut gone = None;
         for &id in &job.seats {
             match store::version(&l.db, id)? {
-                Some(v) if v.state == "active" => versions.push(v),
+                Some(v) if crate::ladder::compare::may_play(&job.kind, &v.state) => {
+                    versions.push(v)
+                }
                 _ => gone = Some(id),
             }
         }

@@ -172,7 +172,7 @@ impl Board {
         db.read(|c| {
             let mut s = c.prepare(&format!(
                 "SELECT {}, j.state FROM games g JOIN jobs j ON j.id = g.job WHERE j.state IN \
-                 ('done', 'cancelled') ORDER BY g.job, g.game",
+                 ('done', 'cancelled') AND j.kind = 'ladder' ORDER BY g.job, g.game",
                 store::GAME_COLUMNS
             ))?;
             let mut rows = s.query([])?;
@@ -207,7 +207,8 @@ impl Board {
     pub fn add_job(&self, db: &Db, job: i64, done: bool) -> Result<(), String> {
         let rows: Vec<GameRow> = db.read(|c| {
             let mut s = c.prepare(&format!(
-                "SELECT {} FROM games g WHERE g.job = ?1 ORDER BY g.game",
+                "SELECT {} FROM games g JOIN jobs j ON j.id = g.job WHERE g.job = ?1 AND \
+                 j.kind = 'ladder' ORDER BY g.game",
                 store::GAME_COLUMNS
             ))?;
             let rows = s.query_map(params![job], store::row_to_game)?;

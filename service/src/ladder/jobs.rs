@@ -37,6 +37,29 @@ pub struct Job {
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub attempts: i64,
+    /// `ladder` (rated), `compare` (a new version against its previous one, `compare.rs`) or
+    /// `challenge`: only the ladder's games count on the leaderboard.
+    #[serde(default = "ladder_kind")]
+    pub kind: String,
+}
+
+fn ladder_kind() -> String {
+    KIND_LADDER.to_string()
+}
+
+/// The kinds of job.
+pub const KIND_LADDER: &str = "ladder";
+
+/// Job priorities: the highest is claimed first (then the oldest).
+pub mod priority {
+    /// The ladder's own games.
+    pub const LADDER: i64 = 0;
+    /// Challenges (unrated games an author asked for).
+    pub const CHALLENGE: i64 = 1;
+    /// A new version against its author's previous one (`compare.rs`).
+    pub const COMPARE: i64 = 2;
+    /// A version that has just entered the ladder and has no game yet.
+    pub const FIRST_GAMES: i64 = 3;
 }
 
 impl Job {
@@ -52,7 +75,8 @@ impl Job {
         (0..k).map(|s| self.seats[(s + rotation) % k]).collect()
     }
 
-    /// Deal `deal` as the referee plays it (at any rotation: the same deck and dealer).
+    /// Deal `deal` as the referee plays it at rotation `deal`'s own seating (at any rotation:
+    /// the same deck and dealer).
     pub fn planned(&self, deal: usize) -> durak_referee::PlannedGame {
         durak_referee::PlannedGame {
             index: deal as u32,
@@ -60,6 +84,30 @@ impl Job {
             dealer: Some(self.deals[deal].dealer as durak_rules::Seat),
             first_game: true,
         }
+    }
+
+    /// Game (`rotation`, `deal`) played at a table seated as [`Job::seating`]`(at)`: the same
+    /// deck with the dealer moved by `rotation - at` seats. Dealing, the first attack and every
+    /// turn go round the table from the dealer (C-2, C-10, K-2), so each version gets the same
+    /// hand at the same place after the dealer as at `seating(rotation)` with the deal's own
+    /// dealer: the same game, its seats numbered from elsewhere. A table keeps one seating for
+    /// every rotation of a job (and the jobs after it among the same versions), so the bots'
+    /// processes play them all, each in one seat throughout (as the protocol says).
+    pub fn planned_at(
+        &self,
+        rotation: usize,
+        deal: usize,
+        at: usize,
+    ) -> durak_referee::PlannedGame {
+        let k = self.seats.len();
+        let mut p = self.planned(deal);
+        p.dealer = Some((self.deals[deal].dealer + rotation % k + k - at % k) % k);
+        p
+    }
+
+    /// The rotation `at` whose [`Job::seating`] is `seating`, if one is.
+    pub fn rotation_seated(&self, seating: &[i64]) -> Option<usize> {
+        (0..self.seats.len()).find(|&q| self.seating(q) == seating)
     }
 
     /// (rotation, deal) of game `game`.
@@ -123,12 +171,13 @@ fn row_to_job(r: &rusqlite::Row) -> rusqlite::Result<Job> {
         owner: r.get(5)?,
         lease_until: r.get(6)?,
         attempts: r.get(7)?,
+        kind: r.get(8)?,
     })
 }
 
-const JOB_COLUMNS: &str = "id, seats, deals, priority, state, owner, lease_until, attempts";
+const JOB_COLUMNS: &str = "id, seats, deals, priority, state, owner, lease_until, attempts, kind";
 
-/// Create a job for `seats` (version ids) with fresh deals; returns it.
+/// Create a ladder job for `seats` (version ids) with fresh deals; returns it.
 pub fn create(
     db: &Db,
     ladder_seed: u64,
@@ -136,14 +185,26 @@ pub fn create(
     deals: u32,
     priority: i64,
 ) -> Result<Job, String> {
+    create_kind(db, ladder_seed, seats, deals, priority, KIND_LADDER)
+}
+
+/// [`create`] a job of `kind`.
+pub fn create_kind(
+    db: &Db,
+    ladder_seed: u64,
+    seats: &[i64],
+    deals: u32,
+    priority: i64,
+    kind: &str,
+) -> Result<Job, String> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
     db.write_relaxed(|c| {
         let tx = c.transaction()?;
         tx.execute(
-            "INSERT INTO jobs(seats, deals, priority, state, created) VALUES (?1, '[]', ?2, \
-             'queued', ?3)",
-            params![seats_json, priority, now_ms()],
+            "INSERT INTO jobs(seats, deals, priority, state, created, kind) VALUES (?1, '[]', \
+             ?2, 'queued', ?3, ?4)",
+            params![seats_json, priority, now_ms(), kind],
         )?;
         let id = tx.last_insert_rowid();
         let d = deals_of(ladder_seed, id, deals, k);
@@ -358,6 +419,7 @@ pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn db() -> (tempfile::TempDir, Db) {
         let d = tempfile::tempdir().unwrap();
@@ -449,6 +511,106 @@ mod tests {
         assert!(!finish_complete(&db, j.id).unwrap(), "once");
         assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+    }
+
+    /// Play game (`rotation`, deal 0) of `job` at a table seated as `seating(at)`, every
+    /// version with its own strategy (greedy for even ids, random from its own generator for
+    /// odd ones): every decision as (the version deciding, its move), and the version that lost.
+    fn play_seated(
+        job: &Job,
+        variant: durak_rules::Variant,
+        rotation: usize,
+        at: usize,
+    ) -> (Vec<(i64, durak_rules::Move)>, Option<i64>) {
+        use durak_rules::random::{greedy_move, random_move, SmallRng};
+        use durak_rules::{Game, Legal, Setup};
+        let seating = job.seating(at);
+        let p = job.planned_at(rotation, 0, at);
+        let setup = Setup {
+            variant,
+            players: seating.len(),
+            dealer: p.dealer.unwrap(),
+            first_game: true,
+        };
+        let mut game = Game::new(setup, p.seed).unwrap();
+        let mut rngs: HashMap<i64, SmallRng> = seating
+            .iter()
+            .map(|&v| (v, SmallRng::new(v as u64)))
+            .collect();
+        let (mut legal, mut events, mut trace) = (Legal::empty(), Vec::new(), Vec::new());
+        while game.legal_into(&mut legal) && game.move_count() < 2000 {
+            let seat = legal.decision.seat;
+            let v = seating[seat];
+            let mv = match v % 2 {
+                0 => greedy_move(&legal, game.trump()),
+                _ => random_move(&legal, rngs.get_mut(&v).unwrap()),
+            };
+            game.apply_into(seat, &mv, &mut events).unwrap();
+            trace.push((v, mv));
+        }
+        let loser = game.outcome().and_then(|o| o.loser).map(|s| seating[s]);
+        (trace, loser)
+    }
+
+    #[test]
+    fn a_rotation_played_at_another_seating_is_the_same_game() {
+        use durak_rules::Variant;
+        let mut decided = 0;
+        // P-1: prostoy at 2 to 4 players; podkidnoy at 2 to 6 (K-1).
+        for (variant, most) in [(Variant::Podkidnoy, 6), (Variant::Prostoy, 4)] {
+            for k in 2..=most {
+                for seed in 0..8u64 {
+                    let seats: Vec<i64> = (0..k as i64).map(|i| 100 + 7 * i).collect();
+                    let mut job = create_free(&seats, seed);
+                    for dealer in 0..k {
+                        job.deals[0].dealer = dealer;
+                        for rotation in 0..k {
+                            let own = play_seated(&job, variant, rotation, rotation);
+                            for at in 0..k {
+                                let other = play_seated(&job, variant, rotation, at);
+                                assert_eq!(
+                                    own, other,
+                                    "{variant:?}, {k} seats, seed {seed}, dealer {dealer}, \
+                                     rotation {rotation} seated as rotation {at}"
+                                );
+                                decided += own.1.is_some() as u32;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(decided > 1000, "most games have a loser: {decided}");
+    }
+
+    /// A job of `seats` with one deal of deck seed `seed`, not in any database.
+    fn create_free(seats: &[i64], seed: u64) -> Job {
+        Job {
+            id: 1,
+            seats: seats.to_vec(),
+            deals: vec![Deal { seed, dealer: 0 }],
+            priority: 0,
+            state: "claimed".into(),
+            owner: None,
+            lease_until: None,
+            attempts: 1,
+            kind: ladder_kind(),
+        }
+    }
+
+    #[test]
+    fn a_table_finds_the_rotation_it_is_seated_as() {
+        let j = create_free(&[4, 5, 6], 1);
+        assert_eq!(j.rotation_seated(&[5, 6, 4]), Some(1));
+        assert_eq!(j.rotation_seated(&[6, 4, 5]), Some(2));
+        assert_eq!(j.rotation_seated(&[4, 6, 5]), None, "not a rotation");
+        assert_eq!(j.rotation_seated(&[4, 5]), None);
+        // The deal's own dealer at its own seating; moved with the table otherwise.
+        let mut j = j;
+        j.deals[0].dealer = 2;
+        assert_eq!(j.planned_at(1, 0, 1).dealer, Some(2));
+        assert_eq!(j.planned_at(1, 0, 0).dealer, Some(0));
+        assert_eq!(j.planned_at(0, 0, 2).dealer, Some(0));
     }
 
     #[test]

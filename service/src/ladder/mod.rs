@@ -10,6 +10,8 @@
 //! jobs are cancelled.
 
 pub mod board;
+pub mod challenges;
+pub mod compare;
 pub mod executor;
 pub mod jobs;
 pub mod matchmaking;
@@ -44,6 +46,48 @@ pub struct Ladder {
     /// Every game goes through it (group commits).
     pub recorder: recorder::Recorder,
     ticks: AtomicU64,
+    /// The time limits in force (`[ladder] move_ms`, `bank_ms`, `startup_ms`, `max_line_bytes`)
+    /// and since when (unix ms): a restart that changes them applies them in full, and the
+    /// leaderboard says since when ([`apply_limits`]).
+    pub limits_since: i64,
+}
+
+const LIMITS_KEY: &str = "ladder_limits";
+const LIMITS_SINCE_KEY: &str = "ladder_limits_since";
+
+/// The time limits as kept in the settings.
+fn limits_text(cfg: &Config) -> String {
+    let l = &cfg.ladder.limits;
+    format!(
+        "move_ms={} bank_ms={} startup_ms={} max_line_bytes={}",
+        l.move_ms, l.bank_ms, l.startup_ms, l.max_line_bytes
+    )
+}
+
+/// Keep the time limits in force and since when: unchanged, the time they took effect; changed
+/// (or kept for the first time), now, and the change is logged naming both values. Returns since
+/// when they are in force.
+pub fn apply_limits(db: &Db, cfg: &Config) -> Result<i64, String> {
+    let given = limits_text(cfg);
+    let stored = db.setting(LIMITS_KEY)?;
+    let since = db
+        .setting(LIMITS_SINCE_KEY)?
+        .and_then(|s| s.parse::<i64>().ok());
+    match (stored, since) {
+        (Some(stored), Some(since)) if stored == given => Ok(since),
+        (stored, _) => {
+            if let Some(old) = stored {
+                tracing::warn!(
+                    "the ladder's time limits change: {old} before, {given} from now on (the \
+                     leaderboard says since when)"
+                );
+            }
+            let now = crate::db::now_ms();
+            db.set_setting(LIMITS_KEY, &given)?;
+            db.set_setting(LIMITS_SINCE_KEY, &now.to_string())?;
+            Ok(now)
+        }
+    }
 }
 
 const PAUSED_KEY: &str = "ladder_paused";
@@ -102,10 +146,24 @@ pub fn pin_identity(db: &Db, cfg: &Config) -> Result<(), String> {
 impl Ladder {
     pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, String> {
         pin_identity(&db, &cfg)?;
+        let limits_since = apply_limits(&db, &cfg)?;
         let seed = match db.setting(SEED_KEY)? {
-            Some(s) => s
-                .parse()
-                .map_err(|e| format!("settings: {SEED_KEY}: {e}"))?,
+            Some(s) => {
+                let stored: u64 = s
+                    .parse()
+                    .map_err(|e| format!("settings: {SEED_KEY}: {e}"))?;
+                match cfg.ladder.seed {
+                    Some(given) if given != stored => {
+                        return Err(format!(
+                            "seed: this ladder deals with seed = {stored}, the configuration \
+                             gives {given}: the seed is kept from the first start\n  fix: \
+                             start it with --seed {stored}, or without --seed (and no seed in \
+                             [ladder]); or, for a new ladder, a new data directory (--data-dir NEW)"
+                        ))
+                    }
+                    _ => stored,
+                }
+            }
             None => {
                 let s = cfg.ladder.seed.unwrap_or_else(|| {
                     let mut b = [0u8; 8];
@@ -149,6 +207,7 @@ impl Ladder {
             recorded,
             recorder,
             ticks: AtomicU64::new(0),
+            limits_since,
         });
         // The jobs a previous run held are played again (their games in flight were lost).
         let released = jobs::release_owner_prefix(&ladder.db, "local:")?;
@@ -297,12 +356,16 @@ impl Ladder {
         if self.is_paused() {
             return Ok(0);
         }
+        // New versions against their previous ones (`compare.rs`), unrated.
+        compare::tick(self)?;
         let k = self.cfg.ladder.table_size;
         let active = store::versions(&self.db, &["active"])?;
         if active.len() < k {
             return Ok(0);
         }
-        let open = jobs::open_jobs(&self.db)?;
+        let mut open = jobs::open_jobs(&self.db)?;
+        // Matchmaking plans the ladder's jobs only.
+        open.retain(|j| j.kind == jobs::KIND_LADDER);
         let lb = self.board.current();
         let mut planned: HashMap<i64, u64> = HashMap::new();
         let mut pairs: HashSet<(i64, i64)> = HashSet::new();
@@ -351,7 +414,11 @@ impl Ladder {
             else {
                 break;
             };
-            let priority = if fresh { 1 } else { 0 };
+            let priority = if fresh {
+                jobs::priority::FIRST_GAMES
+            } else {
+                jobs::priority::LADDER
+            };
             let job = jobs::create(&self.db, self.seed, &seats, self.cfg.ladder.deals, priority)?;
             for c in cands.iter_mut().filter(|c| seats.contains(&c.id)) {
                 c.games += job.games() as u64;

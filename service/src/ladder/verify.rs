@@ -1,8 +1,9 @@
 //! A game posted by a remote worker, checked before it is recorded: its replay must verify (as
 //! `durak replay --verify` does: `durak_replay::simulate` deals the game again from the seed
 //! and replays every logged answer with the rules engine), and it must be *this job's game*:
-//! the ladder's variant, the job's table size, the job's seed and dealer for that deal, the
-//! job's seating for that rotation (the version id at each seat), the ladder's time limits at
+//! the ladder's variant, the job's table size, the job's seed for that deal, the job's seats
+//! in one of their rotations (the version id at each seat) with the dealer that makes it that
+//! rotation's game (`Job::planned_at`), the ladder's time limits at
 //! every seat and move limit, a complete game; and the result the worker posted beside it must
 //! be the replay's. A replay that does not verify is refused with 422, one that verifies but
 //! is another game with 409; either way the message names what differs.
@@ -66,7 +67,6 @@ pub fn check_game(
         )));
     }
     let (rotation, deal) = job.split(game);
-    let seating = job.seating(rotation);
     let bytes =
         durak_referee::replay::decode_replay_bytes_limited(replay.clone(), MAX_REPLAY_BYTES)
             .map_err(|e| {
@@ -80,8 +80,22 @@ pub fn check_game(
             "{what}: the replay does not verify (as `durak replay --verify` checks it): {d}"
         )));
     }
-    // The game it claims to be.
+    // The game it claims to be, at the seating it was played at: the rotation's own, or the
+    // table's that played the job's every rotation over the same processes (`Job::planned_at`:
+    // the same game with the dealer moved round the table).
     let h = &parsed.header;
+    let seated: Vec<i64> = (0..h.seats.len())
+        .map(|s| {
+            let x = h.seats.iter().find(|x| x.seat == s);
+            x.and_then(|x| x.name.parse().ok()).unwrap_or(-1)
+        })
+        .collect();
+    let at = job.rotation_seated(&seated).unwrap_or(rotation);
+    let seating = job.seating(at);
+    let dealer = job
+        .planned_at(rotation, deal, at)
+        .dealer
+        .expect("a job's games have their dealer");
     let mut differs: Vec<String> = Vec::new();
     let mut field = |name: &str, job_has: String, replay_has: String| {
         if job_has != replay_has {
@@ -98,7 +112,7 @@ pub fn check_game(
     );
     field("players", seating.len().to_string(), h.players.to_string());
     field("seed", d.seed.to_string(), h.seed.to_string());
-    field("dealer", d.dealer.to_string(), h.dealer.to_string());
+    field("dealer", dealer.to_string(), h.dealer.to_string());
     field(
         "game (the deal's index)",
         deal.to_string(),

@@ -35,10 +35,12 @@ impl Played {
     }
 }
 
-/// Play `games` of a claimed job with the referee, one at a time, rotation by rotation:
-/// `folders` holds the unpacked folder of each submitted version, `hidden` what no bot may see
-/// in the strict sandbox (the cache). `on_game` gets each game as it ends; `false` stops (the
-/// rest of the job is not played).
+/// Play `games` of a claimed job with the referee, one at a time, rotation by rotation, in one
+/// match: the table is seated as the job's first rotation and every rotation is played there
+/// with the dealer moved round the table (`Job::planned_at`: the same game), so each bot's
+/// process is started once for the job and keeps its seat. `folders` holds the unpacked folder
+/// of each submitted version, `hidden` what no bot may see in the strict sandbox (the cache).
+/// `on_game` gets each game as it ends; `false` stops (the rest of the job is not played).
 pub async fn play_games(
     c: &Claimed,
     folders: &HashMap<i64, PathBuf>,
@@ -54,90 +56,96 @@ pub async fn play_games(
     let k = job.seats.len();
     let d = job.deals.len();
     let scratch = std::env::temp_dir().join("durak-worker-unused-replays");
-    let mut stopped = false;
-    for r in 0..k {
-        if stopped {
-            break;
-        }
-        let plan: Vec<PlannedGame> = c
-            .games
-            .iter()
-            .filter(|&&g| g as usize / d == r)
-            .map(|&g| job.planned(g as usize % d))
-            .collect();
-        if plan.is_empty() {
-            continue;
-        }
-        let mut seats = Vec::new();
-        for v in job.seating(r) {
-            let ver = c
-                .versions
-                .iter()
-                .find(|x| x.id == v)
-                .ok_or_else(|| format!("the job's version {v} is not in the claim"))?;
-            let mut command = BotCommand::parse(&ver.command)?;
-            if !ver.house {
-                let folder = folders
-                    .get(&v)
-                    .ok_or_else(|| format!("version {v}'s folder was not fetched"))?;
-                command.cwd = Some(folder.clone());
-                command.isolation.sandbox = sandbox;
-                command.isolation.limits = c.resources;
-            }
-            seats.push(SeatSpec {
-                name: v.to_string(),
-                command,
-                limits: c.limits,
-            });
-        }
-        let mut m = MatchConfig::new(variant, seats, d as u32, job.deals[0].seed ^ r as u64);
-        m.plan = Some(plan);
-        m.max_moves = c.max_moves;
-        // The logs are taken as games end: nothing is written there.
-        m.replay_dir = Some(scratch.clone());
-        m.replay_prefix = format!("j{}-r{r}-g", job.id);
-        m.hidden = hidden.clone();
-        let all: Vec<Seat> = (0..k).collect();
-        let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
-            // Taken whatever happens: the referee writes nothing in the scratch folder.
-            let log = log.take();
-            // A signal came: what ends now may have been cut short by it, and is not posted.
-            if stopped || stopping() {
-                stopped = true;
-                return all.clone();
-            }
-            let Some(log) = log else {
-                return Vec::new();
-            };
-            let replay_zst = match log.to_bytes(false).and_then(|t| encode_replay(&t)) {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!(
-                        "durak worker: job {}: a replay could not be compressed: {e}",
-                        job.id
-                    );
-                    stopped = true;
-                    return all.clone();
-                }
-            };
-            let played = Played {
-                game: (r * d) as u32 + rec.game,
-                result: PostedResult {
-                    loser: rec.loser,
-                    draw: rec.draw,
-                    moves: rec.moves,
-                },
-                replay_zst,
-            };
-            if !on_game(played) {
-                stopped = true;
-                return all.clone();
-            }
-            Vec::new()
-        };
-        play_match_with(&m, on_end, |_| {})
-            .await
-            .map_err(|e| format!("job {} rotation {r}: {e}", job.id))?;
+    // The games in order, rotation by rotation, all at the seating of rotation 0.
+    let games: Vec<u32> = c
+        .games
+        .iter()
+        .copied()
+        .filter(|&g| (g as usize) < k * d)
+        .collect();
+    if games.is_empty() {
+        return Ok(());
     }
+    let plan: Vec<PlannedGame> = games
+        .iter()
+        .map(|&g| {
+            let (r, deal) = job.split(g);
+            job.planned_at(r, deal, 0)
+        })
+        .collect();
+    let mut seats = Vec::new();
+    for v in job.seating(0) {
+        let ver = c
+            .versions
+            .iter()
+            .find(|x| x.id == v)
+            .ok_or_else(|| format!("the job's version {v} is not in the claim"))?;
+        let mut command = BotCommand::parse(&ver.command)?;
+        if !ver.house {
+            let folder = folders
+                .get(&v)
+                .ok_or_else(|| format!("version {v}'s folder was not fetched"))?;
+            command.cwd = Some(folder.clone());
+            command.isolation.sandbox = sandbox;
+            command.isolation.limits = c.resources;
+        }
+        seats.push(SeatSpec {
+            name: v.to_string(),
+            command,
+            limits: c.limits,
+        });
+    }
+    let mut m = MatchConfig::new(variant, seats, plan.len() as u32, job.deals[0].seed);
+    m.plan = Some(plan);
+    m.max_moves = c.max_moves;
+    // The logs are taken as games end: nothing is written there.
+    m.replay_dir = Some(scratch);
+    m.replay_prefix = format!("j{}-g", job.id);
+    m.hidden = hidden;
+    let all: Vec<Seat> = (0..k).collect();
+    let mut stopped = false;
+    let mut next = games.iter();
+    let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
+        // Taken whatever happens: the referee writes nothing in the scratch folder.
+        let log = log.take();
+        // The games end in the plan's order.
+        let game = *next.next().expect("one game of the plan");
+        // A signal came: what ends now may have been cut short by it, and is not posted.
+        if stopped || stopping() {
+            stopped = true;
+            return all.clone();
+        }
+        let Some(log) = log else {
+            return Vec::new();
+        };
+        let replay_zst = match log.to_bytes(false).and_then(|t| encode_replay(&t)) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "durak worker: job {}: a replay could not be compressed: {e}",
+                    job.id
+                );
+                stopped = true;
+                return all.clone();
+            }
+        };
+        let played = Played {
+            game,
+            result: PostedResult {
+                loser: rec.loser,
+                draw: rec.draw,
+                moves: rec.moves,
+            },
+            replay_zst,
+        };
+        if !on_game(played) {
+            stopped = true;
+            return all.clone();
+        }
+        Vec::new()
+    };
+    play_match_with(&m, on_end, |_| {})
+        .await
+        .map_err(|e| format!("job {}: {e}", job.id))?;
     Ok(())
 }

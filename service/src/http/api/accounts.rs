@@ -172,7 +172,7 @@ pub fn accept_upload(
     s: &AppState,
     a: &auth::Account,
     file: tempfile::NamedTempFile,
-) -> Result<Version, ApiError> {
+) -> Result<(Version, Option<String>), ApiError> {
     let l = &s.ladder;
     let path = file.path().to_path_buf();
     let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &path);
@@ -208,7 +208,7 @@ pub(super) async fn submit(
         .map(|r| r.map_err(|e| e.to_string()));
     let file = receive(&s, stream).await?;
     let s2 = s.clone();
-    let v = blocking(move || accept_upload(&s2, &a, file)).await?;
+    let (v, author_note) = blocking(move || accept_upload(&s2, &a, file)).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({
@@ -216,6 +216,7 @@ pub(super) async fn submit(
             "url": format!("/bots/{}/versions/{}", v.bot, v.n),
             "api": format!("/api/bots/{}/versions/{}", v.bot, v.n),
             "note": "kept; it is built and checked next, and its page shows the report",
+            "author_note": author_note,
         })),
     ))
 }

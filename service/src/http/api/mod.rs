@@ -4,12 +4,16 @@
 //! organiser does (the ladder, versions out, fixed tournaments).
 
 mod accounts;
+pub mod challenges;
+pub mod mygames;
 mod organiser;
 
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
 use accounts::{invite, me, new_token, register, revoke_token, submit};
 pub use organiser::set_out;
-use organiser::{disqualify, pause, remove, resume, start_tournament, tournament, tournaments};
+use organiser::{
+    cancel_tournament, disqualify, pause, remove, resume, start_tournament, tournament, tournaments,
+};
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
@@ -59,7 +63,24 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/tournaments", post(start_tournament)),
         ("get", "/api/tournaments/{id}", get(tournament)),
         ("get", "/api/tournaments", get(tournaments)),
+        (
+            "post",
+            "/api/tournaments/{id}/cancel",
+            post(cancel_tournament),
+        ),
         ("get", "/api/openapi.json", get(openapi)),
+        ("post", "/api/challenges", post(challenges::create)),
+        ("get", "/api/challenges/{id}", get(challenges::get_one)),
+        (
+            "get",
+            "/api/bots/{bot}/versions/{n}/games",
+            get(mygames::games),
+        ),
+        (
+            "get",
+            "/api/games/{job}/{game}/seats/{seat}/raw",
+            get(mygames::raw),
+        ),
     ];
     r.extend(super::worker_api::routes());
     r
@@ -149,6 +170,16 @@ pub fn leaderboard_json(s: &AppState, board: Option<Arc<Leaderboard>>) -> Value 
     let lb: Arc<Leaderboard> = board.unwrap_or_else(|| s.ladder.board.current());
     let mut v = serde_json::to_value(&*lb).expect("json");
     v["paused"] = json!(s.ladder.is_paused());
+    // The time limits in force, and since when (a restart that changed them applies them in
+    // full: docs/SERVICE.md, "Restarts").
+    let l = &s.ladder.cfg.ladder.limits;
+    v["limits"] = json!({
+        "move_ms": l.move_ms,
+        "bank_ms": l.bank_ms,
+        "startup_ms": l.startup_ms,
+        "max_line_bytes": l.max_line_bytes,
+        "since": s.ladder.limits_since,
+    });
     v
 }
 
@@ -225,6 +256,8 @@ pub struct VersionView {
     pub faults: Vec<GameSummary>,
     /// Per kind of decision, from check-bot (median, p95, max ms).
     pub timing: Value,
+    /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
+    pub previous: Option<crate::ladder::compare::Comparison>,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -331,7 +364,9 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
         .as_ref()
         .and_then(|r| r.get("timing").cloned())
         .unwrap_or(json!([]));
+    let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
     Ok(Some(VersionView {
+        previous,
         version: v,
         build: build.and_then(|b| serde_json::from_str(&b).ok()),
         report,

@@ -85,17 +85,38 @@ pub(super) async fn start_tournament(
     body: Option<JsonBody<TournamentBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let games = body.and_then(|b| b.0.games).unwrap_or(10);
-    let id = blocking(move || {
+    let (id, state) = blocking(move || {
         s.tournaments
-            .start(&s.ladder, games)
+            .start(games)
             .map_err(|e| ApiError::new(409, e))
     })
     .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": id, "url": format!("/tournaments/{id}"),
-                    "api": format!("/api/tournaments/{id}")})),
+        Json(
+            json!({"id": id, "state": state, "url": format!("/tournaments/{id}"),
+                    "api": format!("/api/tournaments/{id}")}),
+        ),
     ))
+}
+
+/// Cancel a fixed tournament: a queued one at once, the running one at its tables' next
+/// games (its games so far are kept).
+pub(super) async fn cancel_tournament(
+    State(s): State<AppState>,
+    Organiser(_): Organiser,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    use crate::tournament::Cancelled;
+    blocking(move || match s.tournaments.cancel(id)? {
+        Cancelled::Yes => Ok(Json(json!({"id": id, "cancelled": true}))),
+        Cancelled::Unknown => Err(ApiError::not_found(format!("no tournament {id}"))),
+        Cancelled::Over(state) => Err(ApiError::new(
+            409,
+            format!("tournament {id} is over ({state}): only a queued or running one is cancelled"),
+        )),
+    })
+    .await
 }
 
 pub(super) async fn tournament(

@@ -35,7 +35,8 @@
       out.push(tr);
     }
     rows.replaceChildren(...out);
-    info.textContent = lb.games + " games" + (lb.paused ? " · the ladder is paused" : "");
+    info.textContent = lb.games + " games among the versions on the board" +
+      (lb.paused ? " · the ladder is paused" : "");
     document.body.dataset.games = String(lb.games);
   }
   let timer = null;

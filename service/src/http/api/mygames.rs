@@ -1,0 +1,232 @@
+//! Every game of a version (issue 25): `GET /api/bots/BOT/versions/N/games`, filtered by
+//! opponent (a bot's name), result (`won`, `lost`, `draw`: at a table of more, `won` is "not
+//! the durak") and fault (`fault=1`: the games in which this version faulted), paged
+//! (`page` from 0, `per_page` up to 200), newest first; with the head to head per opponent over
+//! all its games (games, wins, draws, losses, score, and at two seats the Elo above that
+//! opponent with its 95 % interval paired by deal, `compare::heads_up`).
+
+use super::*;
+
+#[derive(Deserialize, Default)]
+pub struct GamesQuery {
+    pub opponent: Option<String>,
+    pub result: Option<String>,
+    pub fault: Option<u8>,
+    pub page: Option<usize>,
+    pub per_page: Option<usize>,
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct HeadToHead {
+    /// The opponent's bot and version (`bot vN`).
+    pub opponent: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub score: f64,
+    pub elo: Option<f64>,
+    pub elo_ci95: [Option<f64>; 2],
+}
+
+#[derive(Serialize)]
+pub struct GamesPage {
+    pub games: Vec<GameSummary>,
+    /// Games matching the filters, and pages of them.
+    pub total: u64,
+    pub page: usize,
+    pub per_page: usize,
+    pub pages: usize,
+    pub head_to_head: Vec<HeadToHead>,
+}
+
+/// What a game was for the version at `seat`.
+fn result_of(g: &GameRow, seat: usize) -> &'static str {
+    match g.loser {
+        None => "draw",
+        Some(l) if l == seat => "lost",
+        Some(_) => "won",
+    }
+}
+
+pub fn games_page(
+    s: &AppState,
+    bot: &str,
+    n: i64,
+    q: &GamesQuery,
+) -> Result<Option<GamesPage>, ApiError> {
+    if let Some(r) = &q.result {
+        if !matches!(r.as_str(), "won" | "lost" | "draw") {
+            return Err(ApiError::new(
+                400,
+                format!(
+                    "result = {r:?}: not a result\n  fix: result=won, result=lost or result=draw"
+                ),
+            ));
+        }
+    }
+    let per_page = q.per_page.unwrap_or(50);
+    if per_page == 0 || per_page > 200 {
+        return Err(ApiError::new(
+            400,
+            format!("per_page = {per_page}: 1 to 200 games a page\n  fix: per_page=50"),
+        ));
+    }
+    let db = &s.ladder.db;
+    let Some(v) = store::versions_of_bot(db, bot)
+        .map_err(ApiError::internal)?
+        .into_iter()
+        .find(|v| v.n == n)
+    else {
+        return Ok(None);
+    };
+    let (all, _) =
+        store::games_of_version(db, v.id, usize::MAX >> 1).map_err(ApiError::internal)?;
+    let names = seat_labels(s, all.iter()).map_err(ApiError::internal)?;
+    let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v.id).unwrap_or(0);
+    let bot_of = |id: i64| {
+        names
+            .get(&id)
+            .and_then(|l| l.rsplit_once(' ').map(|(b, _)| b.to_string()))
+            .unwrap_or_default()
+    };
+    // Head to head: every opponent version, over every game.
+    let mut h2h: Vec<(i64, Vec<GameRow>)> = Vec::new();
+    for g in &all {
+        for &o in g.seats.iter().filter(|&&o| o != v.id) {
+            match h2h.iter_mut().find(|(id, _)| *id == o) {
+                Some((_, gs)) => gs.push(g.clone()),
+                None => h2h.push((o, vec![g.clone()])),
+            }
+        }
+    }
+    let mut head_to_head: Vec<HeadToHead> = h2h
+        .into_iter()
+        .map(|(o, mut gs)| {
+            let (mut w, mut d, mut l) = (0, 0, 0);
+            for g in &gs {
+                match result_of(g, seat_of(g)) {
+                    "won" => w += 1,
+                    "draw" => d += 1,
+                    _ => l += 1,
+                }
+            }
+            gs.retain(|g| g.seats.len() == 2);
+            gs.sort_by_key(|g| (g.job, g.game));
+            let st =
+                crate::ladder::compare::heads_up(s.ladder.cfg.compare.params, v.id, o, &gs).ok();
+            let games = w + d + l;
+            HeadToHead {
+                opponent: names
+                    .get(&o)
+                    .cloned()
+                    .unwrap_or_else(|| format!("version {o}")),
+                games,
+                wins: w,
+                draws: d,
+                losses: l,
+                score: (w as f64 + d as f64 / 2.0) / games.max(1) as f64,
+                elo: st.as_ref().and_then(|st| st.elo),
+                elo_ci95: st.map_or([None, None], |st| st.elo_ci95),
+            }
+        })
+        .collect();
+    head_to_head.sort_by(|a, b| b.games.cmp(&a.games).then(a.opponent.cmp(&b.opponent)));
+    let chosen: Vec<&GameRow> = all
+        .iter()
+        .filter(|g| {
+            let seat = seat_of(g);
+            q.opponent
+                .as_ref()
+                .is_none_or(|o| g.seats.iter().any(|&x| x != v.id && bot_of(x) == *o))
+                && q.result.as_ref().is_none_or(|r| result_of(g, seat) == r)
+                && (q.fault.unwrap_or(0) == 0 || g.faults.iter().any(|f| f.seat == seat))
+        })
+        .collect();
+    let total = chosen.len();
+    let pages = total.div_ceil(per_page);
+    let page = q.page.unwrap_or(0);
+    let games = chosen
+        .into_iter()
+        .skip(page * per_page)
+        .take(per_page)
+        .map(|g| summary(&names, g, seat_of(g)))
+        .collect();
+    Ok(Some(GamesPage {
+        games,
+        total: total as u64,
+        page,
+        per_page,
+        pages,
+        head_to_head,
+    }))
+}
+
+pub(super) async fn games(
+    State(s): State<AppState>,
+    Path((bot, n)): Path<(String, i64)>,
+    axum::extract::Query(q): axum::extract::Query<GamesQuery>,
+) -> Result<Json<GamesPage>, ApiError> {
+    blocking(move || {
+        games_page(&s, &bot, n, &q)?
+            .map(Json)
+            .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))
+    })
+    .await
+}
+
+/// `GET /api/games/JOB/GAME/seats/SEAT/raw`: what the bot at `seat` read, sent and wrote on
+/// stderr in that game (`durak_replay::raw`, as `durak replay --seat S --raw` prints it), for
+/// its author and the organiser only (it holds the bot's stderr); the `X-Durak-Rerun` header
+/// gives the command that re-runs one of its decisions from the game's replay.
+pub(super) async fn raw(
+    State(s): State<AppState>,
+    MaybeAuthor(who): MaybeAuthor,
+    Path((job, g, seat)): Path<(i64, u32, usize)>,
+) -> Result<Response, ApiError> {
+    let text = blocking(move || {
+        let row = store::game(&s.ladder.db, job, g)?
+            .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
+        if seat >= row.seats.len() {
+            return Err(ApiError::not_found(format!(
+                "game {g} of job {job} has seats 0 to {}",
+                row.seats.len() - 1
+            )));
+        }
+        let visible = private::visible_seats(&s.ladder.db, &row, who.as_ref())?;
+        if !visible[seat] {
+            return Err(ApiError::new(
+                403,
+                format!(
+                    "seat {seat}'s lines hold its bot's stderr: its author and the organiser \
+                     only\n  fix: ask with the token of the bot's author"
+                ),
+            ));
+        }
+        let bytes =
+            durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+                .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let replay = durak_replay::parse_replay(&bytes, &row.replay)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let sim = durak_replay::simulate(&replay);
+        let lines = durak_replay::raw::transcript(&sim, seat).map_err(ApiError::internal)?;
+        Ok(durak_replay::raw::to_text(&lines))
+    })
+    .await?;
+    let rerun = format!(
+        "curl -H \"Authorization: Bearer $TOKEN\" -o g{job}-{g}.jsonl SERVER/api/games/{job}/{g}/replay \
+         && durak rerun g{job}-{g}.jsonl --step N \"YOUR BOT COMMAND\""
+    );
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (header::CACHE_CONTROL, "private, no-cache".to_string()),
+            (header::HeaderName::from_static("x-durak-rerun"), rerun),
+        ],
+        text,
+    )
+        .into_response())
+}

@@ -1,0 +1,544 @@
+//! "Is my new version better?" (issue 25). When a version passes its check and its bot has a
+//! version in the ladder, the new one plays the previous one heads-up (two seats, whatever the
+//! ladder's table size) on paired deals — every deal at both seat rotations — in jobs of kind
+//! `compare`, under the SPRT that `durak tournament --sprt` runs (the tournaments crate's
+//! [`SprtTracker`]: the new version is the challenger, `H0: elo0` against `H1: elo1` Elo above
+//! the previous one, Wald's bounds). Its games are unrated: they never count on the
+//! leaderboard.
+//!
+//! The verdict: `better` when the test accepts H1; when it accepts H0, `worse` if the 95 %
+//! Elo interval (paired by deal) lies below 0 (or it lost every game), else `equal`; `undecided` while it runs, and
+//! when it stopped at `[compare] max_games` (or a version left) without a decision. The
+//! scheduler calls [`tick`]: it keeps one job open per running comparison, and once the test
+//! stops it cancels what is left and writes the final status down (`comparisons.result`).
+//!
+//! With `[compare] require_not_worse = true` a passing version waits in state `comparing`
+//! (its previous version plays on in the ladder) and enters only when the verdict is not
+//! `worse`; a `worse` one fails with the figures as its reason.
+
+use super::jobs::{self, priority};
+use super::Ladder;
+use crate::db::{now_ms, Db};
+use crate::store::{self, GameRow};
+use durak_tournaments::config::{Bot, Format, Tournament};
+use durak_tournaments::sprt::{SprtStatus, SprtTracker};
+use durak_tournaments::stats::sprt::{Hypothesis, SprtParams};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+/// The jobs' kind.
+pub const KIND: &str = "compare";
+
+/// `[compare]`, as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSection {
+    pub enabled: Option<bool>,
+    pub elo0: Option<f64>,
+    pub elo1: Option<f64>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub max_games: Option<u32>,
+    pub deals_per_job: Option<u32>,
+    pub require_not_worse: Option<bool>,
+}
+
+/// The comparison's settings, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareConfig {
+    pub enabled: bool,
+    pub params: SprtParams,
+    /// The test stops undecided after this many games.
+    pub max_games: u32,
+    /// Deals per job (each played at both rotations).
+    pub deals_per_job: u32,
+    /// A new version enters the ladder only once the verdict is not `worse`.
+    pub require_not_worse: bool,
+}
+
+impl Default for CompareConfig {
+    fn default() -> CompareConfig {
+        CompareConfig {
+            enabled: true,
+            params: SprtParams::new(0.0, 20.0, 0.05, 0.05).expect("valid"),
+            max_games: 2000,
+            deals_per_job: 10,
+            require_not_worse: false,
+        }
+    }
+}
+
+/// Resolve `[compare]` (every refusal names the key and the fix).
+pub fn resolve(s: &CompareSection) -> Result<CompareConfig, String> {
+    let d = CompareConfig::default();
+    let p = d.params;
+    let params = SprtParams::new(
+        s.elo0.unwrap_or(p.elo0),
+        s.elo1.unwrap_or(p.elo1),
+        s.alpha.unwrap_or(p.alpha),
+        s.beta.unwrap_or(p.beta),
+    )
+    .map_err(|e| format!("[compare] {e}"))?;
+    let max_games = s.max_games.unwrap_or(d.max_games);
+    if max_games < 2 {
+        return Err(format!(
+            "[compare] max_games = {max_games}: the test needs at least one deal (2 games)\n  \
+             fix: set max_games = {} (or enabled = false to compare no versions)",
+            d.max_games
+        ));
+    }
+    let deals_per_job = s.deals_per_job.unwrap_or(d.deals_per_job);
+    if deals_per_job == 0 || deals_per_job > 1000 {
+        return Err(format!(
+            "[compare] deals_per_job = {deals_per_job}: a job plays 1 to 1000 deals\n  fix: set \
+             deals_per_job = {}",
+            d.deals_per_job
+        ));
+    }
+    Ok(CompareConfig {
+        enabled: s.enabled.unwrap_or(d.enabled),
+        params,
+        max_games,
+        deals_per_job,
+        require_not_worse: s.require_not_worse.unwrap_or(d.require_not_worse),
+    })
+}
+
+/// Whether a version in `state` may sit at a job of `kind`: the ladder's jobs take versions
+/// in the ladder only; a comparison also its previous (retired) version and a new one waiting
+/// for its verdict.
+pub fn may_play(kind: &str, state: &str) -> bool {
+    match kind {
+        KIND => matches!(state, "active" | "retired" | "comparing"),
+        _ => state == "active",
+    }
+}
+
+/// What the comparison says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Better,
+    Worse,
+    Equal,
+    Undecided,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Equal => "equal",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
+
+/// The verdict of a test's status (see the module's comment).
+pub fn verdict_of(st: &SprtStatus) -> Verdict {
+    match st.decision {
+        Some(Hypothesis::H1) => Verdict::Better,
+        // Below 0, or no bound because it lost every game (an Elo of minus infinity).
+        Some(Hypothesis::H0)
+            if st.elo_ci95[1].is_some_and(|u| u < 0.0) || (st.games > 0 && st.score == 0.0) =>
+        {
+            Verdict::Worse
+        }
+        Some(Hypothesis::H0) => Verdict::Equal,
+        None => Verdict::Undecided,
+    }
+}
+
+/// A version's comparison with its previous one: the `previous` of its JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The version compared with.
+    pub bot: String,
+    pub version: i64,
+    pub version_id: i64,
+    /// `running` or `done`.
+    pub state: String,
+    pub verdict: Verdict,
+    /// Games counted (and whole deals: both rotations in).
+    pub games: u64,
+    pub deals: u64,
+    pub max_games: u32,
+    /// The new version's mean score per game (a draw ½).
+    pub score: f64,
+    /// The log-likelihood ratio of H1 against H0, and its bounds (accept H0 at or below the
+    /// first, H1 at or above the second).
+    pub llr: f64,
+    pub llr_bounds: [f64; 2],
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// The new version's Elo above the previous one and its 95 % interval (paired by deal);
+    /// an end is `null` when unbounded.
+    pub elo: Option<f64>,
+    pub elo_ci95: [Option<f64>; 2],
+    /// Why it stopped before a decision, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The line `durak submit` prints.
+    pub summary: String,
+}
+
+impl Comparison {
+    fn of(cfg: &CompareConfig, prev: &store::Version, state: &str, st: &SprtStatus) -> Self {
+        let verdict = verdict_of(st);
+        let mut c = Comparison {
+            bot: prev.bot.clone(),
+            version: prev.n,
+            version_id: prev.id,
+            state: state.to_string(),
+            verdict,
+            games: st.games,
+            deals: st.deals,
+            max_games: cfg.max_games,
+            score: st.score,
+            llr: st.llr,
+            llr_bounds: [st.lower, st.upper],
+            elo0: st.params.elo0,
+            elo1: st.params.elo1,
+            alpha: st.params.alpha,
+            beta: st.params.beta,
+            elo: st.elo,
+            elo_ci95: st.elo_ci95,
+            note: None,
+            summary: String::new(),
+        };
+        c.summary = c.line();
+        c
+    }
+
+    /// `against version 1: better (LLR +2.95 in [-2.94, +2.94], 120 games, Elo +35.1 [+12.0,
+    /// +58.3])`.
+    pub fn line(&self) -> String {
+        let e = |x: Option<f64>, inf: &str| x.map_or(inf.to_string(), |x| format!("{x:+.1}"));
+        let what = if self.state == "running" && self.verdict == Verdict::Undecided {
+            "undecided so far".to_string()
+        } else {
+            self.verdict.name().to_string()
+        };
+        format!(
+            "against version {}: {what} (LLR {:+.2} in [{:+.2}, {:+.2}], {} games of at most {}, \
+             Elo {} [{}, {}])",
+            self.version,
+            self.llr,
+            self.llr_bounds[0],
+            self.llr_bounds[1],
+            self.games,
+            self.max_games,
+            e(self.elo, "?"),
+            e(self.elo_ci95[0], "-inf"),
+            e(self.elo_ci95[1], "+inf"),
+        )
+    }
+}
+
+/// The games of the comparison of `version` with `previous`, by job and game.
+pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, String> {
+    let seats = serde_json::to_string(&[version, previous]).expect("json");
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {} FROM games g JOIN jobs j ON j.id = g.job WHERE j.kind = ?1 AND j.seats = \
+             ?2 ORDER BY g.job, g.game",
+            store::GAME_COLUMNS
+        ))?;
+        let rows = s.query_map(params![KIND, seats], store::row_to_game)?;
+        rows.collect()
+    })
+}
+
+/// The test over the comparison's games so far.
+pub fn status(
+    db: &Db,
+    cfg: &CompareConfig,
+    version: i64,
+    previous: i64,
+) -> Result<SprtStatus, String> {
+    heads_up(
+        cfg.params,
+        version,
+        previous,
+        &games(db, version, previous)?,
+    )
+}
+
+/// The SPRT of `version` (the challenger) against `other` over their heads-up games, in job
+/// order (each job's deals paired over its two rotations); its status also holds the score and
+/// the paired Elo interval.
+pub fn heads_up(
+    params: SprtParams,
+    version: i64,
+    other: i64,
+    games: &[GameRow],
+) -> Result<SprtStatus, String> {
+    let t = Tournament {
+        variant: durak_rules::Variant::Podkidnoy,
+        format: Format::Gauntlet,
+        table_size: 2,
+        games: 1,
+        seed: 0,
+        challenger: Some(version.to_string()),
+        concurrency: None,
+        max_consecutive_faults: 0,
+        sprt: None,
+        bots: [version, other]
+            .iter()
+            .map(|v| Bot {
+                name: v.to_string(),
+                command: String::new(),
+                cwd: std::path::PathBuf::new(),
+                own_cwd: true,
+                limits: durak_protocol::Limits::default(),
+            })
+            .collect(),
+    };
+    let mut tracker = SprtTracker::new(&t, params)?;
+    // A deal is (job, deal): numbered apart across jobs so that their rotations pair.
+    let mut jobs: Vec<i64> = Vec::new();
+    for g in games {
+        if jobs.last() != Some(&g.job) {
+            jobs.push(g.job);
+        }
+        let mut line = super::board::result_line(g, true);
+        line.deal = Some((jobs.len() as u32 - 1) * 1000 + g.deal);
+        tracker.add(&line);
+    }
+    Ok(tracker.status())
+}
+
+/// Start comparing `version` with `previous`.
+pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), String> {
+    db.write(|c| {
+        c.execute(
+            "INSERT OR IGNORE INTO comparisons(version, previous, state, created) VALUES (?1, \
+             ?2, 'running', ?3)",
+            params![version, previous, now_ms()],
+        )
+        .map(|_| ())
+    })
+}
+
+/// The version a new version of the same bot would be compared with: the bot's version in the
+/// ladder (none for a house bot, or when the bot has none active).
+pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, String> {
+    db.read(|c| {
+        c.query_row(
+            "SELECT p.id FROM versions v JOIN versions p ON p.bot = v.bot AND p.id != v.id JOIN \
+             bots b ON b.id = v.bot WHERE v.id = ?1 AND p.state = 'active' AND b.house = 0 \
+             ORDER BY p.n DESC LIMIT 1",
+            [version],
+            |r| r.get(0),
+        )
+        .optional()
+    })
+}
+
+/// The comparison of `version` with its previous one, as it stands (`None`: not compared).
+pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Comparison>, String> {
+    let row: Option<(i64, String, Option<String>)> = db.read(|c| {
+        c.query_row(
+            "SELECT previous, state, result FROM comparisons WHERE version = ?1",
+            [version],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()
+    })?;
+    let Some((previous, state, result)) = row else {
+        return Ok(None);
+    };
+    if let Some(done) = result.and_then(|r| serde_json::from_str(&r).ok()) {
+        return Ok(Some(done));
+    }
+    let Some(prev) = store::version(db, previous)? else {
+        return Ok(None);
+    };
+    let st = status(db, cfg, version, previous)?;
+    Ok(Some(Comparison::of(cfg, &prev, &state, &st)))
+}
+
+/// Keep the running comparisons going (called by the scheduler): stop those whose test
+/// decided, reached `max_games` or lost a version, and open a job for each other one that has
+/// none. Returns how many jobs it opened.
+pub fn tick(ladder: &Ladder) -> Result<usize, String> {
+    let cfg = &ladder.cfg.compare;
+    let running: Vec<(i64, i64)> = ladder.db.read(|c| {
+        let mut s =
+            c.prepare("SELECT version, previous FROM comparisons WHERE state = 'running'")?;
+        let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    })?;
+    if running.is_empty() {
+        return Ok(0);
+    }
+    let open = jobs::open_jobs(&ladder.db)?;
+    let mut made = 0;
+    for (version, previous) in running {
+        let (Some(v), Some(p)) = (
+            store::version(&ladder.db, version)?,
+            store::version(&ladder.db, previous)?,
+        ) else {
+            continue;
+        };
+        let st = status(&ladder.db, cfg, version, previous)?;
+        let mine: Vec<&jobs::Job> = open
+            .iter()
+            .filter(|j| j.kind == KIND && j.seats == [version, previous])
+            .collect();
+        let left = [&v, &p]
+            .into_iter()
+            .find(|x| !may_play(KIND, &x.state))
+            .map(|x| format!("{} left ({})", x.label(), x.state));
+        let capped = st.games >= cfg.max_games as u64;
+        if st.decision.is_none() && !capped && left.is_none() {
+            if mine.is_empty() {
+                let remaining = (cfg.max_games as u64 - st.games).div_ceil(2);
+                let deals = (cfg.deals_per_job as u64).min(remaining.max(1)) as u32;
+                jobs::create_kind(
+                    &ladder.db,
+                    ladder.seed,
+                    &[version, previous],
+                    deals,
+                    priority::COMPARE,
+                    KIND,
+                )?;
+                made += 1;
+            }
+            continue;
+        }
+        let mut c = Comparison::of(cfg, &p, "done", &st);
+        c.note = match (left, capped && st.decision.is_none()) {
+            (Some(why), _) => Some(why),
+            (None, true) => Some(format!("stopped at max_games = {}", cfg.max_games)),
+            _ => None,
+        };
+        for j in mine {
+            if jobs::cancel(&ladder.db, j.id)? {
+                ladder.job_cancelled(j.id);
+            }
+        }
+        finish(ladder, &v, &c)?;
+    }
+    if made > 0 {
+        ladder.notify();
+    }
+    Ok(made)
+}
+
+/// The test stopped: write it down, and decide a version waiting for it.
+fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), String> {
+    let json = serde_json::to_string(c).expect("json");
+    ladder.db.write(|db| {
+        db.execute(
+            "UPDATE comparisons SET state = 'done', verdict = ?1, result = ?2, finished = ?3 \
+             WHERE version = ?4",
+            params![c.verdict.name(), json, now_ms(), v.id],
+        )
+        .map(|_| ())
+    })?;
+    tracing::info!("{} {}", v.label(), c.summary);
+    if v.state != "comparing" {
+        return Ok(());
+    }
+    if c.verdict == Verdict::Worse {
+        let reason = format!(
+            "worse than version {} on paired deals ([compare] require_not_worse): {}",
+            c.version, c.summary
+        );
+        ladder.db.write(|db| {
+            db.execute(
+                "UPDATE versions SET state = 'failed', reason = ?1 WHERE id = ?2 AND state = \
+                 'comparing'",
+                params![reason, v.id],
+            )
+            .map(|_| ())
+        })?;
+        return ladder.versions_changed();
+    }
+    crate::checker::enter_ladder(ladder, v.id, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(decision: Option<Hypothesis>, ci: [Option<f64>; 2]) -> SprtStatus {
+        SprtStatus {
+            params: CompareConfig::default().params,
+            paired: true,
+            llr: 0.0,
+            lower: -2.94,
+            upper: 2.94,
+            decision,
+            deals: 10,
+            games: 20,
+            score: 0.5,
+            llr_unpaired: 0.0,
+            elo: Some(0.0),
+            elo_ci95: ci,
+        }
+    }
+
+    #[test]
+    fn the_verdict_reads_the_decision_and_the_interval() {
+        let h1 = status(Some(Hypothesis::H1), [Some(5.0), Some(60.0)]);
+        assert_eq!(verdict_of(&h1), Verdict::Better);
+        let below = status(Some(Hypothesis::H0), [Some(-90.0), Some(-10.0)]);
+        assert_eq!(verdict_of(&below), Verdict::Worse);
+        let around = status(Some(Hypothesis::H0), [Some(-30.0), Some(12.0)]);
+        assert_eq!(verdict_of(&around), Verdict::Equal);
+        let open = status(Some(Hypothesis::H0), [None, None]);
+        assert_eq!(
+            verdict_of(&open),
+            Verdict::Equal,
+            "no bound: not shown worse"
+        );
+        let lost_all = SprtStatus {
+            score: 0.0,
+            elo: None,
+            ..status(Some(Hypothesis::H0), [None, None])
+        };
+        assert_eq!(verdict_of(&lost_all), Verdict::Worse, "every game lost");
+        let none = status(None, [Some(-90.0), Some(-10.0)]);
+        assert_eq!(verdict_of(&none), Verdict::Undecided);
+    }
+
+    #[test]
+    fn bad_settings_name_the_key_and_the_fix() {
+        let d = resolve(&CompareSection::default()).unwrap();
+        assert_eq!(d, CompareConfig::default());
+        assert!(d.enabled && !d.require_not_worse);
+        let e = resolve(&CompareSection {
+            elo0: Some(10.0),
+            elo1: Some(5.0),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.starts_with("[compare]") && e.contains("fix:"), "{e}");
+        let e = resolve(&CompareSection {
+            max_games: Some(1),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.contains("max_games = 1") && e.contains("fix:"), "{e}");
+        let e = resolve(&CompareSection {
+            deals_per_job: Some(0),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.contains("deals_per_job = 0") && e.contains("fix:"), "{e}");
+    }
+
+    #[test]
+    fn only_a_comparison_seats_versions_out_of_the_ladder() {
+        assert!(may_play("ladder", "active"));
+        assert!(!may_play("ladder", "retired"));
+        assert!(!may_play("ladder", "comparing"));
+        assert!(may_play(KIND, "retired") && may_play(KIND, "comparing"));
+        assert!(!may_play(KIND, "suspended") && !may_play(KIND, "removed"));
+    }
+}

@@ -1,0 +1,79 @@
+//! The organiser's commands on the server's machine, over a data directory (issue 24):
+//! `durak organiser-token` (a new organiser token, the old ones revoked) and `durak backup`
+//! (a copy of the data directory, taken while the server runs).
+
+use crate::CmdResult;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct OrganiserTokenArgs {
+    /// The server's data directory (as `durak serve --data-dir`)
+    #[arg(long, value_name = "DIR", default_value = durak_service::config::DEFAULT_DATA_DIR)]
+    data_dir: PathBuf,
+}
+
+/// Print a new organiser token on stdout; every earlier one (and the organiser's login
+/// sessions) is revoked. Works while the server runs.
+pub fn organiser_token(args: OrganiserTokenArgs) -> CmdResult {
+    let db_path = args.data_dir.join("service.db");
+    if !db_path.is_file() {
+        return Err(format!(
+            "{}: no service.db here: not a data directory of `durak serve`\n  fix: give the \
+             folder the server was started with (--data-dir DIR); a first start that failed \
+             left none, and the next start prints the organiser's token",
+            args.data_dir.display()
+        ));
+    }
+    let db = durak_service::db::Db::open(&db_path)?;
+    let token = durak_service::auth::reset_organiser(&db)?;
+    println!("{token}");
+    eprintln!(
+        "a new organiser token (shown only now, keep it): the earlier ones and the organiser's \
+         logins are revoked"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct BackupArgs {
+    /// The server's data directory (as `durak serve --data-dir`); the server may be running
+    #[arg(long, value_name = "DIR", default_value = durak_service::config::DEFAULT_DATA_DIR)]
+    data_dir: PathBuf,
+    /// The backup: a new (or empty) folder, a data directory `durak serve --data-dir` serves
+    #[arg(long, value_name = "NEW")]
+    out: PathBuf,
+}
+
+/// Back a data directory up while its server runs (`durak_service::backup`).
+pub fn backup(args: BackupArgs) -> CmdResult {
+    let t0 = std::time::Instant::now();
+    let s = durak_service::backup::backup(&args.data_dir, &args.out)?;
+    eprintln!(
+        "backed up {} into {}: {} games, {} files linked, {} copied, {:.1} MB, in {:.1} s",
+        args.data_dir.display(),
+        args.out.display(),
+        s.games,
+        s.linked,
+        s.copied,
+        s.bytes as f64 / 1e6,
+        t0.elapsed().as_secs_f64()
+    );
+    if !s.missing.is_empty() {
+        eprintln!(
+            "warning: {} file(s) the database names were not in {} (nor are they in the \
+             backup): {}",
+            s.missing.len(),
+            args.data_dir.display(),
+            s.missing
+                .iter()
+                .take(10)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
