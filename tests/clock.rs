@@ -48,6 +48,14 @@ for line in sys.stdin:
                         pass
                 except FileExistsError:
                     pass
+            elif mode == "queued":
+                # Tell the test (which starts a real-time hog on this CPU), let it start, then
+                # compute a little: the bot is runnable but cannot run until the hog ends.
+                open(sys.argv[4], "x").close()
+                time.sleep(0.1)
+                end = time.process_time() + ms / 1000
+                while time.process_time() < end:
+                    pass
             elif mode == "spin8":
                 for _ in range(8):
                     subprocess.Popen(["sh", "-c", "while :; do :; done"])
@@ -270,4 +278,54 @@ fn a_bot_starved_by_the_machine_has_its_game_voided_and_played_again_not_lost() 
         Some(1),
         "{result}"
     );
+}
+
+#[test]
+fn a_bot_queued_past_its_limit_without_running_is_not_charged() {
+    // The kernel adds a thread's run-queue wait to its schedstat only once it gets a CPU: at the
+    // limit, a bot still queued shows no wait at all. Here a real-time busy process holds CPU 0
+    // for 700 ms from just after the bot's first request; the bot (on CPU 0) is runnable from
+    // 100 ms on and runs only when the hog ends, past its 400 ms limit. Its verdict waits until
+    // its wait shows (well within ten times the limit): not charged, not voided.
+    if common::require("chrt", "util-linux").is_none() {
+        return;
+    }
+    let probe = Command::new("chrt").args(["-f", "1", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        assert!(
+            !common::system::required(),
+            "chrt -f 1 (real-time scheduling) is refused here"
+        );
+        eprintln!("note: skipped, chrt -f 1 (real-time scheduling) is refused here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let hog = std::thread::spawn(move || {
+        for _ in 0..4000 {
+            if marker.exists() {
+                let hog = Command::new("chrt")
+                    .args(["-f", "1", "taskset", "-c", "0"])
+                    .args(["sh", "-c", "while :; do :; done"])
+                    .spawn()
+                    .expect("chrt");
+                std::thread::sleep(std::time::Duration::from_millis(700));
+                drop(Hogs(vec![hog]));
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    });
+    let played = play(dir.path(), "queued", 20, 0);
+    hog.join().unwrap();
+    let Some((r, moves)) = played else {
+        return;
+    };
+    let g = &r.games[0];
+    assert!(timeouts(&r).is_empty(), "charged: {:?}", g.faults);
+    assert!(g.voided.is_empty(), "{:?}", g.voided);
+    let first = &moves[0];
+    // It answered past its limit in wall time, and most of that was the machine's.
+    assert!(first["elapsed_ms"].as_f64().unwrap() > LIMIT_MS as f64, "{first}");
+    assert!(first["own_ms"].as_f64().unwrap() < LIMIT_MS as f64, "{first}");
 }

@@ -15,21 +15,26 @@
 //! may subtract, is small. A sleeping bot has no run-queue wait, so all its wall time is its own.
 //!
 //! The accounting is read from `/proc/PID/task/TID/schedstat` (time on a CPU, time runnable but
-//! waiting, in nanoseconds) of every thread of every process below the bot's supervisor. Reading
-//! it costs a walk of `/proc`, so it stays off the fast path: nothing is read for a decision
-//! answered within [`FIRST_SAMPLE`] (or half its limit when that is shorter); past it, a first
-//! sample is taken, and a second one when the answer arrives or the limit passes. The time
-//! before the first sample is counted as the bot's own (at most [`FIRST_SAMPLE`]). The run-queue
-//! wait of the referee's own thread over the same window ([`RefereeWait`]: the delay before it
-//! read an answer that had arrived) counts as platform wait too, within the same bound.
+//! waiting, in nanoseconds) of every thread of every process below the bot's supervisor. Finding
+//! those threads costs a walk of `/proc`, so it stays off the fast path: a [`Tracker`] keeps the
+//! files of the threads it last found open, and a decision's baseline, taken as it starts, is one
+//! `pread` per known thread (the walk is made only for a process's first decision). Nothing more
+//! is read for a decision answered within [`FIRST_SAMPLE`] (or half its limit when that is
+//! shorter); past it, the tree is walked again when the answer arrives or the limit passes, and
+//! threads that started since count from zero. The run-queue wait of the referee's own thread
+//! over the same span ([`RefereeWait`], the delay before it read an answer that had arrived, or
+//! before it looked at the limit) counts as platform wait too, within the same bound.
 //! A bot starved past [`HARD_CAP`] times its limit (own time still under it) is not charged a
-//! timeout: its game is voided and played again.
+//! timeout: its game is voided.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
-/// The first accounting sample is taken this far into a decision (or at half the limit when
-/// that is sooner): a decision answered before it reads nothing.
+/// A decision answered within this (or half its limit when that is sooner) reads no accounting
+/// beyond its baseline: all its wall time is its own.
 pub const FIRST_SAMPLE: Duration = Duration::from_millis(5);
 
 /// A decision whose wall time passes this many times its limit, its own time still under the
@@ -94,32 +99,11 @@ pub fn own_time(wall: Duration, cpu: Duration, wait: Duration) -> Duration {
 #[derive(Clone, Debug, Default)]
 pub struct Sample {
     tasks: HashMap<i32, (u64, u64)>,
+    /// The tasks that were runnable (state `R`) when read, on a walk ([`Tracker::walk`]).
+    runnable: HashSet<i32>,
 }
 
 impl Sample {
-    /// Every thread of every process below `supervisor` (not the supervisor itself, which only
-    /// waits). Tasks that end while they are read are left out.
-    pub fn of_tree(supervisor: i32) -> Sample {
-        let mut tasks = HashMap::new();
-        for pid in crate::idle::descendants(supervisor) {
-            let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for t in dir.flatten() {
-                let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-                    continue;
-                };
-                if let Some(v) = std::fs::read_to_string(t.path().join("schedstat"))
-                    .ok()
-                    .and_then(|s| parse_schedstat(&s))
-                {
-                    tasks.insert(tid, v);
-                }
-            }
-        }
-        Sample { tasks }
-    }
-
     /// CPU time and run-queue wait between `before` and `self`: a task that started since counts
     /// from zero; one that ended since is not counted.
     pub fn since(&self, before: &Sample) -> (Duration, Duration) {
@@ -131,6 +115,146 @@ impl Sample {
         }
         (Duration::from_nanos(cpu), Duration::from_nanos(wait))
     }
+}
+
+/// The schedstat files of a bot's threads, kept open from one decision to the next: a
+/// decision's baseline reads only those (a `pread` each), the walk of `/proc` that finds new
+/// threads is made only where it can change a verdict.
+#[derive(Debug)]
+pub struct Tracker {
+    root: i32,
+    files: HashMap<i32, File>,
+    walked: bool,
+}
+
+impl Tracker {
+    /// The threads of every process below `root` (the bot's supervisor, which only waits, is
+    /// left out).
+    pub fn new(root: i32) -> Tracker {
+        Tracker {
+            root,
+            files: HashMap::new(),
+            walked: false,
+        }
+    }
+
+    /// The supervisor whose tree this tracks.
+    pub fn root(&self) -> i32 {
+        self.root
+    }
+
+    /// The threads known, read now; the tree is walked first when it never was (a process's
+    /// first decision). Threads that ended are dropped.
+    pub fn baseline(&mut self) -> Sample {
+        if !self.walked {
+            return self.walk();
+        }
+        let mut tasks = HashMap::new();
+        self.files.retain(|&tid, f| match read_file(f) {
+            Some(v) => {
+                tasks.insert(tid, v);
+                true
+            }
+            None => false,
+        });
+        Sample {
+            tasks,
+            runnable: HashSet::new(),
+        }
+    }
+
+    /// Every thread below the root now, read now; their files are kept for the next baseline.
+    pub fn walk(&mut self) -> Sample {
+        self.walked = true;
+        let mut tasks = HashMap::new();
+        let mut runnable = HashSet::new();
+        let mut files = HashMap::new();
+        for pid in crate::idle::descendants(self.root) {
+            let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for t in dir.flatten() {
+                let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                    continue;
+                };
+                let file = match self.files.remove(&tid) {
+                    Some(f) => f,
+                    None => match File::open(t.path().join("schedstat")) {
+                        Ok(f) => f,
+                        Err(_) => continue,
+                    },
+                };
+                if let Some(v) = read_file(&file) {
+                    tasks.insert(tid, v);
+                    files.insert(tid, file);
+                    let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+                    if state_of(&stat) == Some('R') {
+                        runnable.insert(tid);
+                    }
+                }
+            }
+        }
+        self.files = files;
+        Sample { tasks, runnable }
+    }
+}
+
+/// The state letter of a `/proc/.../stat` line (after the command's closing parenthesis: a
+/// command may hold spaces and parentheses).
+fn state_of(stat: &str) -> Option<char> {
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// What a bot's runnable threads may have waited for a CPU without it showing yet: the kernel
+/// adds a wait to `schedstat` only when the thread gets its CPU, so a thread still in the queue
+/// at the limit shows none of its current wait. For each thread, the most is the time since it
+/// last could have run: since the check before the one that first saw its CPU time grow (since
+/// the decision's start when none did). The verdict of a decision past its limit waits while
+/// that could still bring its own time under the limit (see `BotProcess::answer`).
+#[derive(Debug)]
+pub struct Pending {
+    /// Per thread: its CPU time at the last check, and since when it may have waited.
+    last: HashMap<i32, (u64, std::time::Instant)>,
+    start: std::time::Instant,
+    checked: std::time::Instant,
+}
+
+impl Pending {
+    /// From the decision's baseline, read at `start`.
+    pub fn new(base: &Sample, start: std::time::Instant) -> Pending {
+        Pending {
+            last: (base.tasks.iter())
+                .map(|(&tid, &(cpu, _))| (tid, (cpu, start)))
+                .collect(),
+            start,
+            checked: start,
+        }
+    }
+
+    /// At a check at `now` with the walk `s`: the most its runnable threads may have waited
+    /// that `s` does not show.
+    pub fn bound(&mut self, s: &Sample, now: std::time::Instant) -> Duration {
+        let mut total = Duration::ZERO;
+        for (tid, &(cpu, _)) in &s.tasks {
+            let e = self.last.entry(*tid).or_insert((cpu, self.start));
+            if e.0 != cpu {
+                // It ran since the last check: it can have waited only since that check.
+                *e = (cpu, self.checked);
+            }
+            if s.runnable.contains(tid) {
+                total += now.saturating_duration_since(e.1);
+            }
+        }
+        self.checked = now;
+        total
+    }
+}
+
+/// One schedstat file read from its start.
+fn read_file(f: &File) -> Option<(u64, u64)> {
+    let mut buf = [0u8; 128];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    parse_schedstat(std::str::from_utf8(&buf[..n]).ok()?)
 }
 
 /// The run-queue wait of the referee's own thread so far (`/proc/thread-self/schedstat`), with
@@ -146,10 +270,21 @@ pub struct RefereeWait {
 
 impl RefereeWait {
     pub fn now() -> Option<RefereeWait> {
-        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        Some(RefereeWait {
-            tid: rustix::thread::gettid().as_raw_nonzero().get(),
-            wait_ns: parse_schedstat(&s)?.1,
+        // This thread's schedstat, opened once per thread: a pread, not an open, per decision.
+        thread_local! {
+            static SELF: RefCell<Option<(i32, File)>> = const { RefCell::new(None) };
+        }
+        SELF.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            if cell.is_none() {
+                let f = File::open("/proc/thread-self/schedstat").ok()?;
+                *cell = Some((rustix::thread::gettid().as_raw_nonzero().get(), f));
+            }
+            let (tid, f) = cell.as_ref()?;
+            Some(RefereeWait {
+                tid: *tid,
+                wait_ns: read_file(f)?.1,
+            })
         })
     }
 
@@ -226,14 +361,50 @@ mod tests {
     fn tasks_are_compared_by_id_new_ones_from_zero() {
         let before = Sample {
             tasks: HashMap::from([(1, (100, 10)), (2, (50, 5))]),
+            runnable: HashSet::new(),
         };
         let after = Sample {
             tasks: HashMap::from([(1, (300, 40)), (3, (70, 7))]),
+            runnable: HashSet::new(),
         };
         // Task 1: +200 / +30; task 3 new: 70 / 7; task 2 gone: not counted.
         assert_eq!(
             after.since(&before),
             (Duration::from_nanos(270), Duration::from_nanos(37))
+        );
+    }
+
+    #[test]
+    fn a_stat_lines_state_is_read_after_the_command() {
+        assert_eq!(state_of("12 (python3) R 1 12 12 0"), Some('R'));
+        assert_eq!(state_of("12 (a) b) S 1 12"), Some('S'));
+        assert_eq!(state_of("garbage"), None);
+    }
+
+    #[test]
+    fn a_runnable_thread_may_have_waited_since_it_last_could_have_run() {
+        use std::time::Instant;
+        let t0 = Instant::now();
+        let at = |n| t0 + ms(n);
+        let sample = |tasks: &[(i32, u64)], runnable: &[i32]| Sample {
+            tasks: tasks.iter().map(|&(t, cpu)| (t, (cpu, 0))).collect(),
+            runnable: runnable.iter().copied().collect(),
+        };
+        let base = sample(&[(1, 100), (2, 100)], &[]);
+        let mut p = Pending::new(&base, t0);
+        // At 5 ms: thread 1 is runnable and has not run since the start: it may have waited
+        // all 5 ms unseen; thread 2 sleeps.
+        assert_eq!(p.bound(&sample(&[(1, 100), (2, 100)], &[1]), at(5)), ms(5));
+        // At 6 ms thread 1 has run (its CPU time grew) and is runnable again: it can have
+        // waited only since the check at 5 ms. Thread 3 is new and runnable: since the start.
+        assert_eq!(
+            p.bound(&sample(&[(1, 300), (2, 100), (3, 0)], &[1, 3]), at(6)),
+            ms(1) + ms(6)
+        );
+        // At 7 ms: nothing runnable, nothing unseen.
+        assert_eq!(
+            p.bound(&sample(&[(1, 300), (2, 100), (3, 0)], &[]), at(7)),
+            Duration::ZERO
         );
     }
 
@@ -268,14 +439,18 @@ mod tests {
             .spawn()
             .unwrap();
         std::thread::sleep(ms(50));
-        let a = Sample::of_tree(tree.id() as i32);
+        let mut tracker = Tracker::new(tree.id() as i32);
+        // The first baseline walks the tree; the next ones read the files it found.
+        let a = tracker.baseline();
         std::thread::sleep(ms(200));
-        let b = Sample::of_tree(tree.id() as i32);
+        let b = tracker.baseline();
         let (cpu, _) = b.since(&a);
+        let known = tracker.files.len();
         // SAFETY: kill(2) on a process group this test created.
         unsafe { libc::kill(-(tree.id() as i32), libc::SIGKILL) };
         let _ = tree.wait();
         assert!(!a.tasks.is_empty(), "the spinning grandchild is found");
+        assert_eq!(known, a.tasks.len(), "its file is kept open");
         // 200 ms of wall: however loaded the machine, some CPU time went to the spinner.
         assert!(cpu > Duration::ZERO, "cpu {cpu:?}");
     }

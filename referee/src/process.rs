@@ -1,7 +1,7 @@
 //! One bot process: isolated (see [`crate::isolation`] and `docs/SECURITY.md`), spoken to in
 //! lines, killed with everything it started.
 
-use crate::clock::{self, DecisionTime, RefereeWait, Sample};
+use crate::clock::{self, DecisionTime, Pending, RefereeWait, Sample, Tracker};
 use crate::isolation::{self, Context, Isolation, Sandbox};
 use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
@@ -337,6 +337,8 @@ pub struct BotProcess {
     /// When the last byte of the last write went into the pipe (the instant just before the
     /// write call that took it): a decision's clock starts there ([`BotProcess::answer`]).
     written_at: Instant,
+    /// The bot's threads' schedstat files, for the decision clock ([`BotProcess::answer`]).
+    tracker: Option<Tracker>,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -459,6 +461,7 @@ impl BotProcess {
             done: prep.done,
             human: false,
             written_at: Instant::now(),
+            tracker: None,
         })
     }
 
@@ -517,6 +520,7 @@ impl BotProcess {
             done,
             human: true,
             written_at: Instant::now(),
+            tracker: None,
         })
     }
 
@@ -777,33 +781,34 @@ impl BotProcess {
 
     /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
     /// timed from the moment the last byte of the request went into the pipe, and a timeout
-    /// only when the bot's own time passes `limit`. A decision answered within
-    /// [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads no accounting; past that, the
-    /// bot's tasks are sampled then and at the answer or the limit. A bot the machine kept
+    /// only when the bot's own time passes `limit`. The baseline of the bot's threads (and of
+    /// the referee's) is read as it starts, a `pread` per known thread; a decision answered
+    /// within [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads nothing more; past that,
+    /// the bot's tasks are read again at the answer or the limit. A bot the machine kept
     /// waiting past [`crate::clock::HARD_CAP`] times `limit` is [`IoFault::Starved`].
     pub async fn answer(&mut self, limit: Duration) -> Result<(Bytes, DecisionTime), IoFault> {
         let start = self.written_at;
         // The human seat is a person: its wall time is its time.
         let root = self.pgid.filter(|_| !self.human);
-        let first_at = start + (limit / 2).min(clock::FIRST_SAMPLE);
+        if self.tracker.as_ref().map(|t| t.root()) != root {
+            self.tracker = root.map(Tracker::new);
+        }
+        let base = self
+            .tracker
+            .as_mut()
+            .map(|t| (Instant::now(), t.baseline(), RefereeWait::now()));
+        let read_past = (limit / 2).min(clock::FIRST_SAMPLE);
         let cap = start + limit.saturating_mul(clock::HARD_CAP);
-        let mut first: Option<(Instant, Sample, Option<RefereeWait>)> = None;
-        let mut until = if root.is_some() {
-            first_at
-        } else {
-            start + limit
-        };
+        let mut until = start + limit;
+        let mut pending: Option<Pending> = None;
         loop {
             let now = Instant::now();
             match self.recv(until.saturating_duration_since(now)).await {
                 Ok((line, arrived)) => {
                     let wall = arrived.saturating_duration_since(start);
-                    let time = match (&first, root) {
-                        (Some((t0, s0, r0)), Some(root)) => {
-                            let (cpu, wait) = Sample::of_tree(root).since(s0);
-                            let wait = wait + RefereeWait::since(*r0);
-                            let window = arrived.saturating_duration_since(*t0);
-                            DecisionTime::accounted(wall, window, cpu, wait)
+                    let time = match (&base, self.tracker.as_mut()) {
+                        (Some(base), Some(tracker)) if wall >= read_past => {
+                            account(tracker, base, start, arrived).0
                         }
                         _ => DecisionTime::wall_only(wall),
                     };
@@ -812,25 +817,40 @@ impl BotProcess {
                 Err(IoFault::Timeout) => {}
                 Err(f) => return Err(f),
             }
-            let Some(root) = root else {
+            let (Some(base), Some(tracker)) = (&base, self.tracker.as_mut()) else {
                 return Err(IoFault::Timeout);
             };
             let now = Instant::now();
-            let Some((t0, s0, r0)) = &first else {
-                first = Some((now, Sample::of_tree(root), RefereeWait::now()));
-                until = start + limit;
-                continue;
-            };
-            let wall = now.saturating_duration_since(start);
-            let (cpu, wait) = Sample::of_tree(root).since(s0);
-            let wait = wait + RefereeWait::since(*r0);
-            let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
+            let (time, sample) = account(tracker, base, start, now);
+            let pending = pending.get_or_insert_with(|| Pending::new(&base.1, base.0));
             if time.own >= limit {
-                return Err(IoFault::Timeout);
+                // At best, with what its runnable threads may have waited unseen: only when
+                // even that is past the limit is it charged; otherwise look again in 1 ms
+                // (once they have run, their wait shows).
+                let unseen = pending.bound(&sample, now);
+                let best = own_with(&time, base, now, unseen);
+                if best >= limit || now >= cap {
+                    // An answer that came while the accounting was read still counts.
+                    if let Ok((line, _)) = self.recv(Duration::ZERO).await {
+                        return Ok((line, time));
+                    }
+                }
+                if best >= limit {
+                    return Err(IoFault::Timeout);
+                }
+                if now >= cap {
+                    return Err(IoFault::Starved {
+                        wall: time.wall,
+                        own: best,
+                    });
+                }
+                until = (now + Duration::from_millis(1)).min(cap);
+                continue;
             }
+            pending.bound(&sample, now);
             if now >= cap {
                 return Err(IoFault::Starved {
-                    wall,
+                    wall: time.wall,
                     own: time.own,
                 });
             }
@@ -1070,6 +1090,35 @@ impl Drop for BotProcess {
             self.after_supervisor_killed();
         }
     }
+}
+
+/// The decision clock at `now`: the bot's threads (walked again) and the referee's thread
+/// against the baseline taken when the decision started; with the walk.
+fn account(
+    tracker: &mut Tracker,
+    base: &(Instant, Sample, Option<RefereeWait>),
+    start: Instant,
+    now: Instant,
+) -> (DecisionTime, Sample) {
+    let (t0, s0, r0) = base;
+    let sample = tracker.walk();
+    let (cpu, wait) = sample.since(s0);
+    let wait = wait + RefereeWait::since(*r0);
+    let wall = now.saturating_duration_since(start);
+    let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
+    (time, sample)
+}
+
+/// The own time of `time` had its threads also waited `unseen` more.
+fn own_with(
+    time: &DecisionTime,
+    base: &(Instant, Sample, Option<RefereeWait>),
+    now: Instant,
+    unseen: Duration,
+) -> Duration {
+    let (cpu, wait) = (time.cpu.unwrap_or_default(), time.wait.unwrap_or_default());
+    let window = now.saturating_duration_since(base.0);
+    DecisionTime::accounted(time.wall, window, cpu, wait + unseen).own
 }
 
 #[cfg(test)]
