@@ -48,6 +48,17 @@ for line in sys.stdin:
                         pass
                 except FileExistsError:
                     pass
+            elif mode == "starve3":
+                # Every attempt: tell the test (marker-0, -1, -2 in turn), then compute.
+                for k in range(3):
+                    try:
+                        open(f"{sys.argv[4]}-{k}", "x").close()
+                        break
+                    except FileExistsError:
+                        pass
+                end = time.process_time() + ms / 1000
+                while time.process_time() < end:
+                    pass
             elif mode == "queued":
                 # Tell the test (which starts a real-time hog on this CPU), let it start, then
                 # compute a little: the bot is runnable but cannot run until the hog ends.
@@ -95,7 +106,7 @@ impl Drop for Hogs {
 /// One game of the bot (seat 0, pinned to CPU 0 with `hogs` busy processes) against builtin:random; the
 /// match and the bot's replay lines of kind `move`.
 fn play(dir: &Path, mode: &str, ms: u64, hogs: usize) -> Option<(MatchResult, Vec<Value>)> {
-    play_with(dir, mode, ms, hogs, "")
+    play_with(dir, mode, ms, hogs, LIMIT_MS)
 }
 
 fn play_with(
@@ -103,7 +114,7 @@ fn play_with(
     mode: &str,
     ms: u64,
     hogs: usize,
-    prefix: &str,
+    limit_ms: u64,
 ) -> Option<(MatchResult, Vec<Value>)> {
     common::require("taskset", "util-linux")?;
     common::require("python3", "python3")?;
@@ -111,14 +122,14 @@ fn play_with(
     std::fs::write(&script, BOT).unwrap();
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-bots/python");
     let spec = format!(
-        "{prefix}taskset -c 0 python3 {} {} {mode} {ms} {}",
+        "taskset -c 0 python3 {} {} {mode} {ms} {}",
         script.display(),
         samples.display(),
         dir.join("marker").display()
     );
     let limits = Limits {
         startup_ms: 10_000,
-        move_ms: LIMIT_MS,
+        move_ms: limit_ms,
         bank_ms: 0,
         max_line_bytes: 1 << 20,
     };
@@ -261,7 +272,7 @@ fn a_bot_starved_by_the_machine_has_its_game_voided_and_played_again_not_lost() 
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
     });
-    let played = play_with(dir.path(), "starve", LIMIT_MS / 2, 0, "");
+    let played = play_with(dir.path(), "starve", LIMIT_MS / 2, 0, LIMIT_MS);
     hogs.join().unwrap();
     let Some((r, _)) = played else {
         return;
@@ -326,6 +337,78 @@ fn a_bot_queued_past_its_limit_without_running_is_not_charged() {
     assert!(g.voided.is_empty(), "{:?}", g.voided);
     let first = &moves[0];
     // It answered past its limit in wall time, and most of that was the machine's.
-    assert!(first["elapsed_ms"].as_f64().unwrap() > LIMIT_MS as f64, "{first}");
-    assert!(first["own_ms"].as_f64().unwrap() < LIMIT_MS as f64, "{first}");
+    assert!(
+        first["elapsed_ms"].as_f64().unwrap() > LIMIT_MS as f64,
+        "{first}"
+    );
+    assert!(
+        first["own_ms"].as_f64().unwrap() < LIMIT_MS as f64,
+        "{first}"
+    );
+}
+
+#[test]
+fn a_game_voided_three_times_is_void_counts_for_nobody_and_verifies() {
+    if common::require("setsid", "util-linux").is_none() {
+        return;
+    }
+    // Each of the three attempts starves as above (forty busy processes on the bot's CPU from
+    // its first request on, for 1.5 s): a 100 ms limit, voided past 1 s. After the third the
+    // game is given up: void, no loser, no draw, the three reasons; its replay (the last
+    // attempt, stopped at the starved request) verifies as a void game.
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let hogs = std::thread::spawn(move || {
+        for k in 0..3 {
+            let m = marker.with_file_name(format!("marker-{k}"));
+            for _ in 0..6000 {
+                if m.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let hogs: Vec<Child> = (0..40)
+                .map(|_| {
+                    Command::new("setsid")
+                        .args(["-w", "taskset", "-c", "0"])
+                        .args(["sh", "-c", "exec sh -c 'while :; do :; done'"])
+                        .spawn()
+                        .expect("setsid")
+                })
+                .collect();
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            drop(Hogs(hogs));
+        }
+    });
+    let played = play_with(dir.path(), "starve3", 50, 0, 100);
+    hogs.join().unwrap();
+    let Some((r, _)) = played else {
+        return;
+    };
+    let g = &r.games[0];
+    assert!(g.void, "{g:?}");
+    assert_eq!(g.voided.len(), 3, "{g:?}");
+    assert_eq!((g.loser, g.draw), (None, false), "{g:?}");
+    assert!(g.faults.is_empty(), "{g:?}");
+    let path = dir.path().join("replays/game-0000.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let result: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(result["void"], true, "{result}");
+    assert_eq!(result["draw"], false, "{result}");
+    assert_eq!(
+        result["voided"].as_array().map(Vec::len),
+        Some(3),
+        "{result}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_durak"))
+        .args(["replay", "--verify"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

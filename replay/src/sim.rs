@@ -791,7 +791,29 @@ impl Walk<'_> {
             );
         }
         let everyone_faulted = self.everyone_faulted();
-        if everyone_faulted {
+        if r.void {
+            // Given up after voided attempts (a seat starved by the machine, its request left
+            // open): it counts for nobody, with its reasons.
+            if r.loser.is_some() || r.draw || r.voided.is_empty() {
+                self.diverge(
+                    number,
+                    format!(
+                        "the result says the game is void but {}{}",
+                        result_words(r.loser, r.draw),
+                        if r.voided.is_empty() {
+                            ", and gives no reason (voided)"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            } else if !self.faults.is_empty() {
+                self.diverge(
+                    number,
+                    "the result says the game is void, but a seat faulted: it loses".to_string(),
+                );
+            }
+        } else if everyone_faulted {
             // Nobody could play (each seat forfeited or failed to start): a draw.
             if r.loser.is_some() || !r.draw {
                 self.diverge(

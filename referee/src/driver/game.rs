@@ -434,6 +434,9 @@ pub(super) async fn play_game(
     }
     let voided = run.starved.as_ref().map(|(_, detail)| detail.clone());
     if let Some(detail) = &voided {
+        // Void: no loser, no draw (the match plays it again, up to MAX_VOIDED times).
+        result["draw"] = json!(false);
+        result["void"] = json!(true);
         result["voided"] = json!([detail]);
     }
     run.log.push(result);
@@ -448,13 +451,14 @@ pub(super) async fn play_game(
         series.record(outcome);
     }
     let record = GameRecord {
-        voided: voided.into_iter().collect(),
+        voided: voided.clone().into_iter().collect(),
         move_limit,
         game: index,
         seed,
         dealer: setup.dealer,
         loser: outcome.loser,
-        draw: outcome.is_draw(),
+        draw: outcome.is_draw() && voided.is_none(),
+        void: voided.is_some(),
         faults: run.faults,
         moves: game.move_count(),
         replay,

@@ -108,11 +108,16 @@ impl MatchConfig {
 /// What happened in one game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
-    /// Why earlier attempts at this game were voided and the game played again (a bot starved
-    /// by the machine past [`crate::clock::HARD_CAP`] times its limit), oldest first. After
-    /// [`MAX_VOIDED`] of them the game is not played again: the last one stands, as a draw.
+    /// Why attempts at this game were voided and the game played again (a bot starved by the
+    /// machine past [`crate::clock::HARD_CAP`] times its limit), oldest first. After
+    /// [`MAX_VOIDED`] of them the game is not played again: it is [`GameRecord::void`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub voided: Vec<String>,
+    /// The game was given up after [`MAX_VOIDED`] voided attempts: it counts for nobody (no
+    /// loser, no draw), and `voided` says why. Its replay is the last attempt's, which stops
+    /// at the starved request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
     /// Set when the game was ended as a draw by [`MatchConfig::max_moves`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_limit: Option<u32>,
@@ -480,8 +485,8 @@ pub async fn play_planned(
             }
             voided.append(&mut record.voided);
             if voided.len() >= MAX_VOIDED {
-                // Given up: the last attempt stands, as a draw (nobody loses for the machine).
-                series.record(Outcome { loser: None });
+                // Given up: the game is void, it counts for nobody (the series goes on as if
+                // it had not been played).
                 record.voided = voided;
                 break (record, log);
             }

@@ -487,6 +487,7 @@ mod tests {
             seats: j.seating(g as usize),
             record: durak_referee::GameRecord {
                 voided: Vec::new(),
+                void: false,
                 move_limit: None,
                 game: 0,
                 seed: j.deals[0].seed,

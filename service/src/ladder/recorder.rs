@@ -455,6 +455,7 @@ mod tests {
             seats,
             record: GameRecord {
                 voided: Vec::new(),
+                void: false,
                 move_limit: None,
                 game,
                 seed: 7,
