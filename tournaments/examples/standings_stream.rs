@@ -98,6 +98,7 @@ fn main() {
                     duration_ms: 5,
                     disqualified: vec![],
                     voided: Vec::new(),
+                    void: false,
                     move_limit: None,
                 });
                 id += 1;

@@ -340,6 +340,7 @@ mod tests {
                 duration_ms: 0,
                 disqualified: vec![],
                 voided: Vec::new(),
+                void: false,
                 move_limit: None,
             }
         };
@@ -408,6 +409,7 @@ mod tests {
                 duration_ms: 0,
                 disqualified: vec![],
                 voided: Vec::new(),
+                void: false,
                 move_limit: None,
             }
         };

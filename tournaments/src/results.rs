@@ -76,6 +76,10 @@ pub struct ResultLine {
     /// deal; oldest first (see `durak_referee::GameRecord::voided`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub voided: Vec<String>,
+    /// The game was given up after 3 voided attempts: it counts for nobody (no loser, no
+    /// draw), and `voided` says why (see `durak_referee::GameRecord::void`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
 }
 
 impl ResultLine {
@@ -496,6 +500,7 @@ pub(crate) mod tests {
             duration_ms: 12,
             disqualified: vec![],
             voided: Vec::new(),
+            void: false,
             move_limit: None,
         }
     }

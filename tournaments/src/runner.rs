@@ -835,6 +835,7 @@ fn result_line(
         duration_ms: rec.duration_ms,
         disqualified: Vec::new(),
         voided: rec.voided.clone(),
+        void: rec.void,
     }
 }
 
@@ -910,6 +911,7 @@ mod tests {
             duration_ms: 0,
             disqualified: vec![],
             voided: Vec::new(),
+            void: false,
             move_limit: None,
         };
         let stuck = shared.lock();

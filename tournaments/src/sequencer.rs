@@ -485,6 +485,7 @@ mod tests {
             duration_ms: 1,
             disqualified: vec![],
             voided: Vec::new(),
+            void: false,
             move_limit: None,
         }
     }

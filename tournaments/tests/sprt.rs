@@ -229,6 +229,7 @@ fn game(id: u64, deal: u32, seats: [&str; 2], loser: Option<usize>) -> ResultLin
         duration_ms: 1,
         disqualified: vec![],
         voided: Vec::new(),
+        void: false,
         move_limit: None,
     }
 }

@@ -67,6 +67,7 @@ pub fn load(name: &str, bots: &[String], k: usize) -> (Tournament, Vec<ResultLin
             duration_ms: 1,
             disqualified: vec![],
             voided: Vec::new(),
+            void: false,
             move_limit: None,
         });
     }

@@ -106,6 +106,7 @@ pub fn result_line(g: &GameRow, paired: bool) -> ResultLine {
         duration_ms: g.duration_ms,
         disqualified: Vec::new(),
         voided: Vec::new(),
+        void: false,
         move_limit: g.move_limit,
     }
 }
