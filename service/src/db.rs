@@ -224,6 +224,12 @@ CREATE TABLE challenges (
 CREATE INDEX challenges_account ON challenges(account, created);
 "#,
         ),
+        // Issue 23: why a game's attempts were voided (a bot starved by the machine; JSON list,
+        // NULL: none) and whether it was given up as void (counted for nobody).
+        M::up(
+            "ALTER TABLE games ADD COLUMN voided TEXT;\n\
+             ALTER TABLE games ADD COLUMN void INTEGER NOT NULL DEFAULT 0;",
+        ),
     ])
 }
 
