@@ -11,7 +11,7 @@ use durak_replay::raw::{self, RawLine, Stream};
 use durak_replay::sim::Simulation;
 use durak_rules::{Move, Seat};
 use std::fmt::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What the re-run gave.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,8 +181,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
             if !is_request && !is_hello {
                 continue;
             }
-            let sent = Instant::now();
-            let (answer, at) = proc.recv(limit).await.map_err(|f| {
+            let (answer, time) = proc.answer(limit).await.map_err(|f| {
                 format!(
                     "the bot gave no {} ({f:?})",
                     if is_hello { "hello" } else { "answer" }
@@ -191,7 +190,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
             if is_hello {
                 continue;
             }
-            let elapsed = at.saturating_duration_since(sent).as_secs_f64() * 1000.0;
+            let elapsed = time.wall.as_secs_f64() * 1000.0;
             if l.step == Some(n) {
                 return Ok((String::from_utf8_lossy(&answer).into_owned(), elapsed));
             }

@@ -11,7 +11,7 @@ use durak_protocol::{self as proto, Fault, FaultKind, Limits, MessageKinds, Refu
 use durak_referee::{BotCommand, BotProcess, IoFault};
 use durak_rules::random::greedy_move;
 use durak_rules::{Event, Game, Legal, Move, Outcome, Variant};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Bytes of the bot's stderr kept.
 const STDERR_CAP: usize = 64 * 1024;
@@ -108,6 +108,17 @@ pub fn io_problem(f: &IoFault, doing: &str, limits: &Limits, bank_ms: u64) -> Pr
         IoFault::Closed => (
             FaultKind::Closed,
             format!("the bot closed its stdout while the referee {doing}"),
+        ),
+        // Not the bot's fault: say so (a tournament would void the game and play it again).
+        IoFault::Starved { wall, own } => (
+            FaultKind::Timeout,
+            format!(
+                "the machine kept the bot waiting for a CPU: no reply after {} ms, of which \
+                 only {} ms were its own (the referee {doing}); run the check on a less \
+                 loaded machine",
+                wall.as_millis(),
+                own.as_millis()
+            ),
         ),
         // Only the human seat quits, and check-bot refuses it.
         IoFault::Quit => (
@@ -218,12 +229,8 @@ impl<'a> Session<'a> {
             p = fail(p, &proc);
             return Err(p);
         }
-        let sent = Instant::now();
-        let line = match proc.recv(startup).await {
-            Ok((line, at)) => {
-                let ms = at.saturating_duration_since(sent).as_secs_f64() * 1000.0;
-                (line, ms)
-            }
+        let line = match proc.answer(startup).await {
+            Ok((line, time)) => (line, time.wall.as_secs_f64() * 1000.0),
             Err(f) => {
                 let mut p = before_hello(io_problem(&f, "waited for its hello", &limits, 0), &f);
                 if f == IoFault::Timeout {
@@ -714,8 +721,9 @@ impl Session<'_> {
             fail(&mut x, p);
             return (x, None);
         }
-        let sent = Instant::now();
-        let (bytes, at) = match proc.recv(total).await {
+        // The referee's clock (durak_referee::clock): from the request's last byte written,
+        // charging the bot only its own time.
+        let (bytes, time) = match proc.answer(total).await {
             Ok(r) => r,
             Err(f) => {
                 let mut p = io_problem(&f, "waited for its answer", &limits, *bank);
@@ -724,9 +732,8 @@ impl Session<'_> {
                 return (x, None);
             }
         };
-        let elapsed = at.saturating_duration_since(sent);
-        let ms = elapsed.as_secs_f64() * 1000.0;
-        *bank = bank.saturating_sub((elapsed.as_millis() as u64).saturating_sub(limits.move_ms));
+        let ms = time.wall.as_secs_f64() * 1000.0;
+        *bank = bank.saturating_sub((time.own.as_millis() as u64).saturating_sub(limits.move_ms));
         x.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
         x.answer = Some(String::from_utf8_lossy(&bytes).into_owned());
         self.findings.times.push((decision.to_string(), ms));

@@ -33,6 +33,20 @@ pub(crate) fn tree_busy(root: i32) -> bool {
     false
 }
 
+/// Every process below `root` (not `root` itself), at most 4096 of them.
+pub(crate) fn descendants(root: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut todo = children(root);
+    while let Some(pid) = todo.pop() {
+        if out.len() >= 4096 {
+            break;
+        }
+        out.push(pid);
+        todo.extend(children(pid));
+    }
+    out
+}
+
 /// The children of every thread of `pid` (a child belongs to the thread that forked it).
 fn children(pid: i32) -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {

@@ -7,6 +7,7 @@
 
 pub mod affinity;
 pub mod builtin;
+pub mod clock;
 pub mod driver;
 mod idle;
 pub mod isolation;
@@ -15,6 +16,7 @@ pub mod replay;
 mod sent;
 pub mod stderr;
 
+pub use clock::DecisionTime;
 pub use driver::{
     play_match, play_match_with, play_planned, GameRecord, MatchConfig, MatchResult, PlannedGame,
     SeatInfo, SeatSpec,

@@ -1,6 +1,7 @@
 //! One bot process: isolated (see [`crate::isolation`] and `docs/SECURITY.md`), spoken to in
 //! lines, killed with everything it started.
 
+use crate::clock::{self, DecisionTime, Pending, RefereeWait, Sample, Tracker};
 use crate::isolation::{self, Context, Isolation, Sandbox};
 use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
@@ -10,7 +11,7 @@ use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 
@@ -272,6 +273,13 @@ pub enum IoFault {
     LineTooLong,
     /// The human seat's person quit (it exited with [`HUMAN_QUIT`]).
     Quit,
+    /// Starved by the machine: no answer after [`crate::clock::HARD_CAP`] times the limit of
+    /// wall time, its own time (`own`) still under the limit. Not the bot's fault: the game is
+    /// voided and played again.
+    Starved {
+        wall: Duration,
+        own: Duration,
+    },
 }
 
 /// What [`BotProcess::spawn_with`] needs besides the command.
@@ -326,6 +334,11 @@ pub struct BotProcess {
     done: isolation::DoneFlag,
     /// The human seat ([`BotCommand::is_human`]).
     human: bool,
+    /// When the last byte of the last write went into the pipe (the instant just before the
+    /// write call that took it): a decision's clock starts there ([`BotProcess::answer`]).
+    written_at: Instant,
+    /// The bot's threads' schedstat files, for the decision clock ([`BotProcess::answer`]).
+    tracker: Option<Tracker>,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -447,6 +460,8 @@ impl BotProcess {
             cgroup: prep.cgroup,
             done: prep.done,
             human: false,
+            written_at: Instant::now(),
+            tracker: None,
         })
     }
 
@@ -504,6 +519,8 @@ impl BotProcess {
             cgroup: None,
             done,
             human: true,
+            written_at: Instant::now(),
+            tracker: None,
         })
     }
 
@@ -580,9 +597,19 @@ impl BotProcess {
         let stdin = self.stdin.as_mut().expect("checked");
         let out = &self.outbox;
         let mut done = 0;
+        let mut at = Instant::now();
         let write = async {
             while done < out.len() {
-                match stdin.write(&out[done..]).await? {
+                // The instant is taken just before each write call: the one that writes the
+                // last byte starts the clock. Taken after the write, it would come late by as
+                // long as the referee waits for a CPU once the bot is woken, and a bot that
+                // answers meanwhile (a Python bot on the referee's CPU) would be timed at 0.
+                let n = std::future::poll_fn(|cx| {
+                    at = Instant::now();
+                    std::pin::Pin::new(&mut *stdin).poll_write(cx, &out[done..])
+                })
+                .await?;
+                match n {
                     0 => return Err(io::ErrorKind::WriteZero.into()),
                     n => done += n,
                 }
@@ -590,6 +617,7 @@ impl BotProcess {
             stdin.flush().await
         };
         let r = tokio::time::timeout(limit, write).await;
+        self.written_at = at;
         self.sent.wrote(&mut self.outbox, done);
         match r {
             Ok(Ok(())) => Ok(()),
@@ -749,6 +777,87 @@ impl BotProcess {
     /// that does so is at fault in that game.
     pub fn supervisor_was_killed(&mut self) -> bool {
         !self.killed_supervisor && self.try_exit().is_some() && !self.done.is_set()
+    }
+
+    /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
+    /// timed from the moment the last byte of the request went into the pipe, and a timeout
+    /// only when the bot's own time passes `limit`. The baseline of the bot's threads (and of
+    /// the referee's) is read as it starts, a `pread` per known thread; a decision answered
+    /// within [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads nothing more; past that,
+    /// the bot's tasks are read again at the answer or the limit. A bot the machine kept
+    /// waiting past [`crate::clock::HARD_CAP`] times `limit` is [`IoFault::Starved`].
+    pub async fn answer(&mut self, limit: Duration) -> Result<(Bytes, DecisionTime), IoFault> {
+        let start = self.written_at;
+        // The human seat is a person: its wall time is its time.
+        let root = self.pgid.filter(|_| !self.human);
+        if self.tracker.as_ref().map(|t| t.root()) != root {
+            self.tracker = root.map(Tracker::new);
+        }
+        let base = self
+            .tracker
+            .as_mut()
+            .map(|t| (Instant::now(), t.baseline(), RefereeWait::now()));
+        let read_past = (limit / 2).min(clock::FIRST_SAMPLE);
+        let cap = start + limit.saturating_mul(clock::HARD_CAP);
+        let mut until = start + limit;
+        let mut pending: Option<Pending> = None;
+        loop {
+            let now = Instant::now();
+            match self.recv(until.saturating_duration_since(now)).await {
+                Ok((line, arrived)) => {
+                    let wall = arrived.saturating_duration_since(start);
+                    let time = match (&base, self.tracker.as_mut()) {
+                        (Some(base), Some(tracker)) if wall >= read_past => {
+                            account(tracker, base, start, arrived).0
+                        }
+                        _ => DecisionTime::wall_only(wall),
+                    };
+                    return Ok((line, time));
+                }
+                Err(IoFault::Timeout) => {}
+                Err(f) => return Err(f),
+            }
+            let (Some(base), Some(tracker)) = (&base, self.tracker.as_mut()) else {
+                return Err(IoFault::Timeout);
+            };
+            let now = Instant::now();
+            let (time, sample) = account(tracker, base, start, now);
+            let pending = pending.get_or_insert_with(|| Pending::new(&base.1, base.0));
+            if time.own >= limit {
+                // At best, with what its runnable threads may have waited unseen: only when
+                // even that is past the limit is it charged; otherwise look again in 1 ms
+                // (once they have run, their wait shows).
+                let unseen = pending.bound(&sample, now);
+                let best = own_with(&time, base, now, unseen);
+                if best >= limit || now >= cap {
+                    // An answer that came while the accounting was read still counts.
+                    if let Ok((line, _)) = self.recv(Duration::ZERO).await {
+                        return Ok((line, time));
+                    }
+                }
+                if best >= limit {
+                    return Err(IoFault::Timeout);
+                }
+                if now >= cap {
+                    return Err(IoFault::Starved {
+                        wall: time.wall,
+                        own: best,
+                    });
+                }
+                until = (now + Duration::from_millis(1)).min(cap);
+                continue;
+            }
+            pending.bound(&sample, now);
+            if now >= cap {
+                return Err(IoFault::Starved {
+                    wall: time.wall,
+                    own: time.own,
+                });
+            }
+            // Its own time left, at the soonest: look again then (not before 1 ms).
+            let left = (limit - time.own).max(Duration::from_millis(1));
+            until = (now + left).min(cap);
+        }
     }
 
     /// Read one line within `limit`; returns it with the instant it arrived.
@@ -981,6 +1090,35 @@ impl Drop for BotProcess {
             self.after_supervisor_killed();
         }
     }
+}
+
+/// The decision clock at `now`: the bot's threads (walked again) and the referee's thread
+/// against the baseline taken when the decision started; with the walk.
+fn account(
+    tracker: &mut Tracker,
+    base: &(Instant, Sample, Option<RefereeWait>),
+    start: Instant,
+    now: Instant,
+) -> (DecisionTime, Sample) {
+    let (t0, s0, r0) = base;
+    let sample = tracker.walk();
+    let (cpu, wait) = sample.since(s0);
+    let wait = wait + RefereeWait::since(*r0);
+    let wall = now.saturating_duration_since(start);
+    let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
+    (time, sample)
+}
+
+/// The own time of `time` had its threads also waited `unseen` more.
+fn own_with(
+    time: &DecisionTime,
+    base: &(Instant, Sample, Option<RefereeWait>),
+    now: Instant,
+    unseen: Duration,
+) -> Duration {
+    let (cpu, wait) = (time.cpu.unwrap_or_default(), time.wait.unwrap_or_default());
+    let window = now.saturating_duration_since(base.0);
+    DecisionTime::accounted(time.wall, window, cpu, wait + unseen).own
 }
 
 #[cfg(test)]

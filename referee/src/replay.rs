@@ -34,6 +34,20 @@ impl ReplayLog {
         self.lines.push(serde_json::to_string(&v).expect("json"));
     }
 
+    /// Set the `voided` list of the `result` line (the last): why earlier attempts at this game
+    /// were voided and it was played again (see `GameRecord::voided`).
+    pub fn note_voided(&mut self, reasons: &[String]) {
+        let Some(last) = self.lines.last_mut() else {
+            return;
+        };
+        if let Ok(serde_json::Value::Object(mut m)) = serde_json::from_str(last) {
+            if m.get("type").and_then(|t| t.as_str()) == Some("result") {
+                m.insert("voided".into(), serde_json::json!(reasons));
+                *last = serde_json::Value::Object(m).to_string();
+            }
+        }
+    }
+
     /// Write atomically to `path` (directories are created), and make it durable: the file is
     /// fsynced before it is renamed into place, and the directory after.
     pub fn write_atomic(&self, path: &Path) -> std::io::Result<()> {

@@ -155,6 +155,13 @@ pub struct ResultRecord {
     /// The referee ended the game as a draw at this many moves (its `max_moves`).
     #[serde(default)]
     pub move_limit: Option<u32>,
+    /// Why attempts at this game were voided (a bot starved by the machine), oldest first.
+    #[serde(default)]
+    pub voided: Vec<String>,
+    /// The game was given up, voided each time: it counts for nobody, and stops at the starved
+    /// seat's open request.
+    #[serde(default)]
+    pub void: bool,
 }
 
 /// Where in the game a `stderr` line's text arrived (its `at`).
@@ -207,6 +214,14 @@ pub enum Record {
         id: Option<u64>,
         #[serde(default)]
         elapsed_ms: Option<f64>,
+        /// The time charged and the accounting behind it (docs/PROTOCOL.md, "Time limits"),
+        /// when the referee read it; absent in older replays.
+        #[serde(default)]
+        own_ms: Option<f64>,
+        #[serde(default)]
+        cpu_ms: Option<f64>,
+        #[serde(default)]
+        wait_ms: Option<f64>,
         #[serde(rename = "move")]
         mv: Value,
     },

@@ -21,6 +21,17 @@ pub struct RequestInfo {
     pub time: Option<RequestTime>,
 }
 
+/// A decision's clock beyond its wall time (docs/PROTOCOL.md, "Time limits"), in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Accounting {
+    /// The time charged: the wall time minus the machine's wait.
+    pub own_ms: f64,
+    /// CPU time of the bot's threads over the sampled part of the decision.
+    pub cpu_ms: Option<f64>,
+    /// Time the bot's threads waited for a CPU over the sampled part.
+    pub wait_ms: Option<f64>,
+}
+
 /// An answer the referee refused: the raw line and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refused {
@@ -83,8 +94,10 @@ pub struct Step {
     pub request: Option<RequestInfo>,
     /// The move applied.
     pub mv: Option<Move>,
-    /// How long the bot took, from the request written to the answer read.
+    /// How long the bot took, from the request written to the answer read (wall time).
     pub elapsed_ms: Option<f64>,
+    /// The time charged, its CPU time and its run-queue wait, when the referee read them.
+    pub accounting: Option<Accounting>,
     pub refused: Option<Refused>,
     pub faults: Vec<FaultRecord>,
     /// Set on the last step.
@@ -228,6 +241,7 @@ impl Walk<'_> {
             request: None,
             mv: None,
             elapsed_ms: None,
+            accounting: None,
             refused: None,
             faults: Vec::new(),
             end: None,
@@ -305,8 +319,18 @@ impl Walk<'_> {
                 forced,
                 id,
                 elapsed_ms,
+                own_ms,
+                cpu_ms,
+                wait_ms,
                 mv,
-            } => self.apply(number, *seat, *forced, *id, *elapsed_ms, mv),
+            } => {
+                let accounting = own_ms.map(|own_ms| Accounting {
+                    own_ms,
+                    cpu_ms: *cpu_ms,
+                    wait_ms: *wait_ms,
+                });
+                self.apply(number, *seat, *forced, *id, (*elapsed_ms, accounting), mv)
+            }
             Record::Answer {
                 id,
                 seat,
@@ -491,7 +515,7 @@ impl Walk<'_> {
         seat: Seat,
         forced: bool,
         id: Option<u64>,
-        elapsed_ms: Option<f64>,
+        (elapsed_ms, accounting): (Option<f64>, Option<Accounting>),
         mv: &Value,
     ) {
         if self.open.is_none() {
@@ -521,6 +545,7 @@ impl Walk<'_> {
         step.mv = Some(decoded);
         step.forced = forced;
         step.elapsed_ms = elapsed_ms;
+        step.accounting = accounting;
         let d = l.decision;
         let request_id = step.request.as_ref().map(|r| r.id);
         if seat != d.seat {
@@ -766,7 +791,29 @@ impl Walk<'_> {
             );
         }
         let everyone_faulted = self.everyone_faulted();
-        if everyone_faulted {
+        if r.void {
+            // Given up after voided attempts (a seat starved by the machine, its request left
+            // open): it counts for nobody, with its reasons.
+            if r.loser.is_some() || r.draw || r.voided.is_empty() {
+                self.diverge(
+                    number,
+                    format!(
+                        "the result says the game is void but {}{}",
+                        result_words(r.loser, r.draw),
+                        if r.voided.is_empty() {
+                            ", and gives no reason (voided)"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            } else if !self.faults.is_empty() {
+                self.diverge(
+                    number,
+                    "the result says the game is void, but a seat faulted: it loses".to_string(),
+                );
+            }
+        } else if everyone_faulted {
             // Nobody could play (each seat forfeited or failed to start): a draw.
             if r.loser.is_some() || !r.draw {
                 self.diverge(

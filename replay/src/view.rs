@@ -659,6 +659,18 @@ pub(crate) fn fmt_ms(ms: f64) -> String {
 
 /// The view of step `index` (0-based) of a simulation, for every hand (`viewer` `None`) or for
 /// one seat.
+/// A decision's time charged, CPU time and CPU wait, as the views write them after its wall
+/// time: ", 204 ms its own, CPU 200 ms, waited for a CPU 408 ms".
+pub fn accounting_text(a: &crate::sim::Accounting) -> String {
+    let of = |what: &str, v: Option<f64>| v.map(|ms| format!(", {what} {}", fmt_ms(ms)));
+    format!(
+        ", {} its own{}{}",
+        fmt_ms(a.own_ms),
+        of("CPU", a.cpu_ms).unwrap_or_default(),
+        of("waited for a CPU", a.wait_ms).unwrap_or_default()
+    )
+}
+
 pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepView {
     let h = &sim.header;
     let step: &Step = &sim.steps[index];
@@ -740,8 +752,17 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
             .time
             .map(|t| format!(" (limit {} ms, bank {} ms)", t.move_ms, t.bank_ms))
             .unwrap_or_default();
+        // The time charged, when it differs from the wall time (the machine kept the bot
+        // waiting): docs/PROTOCOL.md, "Time limits".
+        let own = step
+            .accounting
+            .map_or_else(String::new, |a| accounting_text(&a));
         match elapsed_ms {
-            Some(ms) => format!("answered in {} to request {}{limits}", fmt_ms(ms), r.id),
+            Some(ms) => format!(
+                "answered in {}{own} to request {}{limits}",
+                fmt_ms(ms),
+                r.id
+            ),
             None => format!("no answer to request {}{limits}", r.id),
         }
     });

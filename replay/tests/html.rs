@@ -143,3 +143,32 @@ fn the_title_names_the_game_once() {
     assert!(t.ends_with("podkidnoy game 0 · Durak replay"), "{t}");
     assert!(alone.contains("game 0 of its series"));
 }
+
+#[test]
+fn a_decision_the_machine_kept_waiting_carries_its_own_time_to_the_page() {
+    // As in the text views (tests/views.rs): own, CPU and wait time beside the wall time, in
+    // the step's rest (few steps have it), which viewer.js appends to "answered in".
+    let mut lines = fixture_lines("podkidnoy-2p.jsonl");
+    let first = lines
+        .iter()
+        .position(|l| l.contains(r#""type":"move""#) && l.contains(r#""forced":false"#))
+        .unwrap();
+    let mut v: Value = serde_json::from_str(&lines[first]).unwrap();
+    v["elapsed_ms"] = serde_json::json!(612.4);
+    v["own_ms"] = serde_json::json!(204.2);
+    v["cpu_ms"] = serde_json::json!(200.0);
+    v["wait_ms"] = serde_json::json!(408.2);
+    lines[first] = v.to_string();
+    let data = embedded_data(&html_page(&sim_of_lines(&lines)));
+    let steps = data["steps"].as_array().unwrap();
+    let with: Vec<&Value> = steps.iter().filter(|s| s[1]["c"].is_string()).collect();
+    assert_eq!(with.len(), 1, "{steps:?}");
+    assert_eq!(
+        with[0][1]["c"],
+        ", 204 ms its own, CPU 200 ms, waited for a CPU 408 ms"
+    );
+    assert!(VIEWER_JS.text.contains("(step.c || \"\")"));
+    // A replay without the accounting has none of it.
+    let plain = embedded_data(&html_page(&sim("podkidnoy-2p.jsonl")));
+    assert!(!plain.to_string().contains("its own"));
+}

@@ -346,3 +346,31 @@ fn add_offers_what_can_be_added() {
     }
     assert!(seen_one, "a fixture has an add of one card");
 }
+
+#[test]
+fn a_decision_the_machine_kept_waiting_shows_its_own_time() {
+    // The referee's clock (docs/PROTOCOL.md, "Time limits"): a replay with own_ms, cpu_ms and
+    // wait_ms on its first move shows them beside the wall time; older replays still read.
+    let mut lines = fixture_lines("podkidnoy-2p.jsonl");
+    let first = lines
+        .iter()
+        .position(|l| l.contains(r#""type":"move""#) && l.contains(r#""forced":false"#))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[first]).unwrap();
+    v["elapsed_ms"] = serde_json::json!(612.4);
+    v["own_ms"] = serde_json::json!(204.2);
+    v["cpu_ms"] = serde_json::json!(200.0);
+    v["wait_ms"] = serde_json::json!(408.2);
+    lines[first] = v.to_string();
+    let s = sim_of_lines(&lines);
+    assert!(s.divergence.is_none(), "{:?}", s.divergence);
+    let timing = step_view(&s, 0, None).timing.unwrap();
+    assert!(
+        timing.starts_with(
+            "answered in 612 ms, 204 ms its own, CPU 200 ms, waited for a CPU 408 ms to \
+             request 1"
+        ),
+        "{timing}"
+    );
+    assert!(render_step(&step_view(&s, 0, None)).contains("204 ms its own"));
+}

@@ -237,6 +237,12 @@ CREATE TABLE game_analysis (
 ) WITHOUT ROWID;
 "#,
         ),
+        // Issue 23: why a game's attempts were voided (a bot starved by the machine; JSON list,
+        // NULL: none) and whether it was given up as void (counted for nobody).
+        M::up(
+            "ALTER TABLE games ADD COLUMN voided TEXT;\n\
+             ALTER TABLE games ADD COLUMN void INTEGER NOT NULL DEFAULT 0;",
+        ),
     ])
 }
 

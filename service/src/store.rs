@@ -314,10 +314,20 @@ pub struct GameRow {
     /// The replay, relative to the data directory.
     pub replay: String,
     pub recorded: i64,
+    /// Why attempts at this game were voided and it was played again (a bot starved by the
+    /// machine), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<String>,
+    /// Given up after 3 voided attempts: it counts for nobody.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
 }
 
 pub const GAME_COLUMNS: &str = "g.job, g.game, g.rotation, g.deal, g.seats, g.seed, g.dealer, \
-    g.loser, g.draw, g.faults, g.moves, g.duration_ms, g.move_limit, g.replay, g.recorded";
+    g.loser, g.draw, g.faults, g.moves, g.duration_ms, g.move_limit, g.replay, g.recorded, g.voided, g.void";
+
+/// How many columns [`GAME_COLUMNS`] holds: a query's next column is at this index.
+pub const GAME_COLUMN_COUNT: usize = 17;
 
 pub fn row_to_game(r: &Row) -> rusqlite::Result<GameRow> {
     let bad = |e: serde_json::Error| {
@@ -341,6 +351,11 @@ pub fn row_to_game(r: &Row) -> rusqlite::Result<GameRow> {
         move_limit: r.get(12)?,
         replay: r.get(13)?,
         recorded: r.get(14)?,
+        voided: match r.get::<_, Option<String>>(15)? {
+            Some(v) => serde_json::from_str(&v).map_err(bad)?,
+            None => Vec::new(),
+        },
+        void: r.get::<_, i64>(16)? != 0,
     })
 }
 
@@ -382,7 +397,10 @@ pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, 
              DESC LIMIT 500"
         ))?;
         let rows = s.query_map([v], |r| {
-            Ok((row_to_game(r)?, r.get::<_, i64>(15)? as usize))
+            Ok((
+                row_to_game(r)?,
+                r.get::<_, i64>(GAME_COLUMN_COUNT)? as usize,
+            ))
         })?;
         let all: Vec<(GameRow, usize)> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(all

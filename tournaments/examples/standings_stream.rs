@@ -97,6 +97,8 @@ fn main() {
                     replay: None,
                     duration_ms: 5,
                     disqualified: vec![],
+                    voided: Vec::new(),
+                    void: false,
                     move_limit: None,
                 });
                 id += 1;

@@ -339,6 +339,8 @@ mod tests {
                 replay: Some(replay),
                 duration_ms: 0,
                 disqualified: vec![],
+                voided: Vec::new(),
+                void: false,
                 move_limit: None,
             }
         };
@@ -406,6 +408,8 @@ mod tests {
                 replay: Some(replay),
                 duration_ms: 0,
                 disqualified: vec![],
+                voided: Vec::new(),
+                void: false,
                 move_limit: None,
             }
         };

@@ -71,6 +71,15 @@ pub struct ResultLine {
     /// Set when the referee ended the game as a draw at its move limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_limit: Option<u32>,
+    /// Why earlier attempts at this game were voided (a bot starved by the machine past ten
+    /// times its limit, its own time still under it) and the game played again with the same
+    /// deal; oldest first (see `durak_referee::GameRecord::voided`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<String>,
+    /// The game was given up after 3 voided attempts: it counts for nobody (no loser, no
+    /// draw), and `voided` says why (see `durak_referee::GameRecord::void`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
 }
 
 impl ResultLine {
@@ -490,6 +499,8 @@ pub(crate) mod tests {
             replay: Some(format!("replays/t0000-g{id:04}.jsonl")),
             duration_ms: 12,
             disqualified: vec![],
+            voided: Vec::new(),
+            void: false,
             move_limit: None,
         }
     }

@@ -834,6 +834,8 @@ fn result_line(
         }),
         duration_ms: rec.duration_ms,
         disqualified: Vec::new(),
+        voided: rec.voided.clone(),
+        void: rec.void,
     }
 }
 
@@ -908,6 +910,8 @@ mod tests {
             replay: None,
             duration_ms: 0,
             disqualified: vec![],
+            voided: Vec::new(),
+            void: false,
             move_limit: None,
         };
         let stuck = shared.lock();

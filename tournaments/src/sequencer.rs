@@ -484,6 +484,8 @@ mod tests {
             replay: None,
             duration_ms: 1,
             disqualified: vec![],
+            voided: Vec::new(),
+            void: false,
             move_limit: None,
         }
     }

@@ -228,6 +228,8 @@ fn game(id: u64, deal: u32, seats: [&str; 2], loser: Option<usize>) -> ResultLin
         replay: None,
         duration_ms: 1,
         disqualified: vec![],
+        voided: Vec::new(),
+        void: false,
         move_limit: None,
     }
 }

@@ -75,6 +75,8 @@ fn line(id: u64, seats: &[&str], loser: Option<usize>) -> ResultLine {
         replay: None,
         duration_ms: 1,
         disqualified: vec![],
+        voided: Vec::new(),
+        void: false,
         move_limit: None,
     }
 }
@@ -622,4 +624,33 @@ fn standings_read_back_from_a_results_file() {
         Standings::compute(&t, &read.lines),
         Standings::compute(&t, &lines())
     );
+}
+
+#[test]
+fn a_void_game_counts_for_nobody_and_the_standings_say_so() {
+    let t = tournament(&["a", "b", "c"], 2);
+    let plain = Standings::compute(&t, &lines());
+    // A seventh game, given up as void after 3 starved attempts, and one of the six played
+    // again once before it counted.
+    let mut void = line(6, &["a", "b"], None);
+    (void.draw, void.void) = (false, true);
+    void.voided = vec!["starved 1".into(), "starved 2".into(), "starved 3".into()];
+    let mut all = lines();
+    all[0].voided = vec!["starved 0".into()];
+    all.push(void);
+    let s = Standings::compute(&t, &all);
+    assert_eq!((s.games_played, s.games_void, s.attempts_voided), (7, 1, 4));
+    assert_eq!(s.voided.len(), 4);
+    assert_eq!(s.voided[0], "game 0: starved 0");
+    // Nobody's games, losses, draws or rating moved.
+    assert_eq!(s.standings, plain.standings);
+    assert_eq!(s.head_to_head, plain.head_to_head);
+    let text = s.to_text();
+    assert!(
+        text.contains("Voided: 4 attempts played again") && text.contains("1 game void"),
+        "{text}"
+    );
+    // Without voids the standings say nothing of them.
+    assert_eq!((plain.games_void, plain.attempts_voided), (0, 0));
+    assert!(!plain.to_text().contains("Voided"));
 }

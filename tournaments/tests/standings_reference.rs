@@ -66,6 +66,8 @@ pub fn load(name: &str, bots: &[String], k: usize) -> (Tournament, Vec<ResultLin
             replay: None,
             duration_ms: 1,
             disqualified: vec![],
+            voided: Vec::new(),
+            void: false,
             move_limit: None,
         });
     }

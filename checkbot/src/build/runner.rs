@@ -322,7 +322,7 @@ pub async fn run(spec: &Spec<'_>) -> std::io::Result<Ran> {
             Ok(line) => output.push(&line),
             // Gone, and quiet for 50 ms: what it left running may hold the pipe open for long.
             Err(IoFault::Timeout) if child.try_exit().is_some() => break,
-            Err(IoFault::Timeout) => {}
+            Err(IoFault::Timeout | IoFault::Starved { .. }) => {}
             Err(IoFault::LineTooLong) => {
                 output.push(b"(a line longer than 64 KiB: the output after it is not kept)");
                 stdout_open = false;

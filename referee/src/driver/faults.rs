@@ -29,6 +29,14 @@ pub(super) fn io_fault(seat: Seat, f: IoFault, what: &str, limit_ms: u64, bank_m
             FaultKind::LineTooLong,
             format!("the bot sent a line longer than the limit ({what})"),
         ),
+        // Voided by the driver before it comes here; elsewhere (a hello) a timeout.
+        IoFault::Starved { wall, .. } => (
+            FaultKind::Timeout,
+            format!(
+                "no {what} within {limit_ms} ms + {bank_ms} ms bank ({} ms of wall time)",
+                wall.as_millis()
+            ),
+        ),
         IoFault::Quit => (
             FaultKind::Crash,
             "the person quit (q at the prompt): the seat forfeits the game".to_string(),

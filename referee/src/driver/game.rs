@@ -15,6 +15,9 @@ struct GameRun<'a> {
     faults: Vec<Fault>,
     /// The open request's id and, for a schema refusal, the JSON pointer: for the `error` line.
     error_context: (Option<u64>, Option<String>),
+    /// A bot the machine starved past the hard cap (see [`crate::clock::HARD_CAP`]): the seat
+    /// and what happened. The game is voided, nobody loses, and the match plays it again.
+    starved: Option<(Seat, String)>,
 }
 
 impl GameRun<'_> {
@@ -112,6 +115,7 @@ pub(super) async fn play_game(
         log: ReplayLog::default(),
         faults: Vec::new(),
         error_context: (None, None),
+        starved: None,
     };
 
     // Start (or restart) every bot that is not running; a bot that cannot start loses. A game
@@ -280,6 +284,7 @@ pub(super) async fn play_game(
                 forced: true,
                 id: None,
                 elapsed_ms: None,
+                clock: None,
                 mv: proto::MoveSer(&mv),
             });
         } else {
@@ -289,7 +294,7 @@ pub(super) async fn play_game(
             )
             .await
             {
-                Ok((answer, elapsed_ms)) => {
+                Ok((answer, time)) => {
                     let mv = scripted.unwrap_or(answer);
                     game.apply_into(seat, &mv, &mut events).expect("checked");
                     run.log.push(ReplayMove {
@@ -297,12 +302,18 @@ pub(super) async fn play_game(
                         seat,
                         forced: false,
                         id: Some(request_id),
-                        elapsed_ms: Some(elapsed_ms),
+                        elapsed_ms: Some(ReplayClock::wall_ms(&time)),
+                        clock: Some(ReplayClock::of(&time)),
                         mv: proto::MoveSer(&mv),
                     });
                 }
-                Err(f) => {
+                Err(Some(f)) => {
                     run.fault(seats, f).await;
+                }
+                Err(None) => {
+                    // Starved by the machine: the game stops here, nobody loses.
+                    outcome = Some(Outcome { loser: None });
+                    break;
                 }
             }
         }
@@ -317,7 +328,7 @@ pub(super) async fn play_game(
     }
     let mut outcome = outcome.expect("the loop ends with an outcome");
     // A bot that dies reading this game's last events dies in this game.
-    if run.faults.is_empty() {
+    if run.faults.is_empty() && run.starved.is_none() {
         settle_tails(cfg, seats, &mut run).await;
         if let Some(f) = run.faults.first() {
             outcome = Outcome {
@@ -350,8 +361,11 @@ pub(super) async fn play_game(
         }
     }
 
-    // Game end: tell every live bot; faulting bots are killed and restarted next game.
-    let faulted: Vec<Seat> = run.faults.iter().map(|f| f.seat).collect();
+    // Game end: tell every live bot; faulting bots (and a starved one, still deciding) are
+    // killed and restarted next game.
+    let faulted: Vec<Seat> = (run.faults.iter().map(|f| f.seat))
+        .chain(run.starved.as_ref().map(|s| s.0))
+        .collect();
     for (seat, s) in seats.iter_mut().enumerate() {
         if let Some(live) = s.live.as_mut() {
             live.proc.mark_stderr(StderrAt::End).await;
@@ -418,6 +432,13 @@ pub(super) async fn play_game(
     if let Some(limit) = move_limit {
         result["move_limit"] = json!(limit);
     }
+    let voided = run.starved.as_ref().map(|(_, detail)| detail.clone());
+    if let Some(detail) = &voided {
+        // Void: no loser, no draw (the match plays it again, up to MAX_VOIDED times).
+        result["draw"] = json!(false);
+        result["void"] = json!(true);
+        result["voided"] = json!([detail]);
+    }
     run.log.push(result);
     // The replay is written by the caller (overlapping the next game).
     let replay = cfg
@@ -425,14 +446,19 @@ pub(super) async fn play_game(
         .as_ref()
         .map(|dir| replay_path(dir, &cfg.replay_prefix, index, cfg.compress_replays));
     let log = replay.is_some().then(|| std::mem::take(&mut run.log));
-    series.record(outcome);
+    // A voided game is played again: the series goes on as if it had not been.
+    if voided.is_none() {
+        series.record(outcome);
+    }
     let record = GameRecord {
+        voided: voided.clone().into_iter().collect(),
         move_limit,
         game: index,
         seed,
         dealer: setup.dealer,
         loser: outcome.loser,
-        draw: outcome.is_draw(),
+        draw: outcome.is_draw() && voided.is_none(),
+        void: voided.is_some(),
         faults: run.faults,
         moves: game.move_count(),
         replay,
@@ -488,7 +514,7 @@ async fn ask(
     seat: Seat,
     id: u64,
     bank: &mut [u64],
-) -> Result<(Move, f64), Fault> {
+) -> Result<(Move, DecisionTime), Option<Fault>> {
     let limits = cfg.seats[seat].limits;
     let obs = game.observation(seat);
     let req = proto::request(id, run.index, legal, &obs, limits.move_ms, bank[seat]);
@@ -504,12 +530,12 @@ async fn ask(
         legal: proto::LegalSer(legal),
     });
     let Some(live) = seats[seat].live.as_mut() else {
-        return Err(Fault {
+        return Err(Some(Fault {
             seat,
             kind: FaultKind::Crash,
             detail: "the bot is not running".into(),
             rule: None,
-        });
+        }));
     };
     let total = Duration::from_millis(limits.move_ms + bank[seat]);
     run.error_context = (Some(id), None);
@@ -538,35 +564,48 @@ async fn ask(
     };
     if let Err(f) = live.proc.send(&req, total).await {
         let f = io_fault(seat, f, "reading its request", limits.move_ms, bank[seat]);
-        return Err(hint(f, &live.proc, None));
+        return Err(Some(hint(f, &live.proc, None)));
     }
     let request_end = live.proc.bytes_written();
-    // The clock starts once the request is written: the referee's own work is not charged.
-    let sent = Instant::now();
-    let (line, arrived) = match live.proc.recv(total).await {
+    // The clock starts when the request's last byte went into the pipe (the referee's own work
+    // is not charged) and charges the bot only its own time (crate::clock).
+    let (line, time) = match live.proc.answer(total).await {
         Ok(r) => r,
+        Err(IoFault::Starved { wall, own }) => {
+            let detail = format!(
+                "request {id}: seat {seat} was kept waiting for a CPU by the machine: no answer \
+                 after {} ms of wall time, of which only {} ms were its own (limit {} ms + {} \
+                 ms bank; the game is voided past {}x the limit and played again)",
+                wall.as_millis(),
+                own.as_millis(),
+                limits.move_ms,
+                bank[seat],
+                crate::clock::HARD_CAP
+            );
+            tracing::warn!(seat, "{detail}");
+            run.starved = Some((seat, detail));
+            return Err(None);
+        }
         Err(f) => {
             let f = io_fault(seat, f, "answer", limits.move_ms, bank[seat]);
-            return Err(hint(f, &live.proc, Some(request_end)));
+            return Err(Some(hint(f, &live.proc, Some(request_end))));
         }
     };
     live.answered = true;
     live.kinds.answered();
-    let elapsed = arrived.saturating_duration_since(sent);
-    let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
-    let over = (elapsed.as_millis() as u64).saturating_sub(limits.move_ms);
+    let over = (time.own.as_millis() as u64).saturating_sub(limits.move_ms);
     bank[seat] = bank[seat].saturating_sub(over);
     match proto::judge_answer(&line, id, game, seat) {
-        Ok(mv) => Ok((mv, (elapsed_ms * 1000.0).round() / 1000.0)),
+        Ok(mv) => Ok((mv, time)),
         Err(r) => {
-            run.log.push(
-                json!({"type": "answer", "id": id, "seat": seat, "elapsed_ms": elapsed_ms,
-                                "line": shown(&line), "refused": r.detail()}),
-            );
+            let mut answer = json!({"type": "answer", "id": id, "seat": seat,
+                                    "elapsed_ms": ReplayClock::wall_ms(&time), "line": shown(&line), "refused": r.detail()});
+            ReplayClock::of(&time).add_to(&mut answer);
+            run.log.push(answer);
             run.error_context.1 = r.pointer.clone();
             let mut f = r.fault(seat);
             f.detail = format!("request {id}: {}", f.detail);
-            Err(f)
+            Err(Some(f))
         }
     }
 }

@@ -2,8 +2,9 @@
 //! the engine, timing every decision, turning any misbehaviour into a named fault, and recording
 //! a replay per game.
 
+use crate::clock::DecisionTime;
 use crate::isolation::Context;
-use crate::process::{describe_exit, BotCommand, BotProcess, SpawnOptions};
+use crate::process::{describe_exit, BotCommand, BotProcess, IoFault, SpawnOptions};
 use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
 use crate::stderr::StderrAt;
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, MessageKinds};
@@ -62,6 +63,10 @@ pub struct MatchConfig {
     pub opening: Vec<Move>,
 }
 
+/// How many times a game is voided (a bot starved by the machine) and played again, at most: a
+/// machine that starves bots that often is not fit to judge, and the match must end.
+pub const MAX_VOIDED: usize = 3;
+
 /// The default [`MatchConfig::max_moves`]: far above any real game (random play averages under
 /// 100 moves in 2-player podkidnoy, a few hundred at six players).
 pub const DEFAULT_MAX_MOVES: u32 = 2000;
@@ -103,6 +108,16 @@ impl MatchConfig {
 /// What happened in one game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// Why attempts at this game were voided and the game played again (a bot starved by the
+    /// machine past [`crate::clock::HARD_CAP`] times its limit), oldest first. After
+    /// [`MAX_VOIDED`] of them the game is not played again: it is [`GameRecord::void`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<String>,
+    /// The game was given up after [`MAX_VOIDED`] voided attempts: it counts for nobody (no
+    /// loser, no draw), and `voided` says why. Its replay is the last attempt's, which stops
+    /// at the starved request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
     /// Set when the game was ended as a draw by [`MatchConfig::max_moves`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_limit: Option<u32>,
@@ -171,8 +186,52 @@ struct ReplayMove<'a> {
     forced: bool,
     id: Option<u64>,
     elapsed_ms: Option<f64>,
+    #[serde(flatten)]
+    clock: Option<ReplayClock>,
     #[serde(rename = "move")]
     mv: proto::MoveSer<'a>,
+}
+
+/// A decision's clock in a replay line beside `elapsed_ms` (the wall time; see
+/// [`crate::clock`]), in milliseconds rounded to the microsecond: `own_ms` the time charged,
+/// `cpu_ms` and `wait_ms` the CPU time and run-queue wait of the bot's tasks, when they were read
+/// (a decision past `clock::FIRST_SAMPLE`).
+#[derive(Serialize)]
+struct ReplayClock {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    own_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait_ms: Option<f64>,
+}
+
+impl ReplayClock {
+    fn of(t: &DecisionTime) -> ReplayClock {
+        ReplayClock {
+            // Only when it differs from the wall time (an accounted decision).
+            own_ms: t.cpu.map(|_| ms(t.own)),
+            cpu_ms: t.cpu.map(ms),
+            wait_ms: t.wait.map(ms),
+        }
+    }
+
+    /// The wall time, for `elapsed_ms`.
+    fn wall_ms(t: &DecisionTime) -> f64 {
+        ms(t.wall)
+    }
+
+    /// Add the fields to a JSON line.
+    fn add_to(&self, line: &mut Value) {
+        if let (Value::Object(m), Ok(Value::Object(c))) = (line, serde_json::to_value(self)) {
+            m.extend(c);
+        }
+    }
+}
+
+/// Milliseconds rounded to the microsecond.
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1000.0
 }
 
 struct Live {
@@ -403,16 +462,40 @@ pub async fn play_planned(
     let mut dealer = series.dealer();
     for (i, planned) in plan.into_iter().enumerate() {
         let index = planned.map_or(i as u32, |p| p.index);
-        let deal = planned.map(|p| {
-            let setup = Setup {
-                variant: cfg.variant,
-                players: n,
-                dealer: p.dealer.unwrap_or(dealer),
-                first_game: p.first_game,
-            };
-            (setup, p.seed)
-        });
-        let (record, mut log) = play_game(&owned, &mut series, &mut seats, index, deal).await?;
+        let deal = match planned {
+            Some(p) => {
+                let setup = Setup {
+                    variant: cfg.variant,
+                    players: n,
+                    dealer: p.dealer.unwrap_or(dealer),
+                    first_game: p.first_game,
+                };
+                (setup, p.seed)
+            }
+            None => (series.next_setup(), series.next_seed()),
+        };
+        // A game voided (a bot starved by the machine) is played again with the same deal.
+        let mut voided = Vec::new();
+        let (record, mut log) = loop {
+            let (mut record, log) =
+                play_game(&owned, &mut series, &mut seats, index, Some(deal)).await?;
+            if record.voided.is_empty() {
+                record.voided = voided;
+                break (record, log);
+            }
+            voided.append(&mut record.voided);
+            if voided.len() >= MAX_VOIDED {
+                // Given up: the game is void, it counts for nobody (the series goes on as if
+                // it had not been played).
+                record.voided = voided;
+                break (record, log);
+            }
+        };
+        if !record.voided.is_empty() {
+            if let Some(log) = log.as_mut() {
+                log.note_voided(&record.voided);
+            }
+        }
         dealer = record.loser.unwrap_or(record.dealer);
         for seat in on_end(&record, &mut log) {
             if seat < n && !owned.forfeit[seat] {

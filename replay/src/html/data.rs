@@ -128,6 +128,10 @@ pub struct Rest {
     pub n: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub se: Vec<Value>,
+    /// The decision clock beyond the wall time, when the referee read it (docs/PROTOCOL.md,
+    /// "Time limits"): ", 204 ms its own, CPU 200 ms, waited for a CPU 408 ms".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c: Option<String>,
 }
 
 impl StepData {
@@ -540,6 +544,7 @@ pub fn game_data(sim: &Simulation, views: &[StepView]) -> GameData {
                     f: v.faults.clone(),
                     n: v.note.clone(),
                     se,
+                    c: step.accounting.as_ref().map(crate::view::accounting_text),
                 },
             }
         })

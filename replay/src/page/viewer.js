@@ -165,7 +165,7 @@
       e = e ? e.split(" ") : [];
       if (raw[0] !== "!" && prev && prev.m && prev.d) e = moveEvents(+prev.d[0], prev.m, prev.g).concat(e);
       const s = { l: line, e: e, d: a[2] || null, g: a[3] || null, m: a[4] || null, t: a[6] ? fmtMs(+a[6]) : undefined,
-        rf: rest.rf, f: rest.f, n: rest.n };
+        rf: rest.rf, f: rest.f, n: rest.n, c: rest.c };
       const q = a[5];
       if (q === "+") { id += 1; s.q = [id].concat(limits || []); }
       else if (q) { s.q = q.split(",").map(Number); id = s.q[0]; limits = s.q.length > 1 ? s.q.slice(1) : null; }
@@ -298,7 +298,7 @@
     let timing = null;
     if (step.q) {
       const limits = step.q.length > 1 ? " (limit " + step.q[1] + " ms, bank " + step.q[2] + " ms)" : "";
-      timing = step.t !== undefined ? "answered in " + step.t + " ms to request " + step.q[0] + limits : "no answer to request " + step.q[0] + limits;
+      timing = step.t !== undefined ? "answered in " + step.t + " ms" + (step.c || "") + " to request " + step.q[0] + limits : "no answer to request " + step.q[0] + limits;
     }
     const faults = step.f || [];
     const faulted = faults.map((f) => f.seat);

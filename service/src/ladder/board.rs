@@ -105,6 +105,8 @@ pub fn result_line(g: &GameRow, paired: bool) -> ResultLine {
         replay: None,
         duration_ms: g.duration_ms,
         disqualified: Vec::new(),
+        voided: g.voided.clone(),
+        void: g.void,
         move_limit: g.move_limit,
     }
 }
@@ -177,7 +179,7 @@ impl Board {
             let mut rows = s.query([])?;
             while let Some(r) = rows.next()? {
                 let g = store::row_to_game(r)?;
-                let state: String = r.get(15)?;
+                let state: String = r.get(store::GAME_COLUMN_COUNT)?;
                 jobs.insert(g.job);
                 if g.seats.iter().all(|v| ids.contains_key(v)) {
                     builder.add(&result_line(&g, state == "done"));

@@ -489,6 +489,8 @@ mod tests {
             deal: 0,
             seats: j.seating(g as usize),
             record: durak_referee::GameRecord {
+                voided: Vec::new(),
+                void: false,
                 move_limit: None,
                 game: 0,
                 seed: j.deals[0].seed,

@@ -353,8 +353,9 @@ fn insert_one(
     let seats = serde_json::to_string(&g.seats).expect("json");
     let n = tx.execute(
         "INSERT OR IGNORE INTO games(job, game, rotation, deal, seats, seed, dealer, loser, \
-         draw, faults, moves, duration_ms, move_limit, replay, recorded, played_by) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+         draw, faults, moves, duration_ms, move_limit, replay, recorded, played_by, voided, \
+         void) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+         ?17, ?18)",
         params![
             g.job,
             g.game,
@@ -372,6 +373,8 @@ fn insert_one(
             g.replay_rel(),
             now,
             g.played_by,
+            (!r.voided.is_empty()).then(|| serde_json::to_string(&r.voided).expect("json")),
+            r.void as i64,
         ],
     )?;
     let mut out = Recorded {
@@ -456,6 +459,8 @@ mod tests {
             deal: game as usize,
             seats,
             record: GameRecord {
+                voided: Vec::new(),
+                void: false,
                 move_limit: None,
                 game,
                 seed: 7,
@@ -511,5 +516,60 @@ mod tests {
             .read(|c| c.query_row("SELECT played_by FROM games LIMIT 1", [], |r| r.get(0)))
             .unwrap();
         assert_eq!(by, "local");
+    }
+
+    #[test]
+    fn a_void_game_keeps_its_reasons_and_counts_for_nobody_in_the_standings() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Arc::new(Db::open(&d.path().join("s.db")).unwrap());
+        let n = Arc::new(AtomicU64::new(0));
+        let r = Recorder::start(db.clone(), d.path().to_path_buf(), 3, n);
+        crate::ladder::jobs::create(&db, 1, &[1, 2], 2, 0).unwrap();
+        let mut void = game(1, 0, vec![1, 2], vec![], "void\n");
+        let reasons: Vec<String> = (1..=3).map(|k| format!("starved {k}")).collect();
+        (void.record.loser, void.record.void) = (None, true);
+        void.record.voided = reasons.clone();
+        let mut replayed = game(1, 1, vec![1, 2], vec![], "replayed\n");
+        replayed.record.voided = vec!["starved 0".into()];
+        r.record(void).unwrap();
+        r.record(replayed).unwrap();
+        let g0 = crate::store::game(&db, 1, 0).unwrap().unwrap();
+        assert!(g0.void);
+        assert_eq!(g0.voided, reasons);
+        let g1 = crate::store::game(&db, 1, 1).unwrap().unwrap();
+        assert!(!g1.void);
+        assert_eq!(g1.voided, vec!["starved 0".to_string()]);
+        // The service's results (its games' JSON) say so; the standings count it for nobody.
+        let json = serde_json::to_value(&g0).unwrap();
+        assert_eq!(json["void"], true);
+        assert_eq!(json["voided"].as_array().map(Vec::len), Some(3));
+        let t = durak_tournaments::config::Tournament {
+            variant: durak_rules::Variant::Podkidnoy,
+            format: durak_tournaments::config::Format::RoundRobin,
+            table_size: 2,
+            games: 2,
+            seed: 1,
+            challenger: None,
+            concurrency: None,
+            max_consecutive_faults: 3,
+            sprt: None,
+            bots: ["1", "2"]
+                .iter()
+                .map(|n| durak_tournaments::config::Bot {
+                    name: n.to_string(),
+                    command: "builtin:random".into(),
+                    cwd: "/".into(),
+                    own_cwd: true,
+                    limits: Default::default(),
+                })
+                .collect(),
+        };
+        let lines = [
+            crate::ladder::board::result_line(&g0, true),
+            crate::ladder::board::result_line(&g1, true),
+        ];
+        let s = durak_tournaments::standings::Standings::compute(&t, &lines);
+        assert_eq!((s.games_void, s.attempts_voided), (1, 4));
+        assert_eq!(s.get("1").unwrap().games, 1, "the void game is nobody's");
     }
 }

@@ -225,6 +225,8 @@ pub fn check_game(
         deal,
         seats: seating,
         record: GameRecord {
+            voided: result.voided.clone(),
+            void: result.void,
             move_limit: result.move_limit,
             game: deal as u32,
             seed: h.seed,

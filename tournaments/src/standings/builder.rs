@@ -14,12 +14,20 @@ use std::collections::{BTreeMap, HashMap};
 /// The largest table (K-1); a deal's partial state packs 3-bit counters for 6 seats.
 const MAX_SEATS: usize = 6;
 
+/// Reasons for voided attempts kept in the standings (the builder's memory stays bounded).
+pub const MAX_VOID_NOTES: usize = 20;
+
 /// Builds [`Standings`] from result lines fed one at a time ([`Standings::builder`]).
 #[derive(Clone, Debug)]
 pub struct StandingsBuilder {
     pub(super) t: Tournament,
     index: HashMap<String, usize>,
     pub(super) lines: u64,
+    /// Games given up as void (they count for nobody), attempts voided and played again, and
+    /// the first [`MAX_VOID_NOTES`] reasons.
+    pub(super) void: u64,
+    pub(super) attempts_voided: u64,
+    pub(super) void_notes: Vec<String>,
     pub(super) bots: Vec<BotCounts>,
     combo_index: HashMap<Vec<usize>, usize>,
     pub(super) combos: Vec<Combo>,
@@ -270,6 +278,9 @@ impl StandingsBuilder {
                 .map(|(i, b)| (b.name.clone(), i))
                 .collect(),
             lines: 0,
+            void: 0,
+            attempts_voided: 0,
+            void_notes: Vec::new(),
             bots: vec![BotCounts::default(); t.bots.len()],
             combo_index: HashMap::new(),
             combos: Vec::new(),
@@ -284,6 +295,17 @@ impl StandingsBuilder {
     /// Count one finished game. Lines may come in any order; each game once.
     pub fn add(&mut self, l: &ResultLine) {
         self.lines += 1;
+        self.attempts_voided += l.voided.len() as u64;
+        for why in &l.voided {
+            if self.void_notes.len() < MAX_VOID_NOTES {
+                self.void_notes.push(format!("game {}: {why}", l.id));
+            }
+        }
+        if l.void {
+            // Given up (a bot starved by the machine each time): it counts for nobody.
+            self.void += 1;
+            return;
+        }
         if let Some(s) = self.sprt.as_mut() {
             s.add(l);
         }

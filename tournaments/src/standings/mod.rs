@@ -155,6 +155,14 @@ pub struct Standings {
     pub seed: u64,
     pub games_scheduled: usize,
     pub games_played: usize,
+    /// Of the games played, those given up as void after 3 voided attempts (a bot starved by
+    /// the machine past ten times its limit each time): they count for nobody.
+    pub games_void: usize,
+    /// Attempts voided and played again with the same deal (those of void games included).
+    pub attempts_voided: usize,
+    /// Why, for the first 20 voided attempts: "game ID: reason".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenger: Option<String>,
     pub method: Method,
@@ -341,6 +349,9 @@ fn assemble(b: StandingsBuilder) -> Standings {
         seed: t.seed,
         games_scheduled: scheduled_games(t),
         games_played: b.lines as usize,
+        games_void: b.void as usize,
+        attempts_voided: b.attempts_voided as usize,
+        voided: b.void_notes.clone(),
         challenger: challenger.map(|c| t.bots[c].name.clone()),
         method: Method {
             interval: interval_kind,

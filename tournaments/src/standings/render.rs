@@ -23,6 +23,19 @@ impl Standings {
         )
     }
 
+    /// A line on voided games, when there were any.
+    fn voided_line(&self) -> Option<String> {
+        (self.attempts_voided > 0).then(|| {
+            format!(
+                "Voided: {} played again (a bot starved by the machine past ten times its \
+                 limit); {} void after 3 attempts, counted for nobody. First: {}",
+                plural(self.attempts_voided, "attempt"),
+                plural(self.games_void, "game"),
+                self.voided.first().map_or("", String::as_str)
+            )
+        })
+    }
+
     fn legend(&self) -> String {
         format!(
             "Elo: one fit of all games (who was the durak at each table), relative to the mean; \
@@ -83,6 +96,9 @@ impl Standings {
     /// Tables for people: the standings, the LOS matrix, head to head, the pairs.
     pub fn to_text(&self) -> String {
         let mut out = format!("{}\n", self.headline());
+        if let Some(v) = self.voided_line() {
+            out.push_str(&format!("{v}\n"));
+        }
         if let Some(sprt) = &self.sprt {
             out.push_str(&format!(
                 "{sprt}{}\n",
