@@ -3,10 +3,12 @@
 //! and, per seat, the decisions valued, the blunders and whether it threw a won game away, which
 //! a version's page sums into its endgame accuracy.
 //!
-//! Lazily: a game is analysed when its page is first shown, or when its version's view is
-//! computed (at most [`PER_VIEW`] of its games not analysed yet, the latest first, each time; the
-//! pages' cache computes a view once per recorded games). A game is never solved twice; the
-//! accuracy is a sum over the stored rows.
+//! Off every request's path: one background thread ([`run`], started with the ladder) analyses
+//! the games not analysed yet, the newest first, at the scheduler's idle priority (`SCHED_IDLE`),
+//! so that solving endgames never takes a CPU from a bot's clock or an answer from the server. A
+//! request never solves: a game's page shown before its turn says so. A version's view only sums the
+//! stored rows; when the thread catches up it touches the board, so cached views show the new
+//! sums. A game is never solved twice.
 
 use crate::db::Db;
 use crate::store::{GameRow, Paths};
@@ -17,8 +19,9 @@ use serde::Serialize;
 
 /// The solver's budget per decision: the tournament report's.
 pub const BUDGET: u64 = durak_report::scan::ANALYSIS_BUDGET;
-/// Games analysed at most when a version's view is computed.
-pub const PER_VIEW: usize = 20;
+/// The background thread's batch: it touches the board after this many games, or sooner when
+/// it has caught up.
+pub const BATCH: usize = 20;
 
 /// One game's stored analysis.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,34 +100,19 @@ fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> 
     Ok(out)
 }
 
-/// A game's analysis: stored, or computed now and stored.
-pub fn of_game(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> {
-    match stored(db, g.job, g.game)? {
-        Some(a) => Ok(a),
-        None => analyse(db, paths, g),
-    }
+/// A game's analysis, when the background thread has made it ([`run`]): a request never
+/// solves (a reader asking for many new games' pages would otherwise spend the server's CPU).
+pub fn of_game(db: &Db, g: &GameRow) -> Result<Option<GameAnalysis>, String> {
+    stored(db, g.job, g.game)
 }
 
-/// Version `v`'s endgame accuracy: at most [`PER_VIEW`] of its games not analysed yet are
-/// analysed first (a replay that cannot be read is skipped, said in the log), then the stored
-/// rows of all its games are summed.
-pub fn of_version(db: &Db, paths: &Paths, v: i64) -> Result<VersionAccuracy, String> {
-    let missing: Vec<GameRow> = db.read(|c| {
-        let mut s = c.prepare(&format!(
-            "SELECT {} FROM game_seats s JOIN games g ON g.job = s.job AND g.game = s.game \
-             WHERE s.version = ?1 AND NOT EXISTS (SELECT 1 FROM game_analysis a WHERE a.job = \
-             g.job AND a.game = g.game) GROUP BY g.job, g.game \
-             ORDER BY g.recorded DESC, g.job DESC, g.game DESC LIMIT ?2",
-            crate::store::GAME_COLUMNS
-        ))?;
-        let rows = s.query_map(params![v, PER_VIEW as i64], crate::store::row_to_game)?;
-        rows.collect()
-    })?;
-    for g in &missing {
-        if let Err(e) = analyse(db, paths, g) {
-            tracing::warn!("endgame analysis of job {} game {}: {e}", g.job, g.game);
-        }
-    }
+/// Said on a game's page whose endgame is not analysed yet.
+pub const NOT_YET: &str = "Endgame values: this game is not analysed yet (the server analyses \
+                           games in the background, the newest first); reload the page later";
+
+/// Version `v`'s endgame accuracy over its games analysed so far: the sums of their stored
+/// rows (nothing is solved here; see [`run`]).
+pub fn of_version(db: &Db, v: i64) -> Result<VersionAccuracy, String> {
     let rows: Vec<(i64, String)> = db.read(|c| {
         let mut s = c.prepare(
             "SELECT s.seat, a.seats FROM game_seats s JOIN game_analysis a ON a.job = s.job \
@@ -163,4 +151,77 @@ pub fn of_version(db: &Db, paths: &Paths, v: i64) -> Result<VersionAccuracy, Str
     out.thrown_away = tally.thrown;
     out.tally = tally;
     Ok(out)
+}
+
+/// The newest games not analysed yet, at most `n`.
+fn pending(db: &Db, n: usize) -> Result<Vec<GameRow>, String> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!(
+            "SELECT {} FROM games g WHERE NOT EXISTS (SELECT 1 FROM game_analysis a WHERE \
+             a.job = g.job AND a.game = g.game) \
+             ORDER BY g.recorded DESC, g.job DESC, g.game DESC LIMIT ?1",
+            crate::store::GAME_COLUMNS
+        ))?;
+        let rows = s.query_map([n as i64], crate::store::row_to_game)?;
+        rows.collect()
+    })
+}
+
+/// Run this thread at the scheduler's idle priority: it gets a CPU only when nothing else
+/// wants it (Linux applies the policy to the calling thread alone).
+fn idle_priority() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler with pid 0 changes only the calling thread's policy; `param`
+    // is a valid sched_param for SCHED_IDLE (priority 0).
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    if rc != 0 {
+        tracing::warn!(
+            "endgame analysis: could not take the idle priority ({}); it runs at the default one",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// The background analyser: until `stop` says so, analyses the games not analysed yet, the
+/// newest first, [`BATCH`] at a time, touching the board after each batch that analysed
+/// something; sleeps a moment when none is left. A replay that cannot be read is said in the
+/// log and marked analysed with no values, so that it is not read again.
+pub fn run(ladder: &crate::ladder::Ladder) {
+    idle_priority();
+    let pause = std::time::Duration::from_millis(500);
+    while !ladder.stopping() {
+        let games = match pending(&ladder.db, BATCH) {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::warn!("endgame analysis: {e}");
+                std::thread::sleep(pause * 10);
+                continue;
+            }
+        };
+        if games.is_empty() {
+            std::thread::sleep(pause);
+            continue;
+        }
+        for g in &games {
+            if ladder.stopping() {
+                return;
+            }
+            if let Err(e) = analyse(&ladder.db, &ladder.paths, g) {
+                tracing::warn!("endgame analysis of job {} game {}: {e}", g.job, g.game);
+                let _ = mark_unreadable(&ladder.db, g);
+            }
+        }
+        ladder.board.touch();
+    }
+}
+
+/// Keep a game whose replay could not be analysed as analysed with no values.
+fn mark_unreadable(db: &Db, g: &GameRow) -> Result<(), String> {
+    db.write(|c| {
+        c.execute(
+            "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, '[]', '[]')",
+            params![g.job, g.game],
+        )
+    })?;
+    Ok(())
 }

@@ -306,7 +306,8 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
                 h.name = label.clone();
             }
         }
-        let notes = private::hidden(&visible)
+        let analysis = crate::analysis::of_game(&s.ladder.db, &row)?;
+        let mut notes: Vec<String> = private::hidden(&visible)
             .into_iter()
             .map(|seat| {
                 // `seat 1 (chatty v1, named sh-bot)`: the label's own parentheses not nested.
@@ -315,6 +316,9 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
                 format!("Seat{rest}: {}.", private::NOTE)
             })
             .collect();
+        if analysis.is_none() {
+            notes.push(format!("{}.", crate::analysis::NOT_YET));
+        }
         let sim = durak_replay::simulate(&replay);
         let mut seen = std::collections::HashSet::new();
         for v in row.seats.iter().filter(|v| seen.insert(**v)) {
@@ -328,7 +332,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
             place: Some(format!("ladder job {job}, game {g}")),
             root: ASSET_ROOT.to_string(),
             notes,
-            endgame: crate::analysis::of_game(&s.ladder.db, &s.ladder.paths, &row)?.endgame,
+            endgame: analysis.map(|a| a.endgame).unwrap_or_default(),
         };
         Ok(durak_replay::html::game_page(&sim, &ctx))
     })

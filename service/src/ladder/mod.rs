@@ -228,6 +228,13 @@ impl Ladder {
                 .spawn(move || me.schedule_loop())
                 .expect("thread"),
         );
+        let me = self.clone();
+        handles.push(
+            std::thread::Builder::new()
+                .name("ladder-analysis".into())
+                .spawn(move || crate::analysis::run(&me))
+                .expect("thread"),
+        );
         let slots = if self.cfg.ladder.local_play {
             self.cfg.ladder.concurrency
         } else {

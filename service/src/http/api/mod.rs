@@ -373,7 +373,7 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
     let previous = crate::ladder::compare::view(&s.ladder.db, &s.ladder.cfg.compare, v.id)?;
     let (newest, _) = store::games_of_version(&s.ladder.db, v.id, mygames::TIMING_GAMES)?;
     let newest: Vec<(&GameRow, usize)> = newest.iter().map(|g| (g, seat_of(g))).collect();
-    let endgame = crate::analysis::of_version(&s.ladder.db, &s.ladder.paths, v.id)?;
+    let endgame = crate::analysis::of_version(&s.ladder.db, v.id)?;
     Ok(Some(VersionView {
         ladder_timing: mygames::timing(s, &newest),
         ladder_timing_games: newest.len() as u64,
