@@ -228,13 +228,13 @@ impl Ladder {
                 .spawn(move || me.schedule_loop())
                 .expect("thread"),
         );
+        // Not joined at stop: a solve in progress at idle priority on a loaded machine may take
+        // long, and what it has not written is simply analysed at the next start.
         let me = self.clone();
-        handles.push(
-            std::thread::Builder::new()
-                .name("ladder-analysis".into())
-                .spawn(move || crate::analysis::run(&me))
-                .expect("thread"),
-        );
+        std::thread::Builder::new()
+            .name("ladder-analysis".into())
+            .spawn(move || crate::analysis::run(&me))
+            .expect("thread");
         let slots = if self.cfg.ladder.local_play {
             self.cfg.ladder.concurrency
         } else {
