@@ -159,3 +159,40 @@ fn v1_or_v2_for_real_when_available() {
         assert!(!d.exists(), "{} removed", d.display());
     }
 }
+
+/// For real where cgroups can be used: what a referee that is gone left in every hierarchy
+/// bots use (memory, pids, cpuset, cpu) is removed by the next referee's set-up.
+#[test]
+fn stale_bot_cgroups_are_swept_in_every_hierarchy() {
+    let Ok(s) = support() else {
+        eprintln!("note: no cgroup for bots here: {:?}", support());
+        return;
+    };
+    let bases: Vec<PathBuf> = [Some(&s.memory), Some(&s.pids)]
+        .into_iter()
+        .chain([s.cpuset.as_ref().map(|c| &c.dir), s.cpu.as_ref()])
+        .flatten()
+        .cloned()
+        .collect();
+    // Above pid_max (4194304 at most): no process has this pid.
+    let stale: Vec<PathBuf> = bases
+        .iter()
+        .map(|b| b.parent().unwrap().join("durak-4194999/bot-0"))
+        .collect();
+    for d in &stale {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+    let other = set_up(&mountinfo, &own, 4194998).unwrap();
+    for d in &stale {
+        assert!(!d.parent().unwrap().exists(), "{} removed", d.display());
+    }
+    let made = [Some(&other.memory), Some(&other.pids)]
+        .into_iter()
+        .chain([other.cpuset.as_ref().map(|c| &c.dir), other.cpu.as_ref()])
+        .flatten();
+    for d in made {
+        let _ = std::fs::remove_dir(d);
+    }
+}
