@@ -29,7 +29,8 @@
 //!   scan for records it must not see);
 //! - `uids.rs`: the per-bot uids of strict mode as root;
 //! - `seccomp.rs`: strict mode's seccomp filter (no file locks);
-//! - `cgroup.rs`: a memory and pids cgroup per bot (v2 or v1);
+//! - `cgroup/`: a memory and pids cgroup per bot (v2 or v1), with a cpuset of its table's CPUs
+//!   and one CPU weight where the controllers can be used (`cgroup/cpu.rs`);
 //! - `workdir.rs`: default mode's private working directory, and removing stale ones;
 //! - `procfs.rs`: what `/proc` says about processes;
 //! - `prepare.rs`: from a bot command to what is spawned;

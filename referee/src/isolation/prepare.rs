@@ -185,22 +185,45 @@ fn resolve_command(
 /// becomes an address-space limit), said once.
 fn bot_cgroup(iso: &Isolation) -> Option<BotCgroup> {
     static NOTE: std::sync::Once = std::sync::Once::new();
+    static CPU_NOTE: std::sync::Once = std::sync::Once::new();
     match cgroup::support() {
-        Ok(s) => match BotCgroup::create(s, iso.limits.memory, iso.limits.processes) {
-            Ok(cg) => Some(cg),
-            Err(e) => {
-                NOTE.call_once(|| {
-                    tracing::warn!(
-                        "cannot make a cgroup for a bot ({e}): memory is limited per process \
-                         (address space) instead"
+        Ok(s) => {
+            if !s.cpu_notes.is_empty() {
+                CPU_NOTE.call_once(|| {
+                    tracing::debug!(
+                        "{}: a table's CPUs are kept by sched_setaffinity only, which a bot's \
+                         child can undo",
+                        s.cpu_notes.join("; ")
                     )
                 });
-                None
             }
-        },
+            bot_cgroup_in(s, iso)
+        }
         Err(why) => {
             NOTE.call_once(|| {
                 tracing::debug!("no cgroup for bots ({why}): memory is limited per process")
+            });
+            None
+        }
+    }
+}
+
+/// The bot's cgroup in `s`, held to the CPUs of the thread that starts it (its table's).
+fn bot_cgroup_in(s: &cgroup::Support, iso: &Isolation) -> Option<BotCgroup> {
+    static NOTE: std::sync::Once = std::sync::Once::new();
+    match BotCgroup::create(
+        s,
+        iso.limits.memory,
+        iso.limits.processes,
+        &crate::affinity::allowed_cpus(),
+    ) {
+        Ok(cg) => Some(cg),
+        Err(e) => {
+            NOTE.call_once(|| {
+                tracing::warn!(
+                    "cannot make a cgroup for a bot ({e}): memory is limited per process \
+                         (address space) instead"
+                )
             });
             None
         }

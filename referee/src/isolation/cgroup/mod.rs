@@ -6,10 +6,21 @@
 //! root, no delegated subtree, the controllers missing), [`support`] says why and the caller
 //! falls back to an address-space limit.
 //!
+//! Where the `cpuset` and `cpu` controllers can be used too (v2: enabled beside memory and pids;
+//! v1: their hierarchies), a bot's cgroup also holds it to its table's CPUs and gives it one CPU
+//! weight (`cpu.rs`); where not, [`Support::cpu_notes`] says why, and a table's CPU is kept by
+//! `sched_setaffinity` only.
+//!
 //! Layout: `<base>/durak-<referee pid>/bot-<n>`, where `<base>` is the referee's own cgroup
-//! (v1) or its parent (v2, whose "no internal processes" rule forbids children with
-//! controllers under a cgroup that holds processes). A referee killed by SIGKILL leaves empty
-//! directories behind: the next referee removes those whose referee is gone.
+//! (v1, in each hierarchy) or its parent (v2, whose "no internal processes" rule forbids
+//! children with controllers under a cgroup that holds processes). A referee killed by SIGKILL
+//! leaves empty directories behind: the next referee removes those whose referee is gone.
+
+mod cpu;
+mod parse;
+
+pub use cpu::CpusetBase;
+use parse::{format_cpu_list, parse_mountinfo, parse_own_cgroups, Mount};
 
 use std::ffi::CString;
 use std::io;
@@ -35,6 +46,13 @@ pub struct Support {
     pub memory: PathBuf,
     /// v1: the pids hierarchy's `.../durak-<pid>`; v2: the same as `memory`.
     pub pids: PathBuf,
+    /// Where bots get the cpuset of their table's CPUs; `None`: see `cpu_notes`.
+    pub cpuset: Option<CpusetBase>,
+    /// Where bots get their CPU weight (v1: the cpu hierarchy's `.../durak-<pid>`; v2: the same
+    /// as `memory`); `None`: see `cpu_notes`.
+    pub cpu: Option<PathBuf>,
+    /// Why bots get no cpuset or no CPU weight here (empty when they get both).
+    pub cpu_notes: Vec<String>,
 }
 
 /// Whether per-bot cgroups can be used here, found once per process: `Err` says why not.
@@ -59,10 +77,16 @@ static SUPPORT: OnceLock<Result<Support, String>> = OnceLock::new();
 /// At exit: the referee's `durak-<pid>` directories, if its bots' cgroups are gone.
 extern "C" fn remove_own_base() {
     if let Some(Ok(s)) = SUPPORT.get() {
-        let _ = std::fs::remove_dir(&s.memory);
-        if s.pids != s.memory {
-            let _ = std::fs::remove_dir(&s.pids);
+        let cpuset = s.cpuset.as_ref().map(|c| &c.dir);
+        for d in [Some(&s.pids), cpuset, s.cpu.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            if *d != s.memory {
+                let _ = std::fs::remove_dir(d);
+            }
         }
+        let _ = std::fs::remove_dir(&s.memory);
     }
 }
 
@@ -75,14 +99,8 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
     // v2 first, where its controllers are available; then v1.
     if let Some(m) = mounts.iter().find(|m| m.fstype == "cgroup2") {
         match v2_base(m, &own) {
-            Ok(parent) => match make_base(&parent, pid, Some("+memory +pids")) {
-                Ok(dir) => {
-                    return Ok(Support {
-                        version: Version::V2,
-                        memory: dir.clone(),
-                        pids: dir,
-                    })
-                }
+            Ok((parent, controllers)) => match v2_make_base(&parent, pid, &controllers) {
+                Ok(s) => return Ok(s),
                 Err(e) => why.push(format!("cgroup v2: {e}")),
             },
             Err(e) => why.push(format!("cgroup v2: {e}")),
@@ -101,11 +119,28 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
         make_base(&m.join(&path), pid, None)
     };
     match (v1("memory"), v1("pids")) {
-        (Ok(memory), Ok(pids)) => Ok(Support {
-            version: Version::V1,
-            memory,
-            pids,
-        }),
+        (Ok(memory), Ok(pids)) => {
+            let mut cpu_notes = Vec::new();
+            let cpuset = v1("cpuset")
+                .and_then(|dir| {
+                    cpu::v1_cpuset_base(dir.clone()).inspect_err(|_| {
+                        let _ = std::fs::remove_dir(&dir);
+                    })
+                })
+                .map_err(|e| cpu_notes.push(format!("no cpuset per bot (cgroup v1: {e})")))
+                .ok();
+            let cpu = v1("cpu")
+                .map_err(|e| cpu_notes.push(format!("no CPU weight per bot (cgroup v1: {e})")))
+                .ok();
+            Ok(Support {
+                version: Version::V1,
+                memory,
+                pids,
+                cpuset,
+                cpu,
+                cpu_notes,
+            })
+        }
         (m, p) => {
             for e in [m.err(), p.err()].into_iter().flatten() {
                 why.push(format!("cgroup v1: {e}"));
@@ -115,92 +150,10 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
     }
 }
 
-/// One line of `/proc/self/mountinfo`, the fields used here.
-#[derive(Debug)]
-struct Mount {
-    /// The part of the hierarchy mounted there.
-    root: String,
-    point: PathBuf,
-    fstype: String,
-    /// The superblock options (for cgroup v1: the controllers).
-    options: Vec<String>,
-}
-
-impl Mount {
-    /// The directory of cgroup `path` (as `/proc/self/cgroup` gives it) under this mount.
-    fn join(&self, path: &str) -> PathBuf {
-        let rel = path
-            .strip_prefix(self.root.as_str())
-            .filter(|_| self.root != "/")
-            .unwrap_or(path);
-        let rel = rel.trim_start_matches('/');
-        if rel.is_empty() {
-            self.point.clone()
-        } else {
-            self.point.join(rel)
-        }
-    }
-}
-
-/// `ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS`
-fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|l| {
-            let (left, right) = l.split_once(" - ")?;
-            let left: Vec<&str> = left.split(' ').collect();
-            let right: Vec<&str> = right.split(' ').collect();
-            Some(Mount {
-                root: unescape(left.get(3)?),
-                point: PathBuf::from(unescape(left.get(4)?)),
-                fstype: right.first()?.to_string(),
-                options: right
-                    .get(2)
-                    .map(|o| o.split(',').map(String::from).collect())
-                    .unwrap_or_default(),
-            })
-        })
-        .collect()
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(u8::is_ascii_digit) {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `/proc/self/cgroup`: `(hierarchy id, controllers, path)`; v2 is `0::/path`.
-fn parse_own_cgroups(text: &str) -> Vec<(u32, Vec<String>, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut it = l.splitn(3, ':');
-            let id = it.next()?.parse().ok()?;
-            let controllers = it
-                .next()?
-                .split(',')
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect();
-            Some((id, controllers, it.next()?.to_string()))
-        })
-        .collect()
-}
-
 /// cgroup v2: the directory to make `durak-<pid>` in. Not the referee's own cgroup, which
 /// holds processes (a cgroup with processes cannot give its children controllers), but its
 /// parent, whose children have the controllers; the root cgroup may have both.
-fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<PathBuf, String> {
+fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<(PathBuf, String), String> {
     let path = own
         .iter()
         .find(|(id, c, _)| *id == 0 && c.is_empty())
@@ -219,9 +172,70 @@ fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<PathBuf, Str
         }
     }
     if dir == m.point {
-        return Ok(dir);
+        return Ok((dir, controllers));
     }
-    Ok(dir.parent().map(Path::to_path_buf).unwrap_or(dir))
+    Ok((
+        dir.parent().map(Path::to_path_buf).unwrap_or(dir),
+        controllers,
+    ))
+}
+
+/// cgroup v2: `parent/durak-<pid>` with memory and pids for its children, and cpuset and cpu
+/// where `controllers` (what the referee's cgroup may have) offers them and they can be
+/// enabled.
+fn v2_make_base(parent: &Path, pid: u32, controllers: &str) -> Result<Support, String> {
+    let offered = |c: &str| controllers.split_whitespace().any(|x| x == c);
+    let extra: Vec<&str> = ["cpu", "cpuset"]
+        .into_iter()
+        .filter(|c| offered(c))
+        .collect();
+    let mut cpu_notes = Vec::new();
+    let mut enabled = Vec::new();
+    let dir = if extra.is_empty() {
+        make_base(parent, pid, Some("+memory +pids"))?
+    } else {
+        let all = format!(
+            "+memory +pids {}",
+            extra
+                .iter()
+                .map(|c| format!("+{c}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        match make_base(parent, pid, Some(&all)) {
+            Ok(dir) => {
+                enabled = extra.clone();
+                dir
+            }
+            Err(e) => {
+                cpu_notes.push(format!("cgroup v2: {e}"));
+                make_base(parent, pid, Some("+memory +pids"))?
+            }
+        }
+    };
+    for c in ["cpu", "cpuset"] {
+        if !offered(c) {
+            cpu_notes.push(format!(
+                "cgroup v2: the {c} controller is not available (cgroup.controllers: {:?})",
+                controllers.trim()
+            ));
+        }
+    }
+    let cpuset = if enabled.contains(&"cpuset") {
+        cpu::v2_cpuset_base(dir.clone())
+            .map_err(|e| cpu_notes.push(format!("no cpuset per bot (cgroup v2: {e})")))
+            .ok()
+    } else {
+        None
+    };
+    Ok(Support {
+        version: Version::V2,
+        memory: dir.clone(),
+        pids: dir.clone(),
+        cpuset,
+        cpu: enabled.contains(&"cpu").then_some(dir),
+        cpu_notes,
+    })
 }
 
 /// Make `parent/durak-<pid>` (v2: with `enable` in its `cgroup.subtree_control`), after
@@ -315,7 +329,7 @@ fn remove_when_empty(dir: &Path, tries: u32) -> io::Result<()> {
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// One bot's cgroup (both hierarchies in v1), removed when dropped.
+/// One bot's cgroup (one per hierarchy in v1), removed when dropped.
 #[derive(Debug)]
 pub struct BotCgroup {
     pub version: Version,
@@ -323,29 +337,44 @@ pub struct BotCgroup {
     memory_dir: PathBuf,
     /// v1: the pids cgroup; v2: none.
     pids_dir: Option<PathBuf>,
+    /// v1: the cpuset cgroup, when the bot's table has CPUs of its own; v2: none.
+    cpuset_dir: Option<PathBuf>,
+    /// v1: the cpu cgroup (its weight); v2: none.
+    cpu_dir: Option<PathBuf>,
+    /// The CPUs the bot is held to, when its cpuset holds fewer than all.
+    pub cpus: Option<Vec<usize>>,
     /// The memory limit, for messages.
     pub memory_limit: Option<u64>,
 }
 
+/// Write `value` into the cgroup file `dir/file`; the error names the file.
+fn write(dir: &Path, file: &str, value: &str) -> io::Result<()> {
+    std::fs::write(dir.join(file), value).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot set {}: {e}", dir.join(file).display()),
+        )
+    })
+}
+
 impl BotCgroup {
-    /// Make a bot's cgroup with its limits (`None`: not limited).
+    /// Make a bot's cgroup with its limits (`None`: not limited). `thread_cpus`: the CPUs of
+    /// the thread that starts the bot (`affinity::allowed_cpus`); when they are fewer than the
+    /// referee's cpuset allows (a table pinned to its CPUs), the bot's cpuset holds only them.
     pub fn create(
         s: &Support,
         memory: Option<u64>,
         processes: Option<u64>,
+        thread_cpus: &[usize],
     ) -> io::Result<BotCgroup> {
         let name = format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let memory_dir = s.memory.join(&name);
-        let write = |dir: &Path, file: &str, value: &str| {
-            std::fs::write(dir.join(file), value).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot set {}: {e}", dir.join(file).display()),
-                )
-            })
-        };
         let value =
             |v: Option<u64>, unlimited: &str| v.map_or(unlimited.to_string(), |v| v.to_string());
+        let cpus = s
+            .cpuset
+            .as_ref()
+            .and_then(|base| cpu::table_cpus(base, thread_cpus));
         match s.version {
             Version::V2 => {
                 std::fs::create_dir(&memory_dir)?;
@@ -353,6 +382,9 @@ impl BotCgroup {
                     version: Version::V2,
                     memory_dir,
                     pids_dir: None,
+                    cpuset_dir: None,
+                    cpu_dir: None,
+                    cpus: cpus.clone(),
                     memory_limit: memory,
                 };
                 let d = &cg.memory_dir;
@@ -366,6 +398,12 @@ impl BotCgroup {
                     write(d, "memory.oom.group", "1")?;
                 }
                 write(d, "pids.max", &value(processes, "max"))?;
+                if let Some(cpus) = &cpus {
+                    write(d, "cpuset.cpus", &format_cpu_list(cpus))?;
+                }
+                if s.cpu.is_some() {
+                    write(d, "cpu.weight", cpu::V2_WEIGHT)?;
+                }
                 Ok(cg)
             }
             Version::V1 => {
@@ -375,6 +413,9 @@ impl BotCgroup {
                     version: Version::V1,
                     memory_dir,
                     pids_dir: None,
+                    cpuset_dir: None,
+                    cpu_dir: None,
+                    cpus: None,
                     memory_limit: memory,
                 };
                 let d = cg.memory_dir.clone();
@@ -385,6 +426,20 @@ impl BotCgroup {
                 std::fs::create_dir(&pids_dir)?;
                 cg.pids_dir = Some(pids_dir.clone());
                 write(&pids_dir, "pids.max", &value(processes, "max"))?;
+                if let (Some(base), Some(cpus)) = (&s.cpuset, &cpus) {
+                    let dir = base.dir.join(&name);
+                    std::fs::create_dir(&dir)?;
+                    cg.cpuset_dir = Some(dir.clone());
+                    write(&dir, "cpuset.mems", &base.mems)?;
+                    write(&dir, "cpuset.cpus", &format_cpu_list(cpus))?;
+                    cg.cpus = Some(cpus.clone());
+                }
+                if let Some(base) = &s.cpu {
+                    let dir = base.join(&name);
+                    std::fs::create_dir(&dir)?;
+                    cg.cpu_dir = Some(dir.clone());
+                    write(&dir, "cpu.shares", cpu::V1_SHARES)?;
+                }
                 Ok(cg)
             }
         }
@@ -422,6 +477,8 @@ impl BotCgroup {
     pub fn procs_files(&self) -> Vec<CString> {
         std::iter::once(&self.memory_dir)
             .chain(self.pids_dir.as_ref())
+            .chain(self.cpuset_dir.as_ref())
+            .chain(self.cpu_dir.as_ref())
             .filter_map(|d| CString::new(d.join("cgroup.procs").as_os_str().as_bytes()).ok())
             .collect()
     }
@@ -498,111 +555,14 @@ impl Drop for BotCgroup {
             self.kill_all();
         }
         let _ = remove_when_empty(&self.memory_dir, 8);
-        if let Some(p) = &self.pids_dir {
-            let _ = remove_when_empty(p, 8);
+        for d in [&self.pids_dir, &self.cpuset_dir, &self.cpu_dir]
+            .into_iter()
+            .flatten()
+        {
+            let _ = remove_when_empty(d, 8);
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mountinfo_and_own_cgroups_parse() {
-        let mi = "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
-                  31 25 0:27 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n\
-                  32 25 0:28 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n\
-                  33 25 0:29 / /mnt/with\\040space rw shared:1 - tmpfs tmpfs rw\n";
-        let m = parse_mountinfo(mi);
-        assert_eq!(m.len(), 4);
-        assert_eq!(m[0].fstype, "cgroup");
-        assert!(m[0].options.contains(&"memory".to_string()));
-        assert_eq!(m[2].fstype, "cgroup2");
-        assert_eq!(m[3].point, PathBuf::from("/mnt/with space"));
-        let own = parse_own_cgroups("4:memory:/a/b\n8:pids:/\n1:cpu,cpuacct:/x\n0::/user.slice\n");
-        assert_eq!(own[0], (4, vec!["memory".to_string()], "/a/b".to_string()));
-        assert_eq!(own[2].1, vec!["cpu".to_string(), "cpuacct".to_string()]);
-        assert_eq!(own[3], (0, vec![], "/user.slice".to_string()));
-        assert_eq!(
-            m[0].join("/a/b"),
-            PathBuf::from("/sys/fs/cgroup/memory/a/b")
-        );
-        assert_eq!(m[1].join("/"), PathBuf::from("/sys/fs/cgroup/pids"));
-    }
-
-    /// cgroup v2 on a fake tree (this machine's v2 has no controllers): the base is the
-    /// referee's cgroup's parent, `durak-PID` gets the controllers, a bot's cgroup its limits,
-    /// and what a referee that is gone left is removed.
-    #[test]
-    fn v2_layout_on_a_fake_tree() {
-        let root = tempfile::tempdir().unwrap();
-        let own = root.path().join("user.slice/session-1.scope");
-        std::fs::create_dir_all(&own).unwrap();
-        std::fs::write(own.join("cgroup.controllers"), "cpu memory pids\n").unwrap();
-        // What a referee that is gone left (its pid cannot be a running process's).
-        let stale = root.path().join("user.slice/durak-4194999/bot-3");
-        std::fs::create_dir_all(&stale).unwrap();
-        let mi = format!(
-            "32 25 0:28 / {} rw - cgroup2 cgroup2 rw\n",
-            root.path().display()
-        );
-        // Plain directories cannot be removed while they hold files; a real cgroupfs can.
-        let s = set_up(&mi, "0::/user.slice/session-1.scope\n", 77).unwrap();
-        assert_eq!(s.version, Version::V2);
-        assert_eq!(s.memory, root.path().join("user.slice/durak-77"));
-        assert_eq!(
-            std::fs::read_to_string(s.memory.join("cgroup.subtree_control")).unwrap(),
-            "+memory +pids"
-        );
-        assert!(!stale.exists(), "the stale bot cgroup is removed");
-        std::fs::write(s.memory.join("bot-probe"), "").unwrap();
-        std::fs::remove_file(s.memory.join("bot-probe")).unwrap();
-        let cg = BotCgroup::create(&s, Some(64 << 20), Some(32)).unwrap();
-        let d = cg.memory_dir.clone();
-        assert_eq!(
-            std::fs::read_to_string(d.join("memory.max")).unwrap(),
-            "67108864"
-        );
-        assert_eq!(std::fs::read_to_string(d.join("pids.max")).unwrap(), "32");
-        assert_eq!(
-            cg.procs_files()[0].to_str().unwrap(),
-            d.join("cgroup.procs").to_str().unwrap()
-        );
-        std::fs::write(
-            d.join("memory.events"),
-            "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n",
-        )
-        .unwrap();
-        assert_eq!(cg.oom_kills(), 1);
-        // Without the controllers, v2 is refused with the reason.
-        std::fs::write(own.join("cgroup.controllers"), "cpu\n").unwrap();
-        let e = set_up(&mi, "0::/user.slice/session-1.scope\n", 78).unwrap_err();
-        assert!(e.contains("memory controller is not available"), "{e}");
-    }
-
-    /// cgroup v1 for real where it can be used (as root on this machine): a bot's cgroup gets
-    /// its limits and goes when dropped.
-    #[test]
-    fn v1_or_v2_for_real_when_available() {
-        let Ok(s) = support() else {
-            eprintln!("note: no cgroup for bots here: {:?}", support());
-            return;
-        };
-        let cg = BotCgroup::create(s, Some(100 << 20), Some(10)).unwrap();
-        let dir = cg.memory_dir.clone();
-        let file = match s.version {
-            Version::V1 => "memory.limit_in_bytes",
-            Version::V2 => "memory.max",
-        };
-        let v: u64 = std::fs::read_to_string(dir.join(file))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        assert_eq!(v, 100 << 20);
-        assert_eq!(cg.oom_kills(), 0);
-        drop(cg);
-        assert!(!dir.exists(), "{} removed", dir.display());
-    }
-}
+mod tests;
