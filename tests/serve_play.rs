@@ -1,0 +1,221 @@
+//! Issue 25, "Play my bot": a person takes a seat against a bot of the ladder in the browser
+//! (`service/src/play.rs`, `service/src/http/play_pages.rs`). The test plays a whole game from
+//! the person's seat against the house bot `house-greedy`, always the first button, through the pages'
+//! forms (CSRF tokens and all), and checks what the page shows and refuses, who may play, the
+//! one-game cap, and the replay.
+
+mod common;
+
+use common::server::{wait_for, Browser, Server};
+use common::{text, DURAK};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::process::Command;
+use std::time::Duration;
+
+/// The cards a page shows, by their codes (`10♦ (TD)` gives `TD`).
+fn cards_on(html: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let b = html.as_bytes();
+    for i in 0..b.len().saturating_sub(3) {
+        if b[i] == b'(' && b[i + 3] == b')' {
+            let code = &html[i + 1..i + 3];
+            if code.parse::<durak_rules::Card>().is_ok() {
+                out.insert(code.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The part of a page between `id="ID"` and the next closing `</td>`.
+fn section<'a>(html: &'a str, id: &str) -> &'a str {
+    let Some(at) = html.find(&format!("id=\"{id}\"")) else {
+        return "";
+    };
+    let rest = &html[at..];
+    &rest[..rest.find("</td>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn a_person_plays_a_whole_game_against_a_house_bot_in_the_browser() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(
+        &tmp.path().join("data"),
+        &["--house-bots", "builtin:greedy"],
+    );
+    let ada = s.author("ada");
+    let eve = s.author("eve");
+    let mut b = Browser::open(&s);
+    b.login(&ada);
+    let mut other = Browser::open(&s);
+    other.login(&eve);
+
+    // The form on the bot's page starts the game.
+    let (st, _, page) = b.get("/bots/house-greedy");
+    assert_eq!(st, 200);
+    assert!(page.contains("id=\"play\""), "{page}");
+    let (st, head, _) = b.post("/bots/house-greedy", "/play", "bot=house-greedy");
+    assert_eq!(st, 303, "{head}\n{}", s.log());
+    let at = head
+        .lines()
+        .find_map(|l| l.strip_prefix("location: "))
+        .unwrap_or_else(|| panic!("{head}"))
+        .trim()
+        .to_string();
+    assert!(at.starts_with("/play/"), "{at}");
+
+    // One game in progress per author; a bot not in the ladder is refused by name.
+    let api = s.client(Some(&ada));
+    let r = api
+        .post_json("/api/play", &json!({"bot": "house-greedy"}))
+        .unwrap();
+    assert_eq!(r.status, 409, "{}", r.json);
+    assert!(
+        r.json["error"].as_str().unwrap().contains(&at),
+        "{}",
+        r.json
+    );
+    let r = s
+        .client(Some(&eve))
+        .post_json("/api/play", &json!({"bot": "nobody"}))
+        .unwrap();
+    assert_eq!(r.status, 404, "{}", r.json);
+    assert!(r.json["error"].as_str().unwrap().contains("\"nobody\""));
+
+    // Another author can neither see the game nor play in it.
+    assert_eq!(other.get(&at).0, 403);
+    let token = other.token("/bots/house-greedy");
+    let origin = format!("Origin: {}\r\nSec-Fetch-Site: same-origin\r\n", s.url);
+    let (st, _, _) = other.post_with(&format!("{at}/move"), Some(&token), "choice=1", &origin);
+    assert_eq!(st, 403);
+    // Nor can a cross-site form (no CSRF token).
+    let (st, _, _) = b.post_with(&format!("{at}/move"), None, "choice=1", "");
+    assert_eq!(st, 403);
+
+    let mut first_page: Option<String> = None;
+    let mut refused = false;
+    let mut moves = 0;
+    let end = wait_for("the game's end", 300, || {
+        let (st, _, page) = b.get(&at);
+        assert_eq!(st, 200, "{page}");
+        if page.contains("id=\"result\"") {
+            return Some(page);
+        }
+        if !page.contains("id=\"choices\"") {
+            std::thread::sleep(Duration::from_millis(100));
+            return None;
+        }
+        if first_page.is_none() {
+            first_page = Some(page.clone());
+        }
+        if !refused {
+            // A move the rules refuse: named with its rule, and the decision stays open.
+            let word = if page.contains("Your move: defend") {
+                "pass"
+            } else {
+                "take"
+            };
+            let (st, _, _) = b.post(&at, &format!("{at}/move"), &format!("move={word}"));
+            assert_eq!(st, 303);
+            let (_, _, page) = b.get(&at);
+            let r = page
+                .split("id=\"refusal\"")
+                .nth(1)
+                .unwrap_or_else(|| panic!("a refusal on the page: {page}"));
+            let r = &r[..r.find("</p>").unwrap()];
+            assert!(r.contains("✗ "), "{r}");
+            let rule = r.split("✗ ").nth(1).unwrap();
+            let id: String = rule.chars().take_while(|c| *c != ':').collect();
+            assert!(
+                id.len() >= 3 && id.as_bytes()[1] == b'-' && id[2..].parse::<u32>().is_ok(),
+                "a rule id (like K-8): {r}"
+            );
+            assert!(
+                page.contains("id=\"choices\""),
+                "still the person's decision"
+            );
+            refused = true;
+        }
+        let (st, head, _) = b.post(&at, &format!("{at}/move"), "choice=1");
+        assert_eq!(st, 303, "{head}");
+        moves += 1;
+        None
+    });
+    assert!(refused && moves > 0);
+    let result = end.split("id=\"result\"").nth(1).unwrap();
+    let result = &result[..result.find("</p>").unwrap()];
+    assert!(
+        ["You lost", "You won", "A draw"]
+            .iter()
+            .any(|w| result.contains(w)),
+        "{result}"
+    );
+    assert!(!result.contains("Fault"), "a clean game: {result}");
+    assert!(end.contains("id=\"verified\""), "{end}");
+    assert!(end.contains("The replay verifies"), "{end}");
+
+    // The replay: downloadable by its player only, and `durak replay --verify` agrees.
+    assert_eq!(other.get(&format!("{at}/replay")).0, 403);
+    let (st, _, replay) = b.get(&format!("{at}/replay"));
+    assert_eq!(st, 200);
+    let file = tmp.path().join("game.jsonl");
+    std::fs::write(&file, &replay).unwrap();
+    let out = Command::new(DURAK)
+        .args(["replay", "--verify"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+
+    // Hidden information: the first page showed none of the bot's dealt cards but those on
+    // the table (its first attack) and a trump shown under K-2.
+    let first = first_page.expect("a decision of the person");
+    let lines: Vec<Value> = replay
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let event = |kind: &str, to: Option<u64>| {
+        lines
+            .iter()
+            .find(|l| l["type"] == "event" && l["event"]["kind"] == kind && l["to"].as_u64() == to)
+            .map(|l| l["event"].clone())
+    };
+    let bot_hand = event("dealt_hand", Some(1)).expect("the bot's dealt hand");
+    let mine = event("dealt_hand", Some(0)).expect("the person's dealt hand");
+    let shown = event("first_attacker", None).map(|e| e["shown_trump"].clone());
+    let table = cards_on(section(&first, "table"));
+    let on_page = cards_on(&first);
+    for c in bot_hand["cards"].as_array().unwrap() {
+        let c = c.as_str().unwrap();
+        let public = table.contains(c) || shown.as_ref().and_then(|s| s.as_str()) == Some(c);
+        assert!(
+            public || !on_page.contains(c),
+            "the page shows the bot's card {c}: {first}"
+        );
+    }
+    // And the person's own hand is there.
+    let hand = cards_on(section(&first, "hand"));
+    assert!(!hand.is_empty());
+    for c in &hand {
+        assert!(
+            mine["cards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x == c.as_str()),
+            "{c} in the hand shown is not the person's: {first}"
+        );
+    }
+
+    // The game is over: a new one may start.
+    let r = api
+        .post_json("/api/play", &json!({"bot": "house-greedy"}))
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.json);
+}
