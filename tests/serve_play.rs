@@ -219,3 +219,53 @@ fn a_person_plays_a_whole_game_against_a_house_bot_in_the_browser() {
         .unwrap();
     assert_eq!(r.status, 201, "{}", r.json);
 }
+
+/// `[play] move_s`: a person who does not decide loses the game on time (as a bot would), and
+/// an author's finished games beyond `play::KEEP_FINISHED` are forgotten when they start one.
+#[test]
+fn a_person_who_does_not_move_loses_on_time_and_old_games_are_forgotten() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("serve.toml");
+    std::fs::write(&config, "[play]\nmove_s = 1\n").unwrap();
+    let s = Server::start(
+        &tmp.path().join("data"),
+        &[
+            "--house-bots",
+            "builtin:greedy",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    let ada = s.author("ada");
+    let mut b = Browser::open(&s);
+    b.login(&ada);
+    let api = s.client(Some(&ada));
+    let keep = durak_service::play::KEEP_FINISHED;
+    let mut ids = Vec::new();
+    for _ in 0..=keep {
+        let r = api
+            .post_json("/api/play", &json!({"bot": "house-greedy"}))
+            .unwrap();
+        assert_eq!(r.status, 201, "{}\n{}", r.json, s.log());
+        let at = r.json["url"].as_str().unwrap().to_string();
+        let end = wait_for("the person's timeout", 60, || {
+            let (st, _, page) = b.get(&at);
+            assert_eq!(st, 200, "{page}");
+            page.contains("id=\"result\"").then_some(page)
+        });
+        assert!(end.contains("each decision has 1 seconds"), "{end}");
+        assert!(end.contains("You lost"), "{end}");
+        assert!(end.contains("Fault of you: timeout"), "{end}");
+        assert!(end.contains("The replay verifies"), "{end}");
+        ids.push(at);
+    }
+    // Starting one more forgets the oldest finished game.
+    let r = api
+        .post_json("/api/play", &json!({"bot": "house-greedy"}))
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.json);
+    assert_eq!(b.get(&ids[0]).0, 404);
+    for at in &ids[1..] {
+        assert_eq!(b.get(at).0, 200, "{at}");
+    }
+}

@@ -28,9 +28,33 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The person's time for one decision (and their whole bank): then the game ends as their
-/// timeout.
+/// The person's time for one decision (and their whole bank) unless `[play] move_s` says
+/// otherwise: then the game ends as their timeout.
 pub const HUMAN_MOVE_MS: u64 = 10 * 60 * 1000;
+
+/// `[play]`, as written.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaySection {
+    pub move_s: Option<u64>,
+}
+
+/// `[play] move_s` in milliseconds (1 s to an hour).
+pub fn resolve(s: &PlaySection) -> Result<u64, String> {
+    match s.move_s {
+        None => Ok(HUMAN_MOVE_MS),
+        Some(n @ 1..=3600) => Ok(n * 1000),
+        Some(n) => Err(format!(
+            "[play] move_s = {n}: a person's time per decision is 1 to 3600 seconds\n  fix: set \
+             move_s = {}",
+            HUMAN_MOVE_MS / 1000
+        )),
+    }
+}
+
+/// The finished games of an author kept (their pages and replays' links), newest first: older
+/// ones are forgotten when the author starts a game (their replays stay in `DATA/play/`).
+pub const KEEP_FINISHED: usize = 3;
 
 /// The person's seat in every game (seat 0; who attacks first follows the deal).
 pub const HUMAN_SEAT: usize = 0;
@@ -112,6 +136,15 @@ impl Plays {
                 ),
             )));
         }
+        let mut done: Vec<u64> = games
+            .values()
+            .filter(|g| g.account == account)
+            .map(|g| g.id)
+            .collect();
+        done.sort_unstable();
+        for id in done.iter().rev().skip(KEEP_FINISHED) {
+            games.remove(id);
+        }
         let Some(v) = store::versions_of_bot(&ladder.db, bot)?
             .into_iter()
             .find(|v| v.state == "active")
@@ -183,8 +216,8 @@ fn match_config(
     human.program = exe;
     human.args = vec!["web-seat".into(), socket.display().to_string()];
     let limits = proto::Limits {
-        move_ms: HUMAN_MOVE_MS,
-        bank_ms: HUMAN_MOVE_MS,
+        move_ms: ladder.cfg.play_move_ms,
+        bank_ms: ladder.cfg.play_move_ms,
         ..ladder.cfg.ladder.limits
     };
     let person = SeatSpec {
@@ -434,3 +467,22 @@ pub fn relay(socket: &Path) -> Result<(), String> {
 
 /// How long the pages wait between reloads while the bot decides.
 pub const RELOAD: Duration = Duration::from_secs(1);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_persons_clock_is_a_second_to_an_hour() {
+        assert_eq!(resolve(&PlaySection::default()), Ok(HUMAN_MOVE_MS));
+        assert_eq!(resolve(&PlaySection { move_s: Some(5) }), Ok(5000));
+        for bad in [0, 3601] {
+            let e = resolve(&PlaySection { move_s: Some(bad) }).unwrap_err();
+            assert!(
+                e.contains(&format!("[play] move_s = {bad}"))
+                    && e.contains("fix: set move_s = 600"),
+                "{e}"
+            );
+        }
+    }
+}

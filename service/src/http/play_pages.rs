@@ -8,7 +8,7 @@
 
 use super::pages::{csrf_field, error_page, page, page_error};
 use super::{blocking, ApiError, AppState, Author, JsonBody, Visitor};
-use crate::play::{PlayGame, Posted, Refused, HUMAN_MOVE_MS};
+use crate::play::{PlayGame, Posted, Refused};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -143,6 +143,14 @@ async fn replay(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> R
     }
 }
 
+/// A decision's time in words: `10 minutes`, `5 seconds`.
+fn clock(ms: u64) -> String {
+    match ms {
+        ms if ms % 60_000 == 0 => format!("{} minutes", ms / 60_000),
+        ms => format!("{} seconds", ms / 1000),
+    }
+}
+
 fn card(code: &Value) -> Markup {
     let text = code
         .as_str()
@@ -190,8 +198,8 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Res
             meta http-equiv="refresh" content="1";
         }
         p { "Unrated: this game is not part of the ladder. You play seat "
-            (crate::play::HUMAN_SEAT) "; each decision has " (HUMAN_MOVE_MS / 60_000)
-            " minutes, then the game ends as your timeout." }
+            (crate::play::HUMAN_SEAT) "; each decision has " (clock(s.ladder.cfg.play_move_ms))
+            ", then the game ends as your timeout." }
         @if let Some(o) = &seen.observation { (position(o)) }
         @if let Some(r) = &seen.refusal { p.error #refusal { "Refused: " (r) } }
         @if let Some((verb, list)) = &choices {
