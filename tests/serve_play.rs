@@ -155,6 +155,12 @@ fn a_person_plays_a_whole_game_against_a_house_bot_in_the_browser() {
     assert!(end.contains("id=\"verified\""), "{end}");
     assert!(end.contains("The replay verifies"), "{end}");
 
+    // The game in the replay viewer (its player only).
+    let (st, _, viewer) = b.get(&format!("{at}/view"));
+    assert_eq!(st, 200, "{viewer}");
+    assert!(viewer.contains("house-greedy v1, unrated"), "{viewer}");
+    assert_eq!(other.get(&format!("{at}/view")).0, 403);
+
     // The replay: downloadable by its player only, and `durak replay --verify` agrees.
     assert_eq!(other.get(&format!("{at}/replay")).0, 403);
     let (st, _, replay) = b.get(&format!("{at}/replay"));
@@ -267,5 +273,70 @@ fn a_person_who_does_not_move_loses_on_time_and_old_games_are_forgotten() {
     assert_eq!(b.get(&ids[0]).0, 404);
     for at in &ids[1..] {
         assert_eq!(b.get(at).0, 200, "{at}");
+    }
+}
+
+/// What the bot writes on stderr.
+const SECRET: &str = "bobs-secret-reasoning-4711";
+
+/// Play the game at `at` to its end, always the first button: the last page.
+fn play_to_end(b: &Browser, at: &str) -> String {
+    wait_for("the game's end", 300, || {
+        let (st, _, page) = b.get(at);
+        assert_eq!(st, 200, "{page}");
+        if page.contains("id=\"result\"") {
+            return Some(page);
+        }
+        if page.contains("id=\"choices\"") {
+            let (st, head, _) = b.post(at, &format!("{at}/move"), "choice=1");
+            assert_eq!(st, 303, "{head}");
+        } else {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
+    })
+}
+
+/// Private logs (`http/private.rs`) hold here too: a person playing another author's bot never
+/// reads its stderr, in the replay, its viewer or the page; its author playing it does.
+#[test]
+fn a_bots_stderr_is_its_authors_in_play_my_bot_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
+    let ada = s.author("ada");
+    let bob = s.author("bob");
+    let dir = common::server::sh_bot(tmp.path(), "chatty", "", None);
+    let script = common::server::SH_BOT.replace("PRELUDE", "").replace(
+        "while read -r line; do",
+        &format!("while read -r line; do\n  echo '{SECRET}' >&2"),
+    );
+    std::fs::write(dir.join("bot.sh"), script).unwrap();
+    let up = s.upload(&bob, &durak_service::archive::pack(&dir).unwrap());
+    assert_eq!(up.status, 201, "{}", up.json);
+    assert_eq!(s.checked("chatty", 1)["state"], "active");
+
+    for (who, token, sees) in [("ada", &ada, false), ("bob", &bob, true)] {
+        let mut b = Browser::open(&s);
+        b.login(token);
+        let (st, head, _) = b.post("/bots/chatty", "/play", "bot=chatty");
+        assert_eq!(st, 303, "{head}");
+        let at = head
+            .lines()
+            .find_map(|l| l.strip_prefix("location: "))
+            .unwrap()
+            .trim()
+            .to_string();
+        let end = play_to_end(&b, &at);
+        assert!(end.contains("The replay verifies"), "{who}: {end}");
+        let (_, _, replay) = b.get(&format!("{at}/replay"));
+        let (_, _, viewer) = b.get(&format!("{at}/view"));
+        assert!(replay.contains("\"type\":\"result\"") || replay.contains("game_over"));
+        for (what, text) in [("replay", &replay), ("viewer", &viewer), ("page", &end)] {
+            assert_eq!(
+                text.contains(SECRET),
+                sees && what != "page",
+                "{who}'s {what}: {text}"
+            );
+        }
     }
 }

@@ -84,6 +84,8 @@ pub struct PlayGame {
     pub account: i64,
     pub bot: String,
     pub version: i64,
+    /// The bot's author: they alone (of the players) see its stderr (`http/private.rs`).
+    pub bot_account: i64,
     pub seen: Mutex<Seen>,
     /// Lines for the person's seat (answers), to the relay.
     to_seat: tokio::sync::mpsc::UnboundedSender<String>,
@@ -176,6 +178,7 @@ impl Plays {
             account,
             bot: v.bot.clone(),
             version: v.n,
+            bot_account: v.account,
             seen: Mutex::new(Seen::default()),
             to_seat: tx,
         });
@@ -308,10 +311,15 @@ async fn run(
         } else {
             "the bot"
         };
+        // What a bot wrote on stderr is its author's (a fault's detail may quote it).
+        let detail = match f.seat != HUMAN_SEAT && !game.own_bot() {
+            true => crate::http::private::public_detail(&f.detail),
+            false => f.detail.clone(),
+        };
         end.push_str(&format!(
             " Fault of {who}: {} ({}).",
             f.kind.name(),
-            proto::text::escape_controls(&f.detail)
+            proto::text::escape_controls(&detail)
         ));
     }
     seen.end = Some(end);
@@ -393,6 +401,16 @@ pub enum Posted<'a> {
 }
 
 impl PlayGame {
+    /// Whether the person plays their own bot (then they see its stderr).
+    pub fn own_bot(&self) -> bool {
+        self.account == self.bot_account
+    }
+
+    /// The seats whose stderr the person may see in the replay (`http/private.rs`).
+    pub fn visible_seats(&self) -> Vec<bool> {
+        (0..2).map(|s| s == HUMAN_SEAT || self.own_bot()).collect()
+    }
+
     /// The person's move at the open decision: checked against its legal choices first (a
     /// refusal names its rule and the decision stays open), then sent to the referee.
     pub fn answer(&self, posted: Posted) -> Result<(), Refused> {

@@ -26,6 +26,7 @@ pub fn routes() -> Router<AppState> {
         .route("/play/{id}", get(show))
         .route("/play/{id}/move", post(play_move))
         .route("/play/{id}/replay", get(replay))
+        .route("/play/{id}/view", get(view))
 }
 
 /// The form on bot `bot`'s page, for a logged-in author.
@@ -128,19 +129,62 @@ async fn play_move(
     }
 }
 
+/// The finished game's replay as its player may read it: the bot's stderr left out unless the
+/// player is its author (`private.rs`).
+async fn replay_text(s: &AppState, g: &PlayGame) -> Result<(String, Vec<u8>), (u16, String)> {
+    let Some(name) = g.seen.lock().unwrap().replay.clone() else {
+        return Err((404, "the game has no replay yet".into()));
+    };
+    let path = s.ladder.paths.root.join("play").join(&name);
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => Ok((
+            name,
+            super::private::filter_replay(&bytes, &g.visible_seats()),
+        )),
+        Err(e) => Err((500, format!("the replay: {e}"))),
+    }
+}
+
 async fn replay(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Response {
+    let text = match mine(&s, &v, id) {
+        Ok(g) => replay_text(&s, &g).await,
+        Err(e) => Err(e),
+    };
+    match text {
+        Ok((_, bytes)) => ([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response(),
+        Err((status, why)) => error_page(status, &v, &why),
+    }
+}
+
+/// The finished game in the replay viewer, as the ladder's games are shown.
+async fn view(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Response {
     let g = match mine(&s, &v, id) {
         Ok(g) => g,
         Err((status, why)) => return error_page(status, &v, &why),
     };
-    let Some(name) = g.seen.lock().unwrap().replay.clone() else {
-        return error_page(404, &v, "the game has no replay yet");
+    let (name, text) = match replay_text(&s, &g).await {
+        Ok(t) => t,
+        Err((status, why)) => return error_page(status, &v, &why),
     };
-    let path = s.ladder.paths.root.join("play").join(name);
-    match tokio::fs::read(&path).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, "application/x-ndjson")], bytes).into_response(),
-        Err(e) => error_page(500, &v, &format!("the replay: {e}")),
-    }
+    let replay = match durak_replay::parse_replay(&text, &name) {
+        Ok(r) => r,
+        Err(e) => return error_page(500, &v, &e.to_string()),
+    };
+    let sim = durak_replay::simulate(&replay);
+    let mut crumbs = super::pages::crumbs(v.who());
+    crumbs.push((format!("/play/{id}"), format!("game {id}")));
+    let ctx = durak_replay::html::GameContext {
+        crumbs,
+        place: Some(format!("you against {} v{}, unrated", g.bot, g.version)),
+        root: super::pages::ASSET_ROOT.to_string(),
+        notes: Vec::new(),
+        endgame: Vec::new(),
+    };
+    (
+        [(header::CACHE_CONTROL, "private, no-cache")],
+        axum::response::Html(durak_replay::html::game_page(&sim, &ctx)),
+    )
+        .into_response()
 }
 
 /// A decision's time in words: `10 minutes`, `5 seconds`.
@@ -231,7 +275,8 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Res
                 None => {},
             }
             @if seen.replay.is_some() {
-                p { a #replay href=(format!("/play/{id}/replay")) { "The replay" }
+                p { a #view href=(format!("/play/{id}/view")) { "The game in the replay viewer" }
+                    " · " a #replay href=(format!("/play/{id}/replay")) { "the replay" }
                     " (a file for " code { "durak replay" } ")" }
             }
         }
