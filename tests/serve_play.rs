@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::cdp::Page;
 use common::server::{wait_for, Browser, Server};
 use common::{text, DURAK};
 use serde_json::{json, Value};
@@ -339,4 +340,85 @@ fn a_bots_stderr_is_its_authors_in_play_my_bot_too() {
             );
         }
     }
+}
+
+/// The pages in headless Chromium, as a person plays: register, the form on the bot's page, the
+/// first button at every decision until the end, then the replay viewer; no problem logged on
+/// any page (exception, console error, CSP violation, failed load). Screenshots in
+/// `target/tmp/serve_play/` (the game, its end, the viewer).
+#[test]
+fn a_person_plays_in_headless_chromium() {
+    let browser = require_chromium!();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(
+        &tmp.path().join("data"),
+        &["--registration", "open", "--house-bots", "builtin:greedy"],
+    );
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve_play");
+    let url = s.url.clone();
+    let mut p = Page::open(browser, 1200, 900);
+    let clean = |p: &mut Page, page: &str| {
+        let problems = p.take_problems();
+        assert!(problems.is_empty(), "{page}: {problems:#?}");
+    };
+    p.goto(&format!("{url}/register"));
+    p.eval(
+        "document.querySelector('#register input[name=name]').value = 'grace'; \
+         document.querySelector('#register button[type=submit]').click(); true",
+    )
+    .unwrap();
+    p.wait(
+        "the token",
+        30,
+        "document.querySelector('#token')?.textContent || null",
+    );
+    p.goto(&format!("{url}/bots/house-greedy"));
+    clean(&mut p, "/bots/house-greedy");
+    p.eval("document.querySelector('#play button[type=submit]').click(); true")
+        .unwrap();
+    p.wait(
+        "the game's page",
+        30,
+        "location.pathname.startsWith('/play/') || null",
+    );
+    let mut shot = false;
+    let mut clicks = 0;
+    loop {
+        let state = p.wait(
+            "a decision or the end",
+            60,
+            "document.querySelector('#result') ? 'end' : \
+             (document.querySelector('#choices button') ? 'choose' : null)",
+        );
+        clean(&mut p, "/play/ID");
+        if state == "end" {
+            break;
+        }
+        if !shot {
+            p.screenshot(&shots.join("1-decision.png"));
+            shot = true;
+        }
+        assert!(clicks < 500, "a game of 500 decisions");
+        p.eval("document.querySelector('#choices button').click(); true")
+            .unwrap();
+        clicks += 1;
+        // The answer's page (a redirect) replaces this one.
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    p.screenshot(&shots.join("2-end.png"));
+    let text = p.eval("document.body.innerText").unwrap();
+    assert!(
+        text.as_str().unwrap().contains("The replay verifies"),
+        "{text}"
+    );
+    p.eval("document.querySelector('#view').click(); true")
+        .unwrap();
+    p.wait(
+        "the replay viewer",
+        30,
+        "location.pathname.endsWith('/view') || null",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    p.screenshot(&shots.join("3-viewer.png"));
+    clean(&mut p, "/play/ID/view");
 }

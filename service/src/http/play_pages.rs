@@ -29,6 +29,13 @@ pub fn routes() -> Router<AppState> {
         .route("/play/{id}/view", get(view))
 }
 
+/// How to type a move here (`moves::HELP` without the terminal's numbers and `q`).
+const WEB_HELP: &str = "\
+A move in the protocol's card codes (rank 6789TJQKA, suit CDHS):
+  attack or add:  7C 7D QH        (the cards; prefix 'x' for the trump-six exchange: x 7C)
+  defend:         7C>KC 8D>9D     (attack card > the card that beats it; nothing = beat nothing)
+  take | pass     as the words say";
+
 /// The form on bot `bot`'s page, for a logged-in author.
 pub fn form(v: &Visitor, bot: &str) -> Markup {
     html! {
@@ -262,7 +269,7 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Res
                 label { "Or type a move: " input type="text" name="move"; }
                 button type="submit" { "Play it" }
             }
-            pre.help { (moves::HELP) }
+            pre.help { (WEB_HELP) }
         } @else if seen.end.is_none() {
             p #waiting { "The bot is deciding…" }
         }
