@@ -272,6 +272,11 @@ fn a_person_who_does_not_move_loses_on_time_and_old_games_are_forgotten() {
         .unwrap();
     assert_eq!(r.status, 201, "{}", r.json);
     assert_eq!(b.get(&ids[0]).0, 404);
+    let replays = std::fs::read_dir(tmp.path().join("data/play"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("jsonl".as_ref()))
+        .count();
+    assert_eq!(replays, keep, "the forgotten game's replay is removed");
     for at in &ids[1..] {
         assert_eq!(b.get(at).0, 200, "{at}");
     }

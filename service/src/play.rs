@@ -12,9 +12,10 @@
 //! [`Seen`] and post moves through [`PlayGame::answer`], which checks them with
 //! `Legal::allows` first (`durak_replay::moves`): a refusal names its rule and costs nothing.
 //!
-//! Games live in memory (one in progress per author, [`Plays::start`]); a game in progress ends
-//! when the server stops (its bot dies with it). The finished game's replay stays under
-//! `DATA/play/`, verified with `durak_replay::simulate` when the game ends.
+//! Games live in memory (one in progress per author and the last [`KEEP_FINISHED`] finished,
+//! [`Plays::start`]); a game in progress ends when the server stops (its bot dies with it). A
+//! finished game's replay is under `DATA/play/`, verified with `durak_replay::simulate` when the
+//! game ends, and removed when its game is forgotten.
 
 use crate::ladder::{executor, Ladder};
 use crate::store;
@@ -52,8 +53,8 @@ pub fn resolve(s: &PlaySection) -> Result<u64, String> {
     }
 }
 
-/// The finished games of an author kept (their pages and replays' links), newest first: older
-/// ones are forgotten when the author starts a game (their replays stay in `DATA/play/`).
+/// The finished games of an author kept (their pages and replays), newest first: older ones
+/// are forgotten when the author starts a game, their replays removed from `DATA/play/`.
 pub const KEEP_FINISHED: usize = 3;
 
 /// The person's seat in every game (seat 0; who attacks first follows the deal).
@@ -145,7 +146,12 @@ impl Plays {
             .collect();
         done.sort_unstable();
         for id in done.iter().rev().skip(KEEP_FINISHED) {
-            games.remove(id);
+            let replay = games
+                .remove(id)
+                .and_then(|g| g.seen.lock().unwrap().replay.clone());
+            if let Some(name) = replay {
+                let _ = std::fs::remove_file(ladder.paths.root.join("play").join(name));
+            }
         }
         let Some(v) = store::versions_of_bot(&ladder.db, bot)?
             .into_iter()
