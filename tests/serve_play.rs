@@ -233,7 +233,7 @@ fn a_person_plays_a_whole_game_against_a_house_bot_in_the_browser() {
 fn a_person_who_does_not_move_loses_on_time_and_old_games_are_forgotten() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("serve.toml");
-    std::fs::write(&config, "[play]\nmove_s = 1\n").unwrap();
+    std::fs::write(&config, "[play]\nmove_s = 1\nmax_games = 1\n").unwrap();
     let s = Server::start(
         &tmp.path().join("data"),
         &[
@@ -267,10 +267,19 @@ fn a_person_who_does_not_move_loses_on_time_and_old_games_are_forgotten() {
         ids.push(at);
     }
     // Starting one more forgets the oldest finished game.
+    let bob = s.client(Some(&s.author("bob")));
     let r = api
         .post_json("/api/play", &json!({"bot": "house-greedy"}))
         .unwrap();
     assert_eq!(r.status, 201, "{}", r.json);
+    // `max_games = 1`: while it is played (its first decision alone takes the person's second),
+    // nobody else may start one.
+    let r = bob
+        .post_json("/api/play", &json!({"bot": "house-greedy"}))
+        .unwrap();
+    assert_eq!(r.status, 503, "{}", r.json);
+    let e = r.json["error"].as_str().unwrap();
+    assert!(e.contains("[play] max_games"), "{e}");
     assert_eq!(b.get(&ids[0]).0, 404);
     let replays = std::fs::read_dir(tmp.path().join("data/play"))
         .unwrap()

@@ -38,10 +38,26 @@ pub const HUMAN_MOVE_MS: u64 = 10 * 60 * 1000;
 #[serde(deny_unknown_fields)]
 pub struct PlaySection {
     pub move_s: Option<u64>,
+    pub max_games: Option<usize>,
 }
 
-/// `[play] move_s` in milliseconds (1 s to an hour).
-pub fn resolve(s: &PlaySection) -> Result<u64, String> {
+/// `[play] max_games` unless set: games with people in progress on the server at once (each is a
+/// bot process and a thread).
+pub const MAX_GAMES: usize = 8;
+
+/// `[play]` resolved: the person's time per decision in milliseconds (1 s to an hour), and the
+/// games in progress at once (at least 1).
+pub fn resolve(s: &PlaySection) -> Result<(u64, usize), String> {
+    let max_games = s.max_games.unwrap_or(MAX_GAMES);
+    if max_games == 0 {
+        return Err(format!(
+            "[play] max_games = 0: at least one game\n  fix: set max_games = {MAX_GAMES}"
+        ));
+    }
+    Ok((move_ms(s)?, max_games))
+}
+
+fn move_ms(s: &PlaySection) -> Result<u64, String> {
     match s.move_s {
         None => Ok(HUMAN_MOVE_MS),
         Some(n @ 1..=3600) => Ok(n * 1000),
@@ -136,6 +152,19 @@ impl Plays {
                     "you have a game in progress (/play/{}): one at a time\n  fix: finish it \
                      (or let its clock run out) first",
                     g.id
+                ),
+            )));
+        }
+        let playing = games
+            .values()
+            .filter(|g| g.seen.lock().unwrap().end.is_none())
+            .count();
+        if playing >= ladder.cfg.play_max_games {
+            return Ok(Err(refused(
+                503,
+                format!(
+                    "the server plays {playing} games with people now, its most ([play] \
+                     max_games)\n  fix: try again in a few minutes"
                 ),
             )));
         }
@@ -498,10 +527,30 @@ mod tests {
 
     #[test]
     fn the_persons_clock_is_a_second_to_an_hour() {
-        assert_eq!(resolve(&PlaySection::default()), Ok(HUMAN_MOVE_MS));
-        assert_eq!(resolve(&PlaySection { move_s: Some(5) }), Ok(5000));
+        assert_eq!(
+            resolve(&PlaySection::default()),
+            Ok((HUMAN_MOVE_MS, MAX_GAMES))
+        );
+        let five = PlaySection {
+            move_s: Some(5),
+            max_games: Some(2),
+        };
+        assert_eq!(resolve(&five), Ok((5000, 2)));
+        let none = PlaySection {
+            move_s: None,
+            max_games: Some(0),
+        };
+        let e = resolve(&none).unwrap_err();
+        assert!(
+            e.contains("[play] max_games = 0") && e.contains("fix: set max_games = 8"),
+            "{e}"
+        );
         for bad in [0, 3601] {
-            let e = resolve(&PlaySection { move_s: Some(bad) }).unwrap_err();
+            let e = resolve(&PlaySection {
+                move_s: Some(bad),
+                max_games: None,
+            })
+            .unwrap_err();
             assert!(
                 e.contains(&format!("[play] move_s = {bad}"))
                     && e.contains("fix: set move_s = 600"),
