@@ -82,6 +82,10 @@ enum Command {
         /// random or greedy
         name: String,
     },
+    /// The person's seat of a `durak serve` "Play my bot" game (what the server starts): the
+    /// protocol on stdin/stdout, relayed to the server's socket.
+    #[command(hide = true)]
+    WebSeat { socket: std::path::PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -122,6 +126,9 @@ fn main() -> ExitCode {
         Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
         Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
+        Command::WebSeat { socket } => {
+            durak_service::play::relay(&socket).map(|_| ExitCode::SUCCESS)
+        }
         Command::Human(a) => human::run(a),
     };
     match result {

@@ -2,7 +2,9 @@
 //!
 //! Replay files (one game each, written by the referee: `referee/src/replay.rs`) read, re-simulated
 //! and verified with the rules engine, and shown step by step: as plain text ([`text`]), in a
-//! terminal ([`tui`]) or as an HTML page with the viewer beside it ([`html`]).
+//! terminal ([`tui`]) or as an HTML page with the viewer beside it ([`html`]). [`moves`]: a seat's
+//! legal choices listed for a person and a typed move read (the terminal's human seat and the
+//! service's "Play my bot").
 //!
 //! ```no_run
 //! let replay = durak_replay::read_replay(std::path::Path::new("replays/game-0000.jsonl"))?;
@@ -14,6 +16,7 @@
 pub mod analyze;
 pub mod error;
 pub mod html;
+pub mod moves;
 pub mod raw;
 pub mod read;
 pub mod sim;

@@ -37,6 +37,7 @@ pub mod db;
 pub mod http;
 pub mod ladder;
 pub mod metrics;
+pub mod play;
 pub mod quota;
 pub mod store;
 pub mod submit;

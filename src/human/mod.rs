@@ -7,11 +7,10 @@
 //! viewer's layout ([`tui`]), else (or with `--plain`) as plain lines ([`plain`]), which is how
 //! tests and scripts drive it. Either way it shows what the seat's observation shows, never more
 //! (I-1, I-2), lists numbered choices, reads typed moves, and checks a move against the
-//! request's `legal` object before it is sent ([`moves::read_input`]), so a typo is refused at
+//! request's `legal` object before it is sent (`durak_replay::moves::read_input`), so a typo is refused at
 //! the prompt with its rule instead of costing the game. `q` exits with
 //! `durak_referee::process::HUMAN_QUIT`, which the referee records as "the person quit".
 
-mod moves;
 mod plain;
 mod tui;
 

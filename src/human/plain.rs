@@ -2,9 +2,9 @@
 //! decision, numbered choices, a `> ` prompt), read and typed line by line. What a script or
 //! a test drives (`durak play --plain human BOT`), and what a screen that is not a terminal gets.
 
-use super::moves::{choices, pretty, read_input, suit, verb, Input, HELP};
 use super::{fault_words, Front, Hello};
 use durak_protocol::text::escape_controls;
+use durak_replay::moves::{choices, pretty, read_input, suit, verb, Input, HELP};
 use durak_rules::{Legal, Move};
 use serde_json::Value;
 use std::fs::File;

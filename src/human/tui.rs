@@ -3,11 +3,11 @@
 //! end shown until a key is pressed. Raw mode and the alternate screen are left on drop (and
 //! `durak play` restores the terminal after the match, in case this process was killed).
 
-use super::moves::{choices, read_input, verb, Input};
 use super::plain::describe_event;
 use super::{fault_words, Front, Hello};
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
+use durak_replay::moves::{choices, read_input, verb, Input};
 use durak_replay::tui::seat::{draw_seat, SeatScreen};
 use durak_rules::{Legal, Move};
 use ratatui::backend::CrosstermBackend;

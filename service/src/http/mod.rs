@@ -18,6 +18,7 @@ pub mod limits;
 pub mod live;
 pub mod openapi;
 pub mod pages;
+pub mod play_pages;
 pub mod private;
 pub mod redact;
 pub mod reports;
@@ -47,6 +48,8 @@ pub struct AppState {
     pub hidden_paths: Arc<Vec<String>>,
     /// Login, registration and token attempts per client address (`limits.rs`).
     pub limits: Arc<limits::RateLimits>,
+    /// The games people play against bots (`crate::play`).
+    pub plays: Arc<crate::play::Plays>,
 }
 
 impl AppState {
@@ -58,6 +61,7 @@ impl AppState {
             tournaments,
             live: Default::default(),
             cache: Default::default(),
+            plays: Default::default(),
         }
     }
 }

@@ -34,6 +34,7 @@ pub fn routes(limit: super::limits::AttemptLimit) -> Router<AppState> {
         .merge(super::admin::routes())
         .merge(super::challenge_pages::routes())
         .merge(super::version_page::routes())
+        .merge(super::play_pages::routes())
 }
 
 /// The service's own style, after the report's.
@@ -221,7 +222,8 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
         }
     };
     let max_deals = s.ladder.cfg.challenges.max_deals;
-    let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals)) };
+    let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals))
+    (super::play_pages::form(&v, &view.bot)) };
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 

@@ -100,7 +100,7 @@ pub fn version_folder(ladder: &Ladder, v: i64) -> Result<Option<PathBuf>, String
 }
 
 /// The seat of a version in a match.
-fn seat_spec(ladder: &Ladder, v: &store::Version) -> Result<SeatSpec, String> {
+pub(crate) fn seat_spec(ladder: &Ladder, v: &store::Version) -> Result<SeatSpec, String> {
     let cfg = &ladder.cfg;
     let mut command = BotCommand::parse(&v.command)?;
     if !v.house {

@@ -71,6 +71,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("get", "/api/openapi.json", get(openapi)),
         ("post", "/api/challenges", post(challenges::create)),
         ("get", "/api/challenges/{id}", get(challenges::get_one)),
+        ("post", "/api/play", post(super::play_pages::api_create)),
         (
             "get",
             "/api/bots/{bot}/versions/{n}/games",
