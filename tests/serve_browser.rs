@@ -213,7 +213,8 @@ fn register_upload_leaderboard_version_and_game_in_the_browser() {
     let id = t.json["id"].as_i64().unwrap();
     common::server::wait_for("the tournament to end", 180, || {
         let v = s.get(&format!("/api/tournaments/{id}")).json;
-        (v["state"] != "running").then_some(())
+        // A tournament waits "queued" before it runs.
+        (v["state"] != "running" && v["state"] != "queued").then_some(())
     });
     p.goto(&format!("{url}/tournaments"));
     p.screenshot(&shots().join("10-tournaments.png"));
