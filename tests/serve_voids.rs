@@ -75,6 +75,26 @@ fn the_leaderboard_and_the_game_pages_show_void_games_and_voided_attempts() {
             "{r}"
         );
     }
+    // Each version's head to head, before.
+    let games_of = |s: &Server, lb: &Value, v: i64, query: &str| {
+        let r = row_of(lb, v);
+        let path = format!(
+            "/api/bots/{}/versions/{}/games{query}",
+            r["bot"].as_str().unwrap(),
+            r["version"]
+        );
+        let a = s.get(&path);
+        assert_eq!(a.status, 200, "{path}: {}", a.json);
+        a.json
+    };
+    let h2h_before: Vec<Value> = before["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            games_of(&s, &before, r["version_id"].as_i64().unwrap(), "")["head_to_head"].clone()
+        })
+        .collect();
     s.stop();
 
     // Two games of finished ladder jobs: the first given up as void, the second played again
@@ -152,6 +172,46 @@ fn the_leaderboard_and_the_game_pages_show_void_games_and_voided_attempts() {
             "no draw: {r} {was}"
         );
     }
+    // A version's games: the void one found by result=void, left out of the head to head.
+    for (i, r) in before["rows"].as_array().unwrap().iter().enumerate() {
+        let v = r["version_id"].as_i64().unwrap();
+        let h2h = games_of(&s, &lb, v, "")["head_to_head"].clone();
+        let (was, now) = (&h2h_before[i][0], &h2h[0]);
+        assert_eq!(was["opponent"], now["opponent"]);
+        if seats.contains(&v) {
+            assert_eq!(now["void_games"], 1, "{now}");
+            assert_eq!(
+                now["games"].as_u64(),
+                was["games"].as_u64().map(|g| g - 1),
+                "{now}"
+            );
+            assert_eq!(
+                now["draws"],
+                was["draws"].as_u64().unwrap() - durak.is_none() as u64
+            );
+            let void = games_of(&s, &lb, v, "?result=void");
+            assert_eq!(void["total"], 1, "{void}");
+            assert_eq!(
+                void["games"][0]["result"], "void (counted for nobody)",
+                "{void}"
+            );
+            assert_eq!(
+                (
+                    void["games"][0]["job"].as_i64(),
+                    void["games"][0]["game"].as_u64()
+                ),
+                (Some(void_job), Some(void_game as u64))
+            );
+        }
+    }
+    let bad = s.get(&format!(
+        "/api/bots/{}/versions/{}/games?result=voided",
+        row_of(&lb, seats[0])["bot"].as_str().unwrap(),
+        row_of(&lb, seats[0])["version"]
+    ));
+    assert_eq!(bad.status, 400, "{}", bad.json);
+    assert!(bad.error().contains("result=void"), "{}", bad.error());
+
     let page = html(&s, "/");
     assert!(page.contains("void (voided)"), "the column's head");
     assert!(page.contains("<td class=\"num\">1 (4)</td>"), "{page}");

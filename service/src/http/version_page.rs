@@ -361,7 +361,7 @@ fn games_section(
             " "
             label { "result " select name="result" {
                 option value="" selected[q.result.is_none()] { "any" }
-                @for r in ["won", "lost", "draw"] { option value=(r) selected[q.result.as_deref() == Some(r)] { (r) } }
+                @for r in ["won", "lost", "draw", "void"] { option value=(r) selected[q.result.as_deref() == Some(r)] { (r) } }
             } }
             " "
             label { input type="checkbox" name="fault" value="1" checked[q.fault.unwrap_or(0) != 0]; " with its fault" }
