@@ -9,7 +9,8 @@
 //! the field, the GSPRT over the histogram's values, Wald's bounds.
 //!
 //! Memory: the histograms, and one small entry per deal whose rotations are not all in yet.
-//! A deal counts once all its rotations are in (and none was a game nobody played): feed
+//! A deal counts once all its rotations are in (and none was a game nobody played or a void
+//! game, given up after voided attempts: such a game counts for nobody): feed
 //! rotations of the same deal close together (deal-major order) for the test to stop early.
 
 use crate::config::{Format, Tournament};
@@ -135,7 +136,10 @@ impl SprtTracker {
             return;
         };
         let k = self.k as u32;
-        let void = durak_protocol::nobody_played(l.seats.len(), l.faults.iter().map(|f| f.seat));
+        // A game given up as void (a bot starved by the machine at every attempt) or that
+        // nobody played counts for nobody: not a loss, not a draw, and its deal is left out.
+        let void =
+            l.void || durak_protocol::nobody_played(l.seats.len(), l.faults.iter().map(|f| f.seat));
         // The challenger's score in units of 1/k.
         let units = match l.loser {
             _ if void => 0,

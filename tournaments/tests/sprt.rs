@@ -386,3 +386,31 @@ fn the_verdicts_interval_is_the_pairs_paired_one() {
         assert_eq!(standings.sprt.as_ref().unwrap(), &s);
     }
 }
+
+/// A void game (given up after 3 voided attempts, docs/TOURNAMENTS.md "Time: only a bot's
+/// own") counts for nobody: not a loss or a draw in the games, and its deal is left out of the
+/// paired figures; the standings' SPRT (which skips void lines) says the same.
+#[test]
+fn a_void_game_counts_for_nobody_and_its_deal_is_left_out() {
+    let mut t = gauntlet(2);
+    t.sprt = Some(params());
+    let mut lines = Vec::new();
+    for d in 0..10u32 {
+        // new wins both rotations of every deal.
+        lines.push(game(2 * d as u64, d, ["new", "old"], Some(1)));
+        lines.push(game(2 * d as u64 + 1, d, ["old", "new"], Some(0)));
+    }
+    // Deal 3's second game was given up: no loser, not a draw, void.
+    let void = &mut lines[7];
+    (void.loser, void.durak, void.draw, void.void) = (None, None, false, true);
+    void.voided = vec!["starved".into(); 3];
+    let mut tracker = SprtTracker::new(&t, params()).unwrap();
+    for l in &lines {
+        tracker.add(l);
+    }
+    let s = tracker.status();
+    assert_eq!((s.deals, s.games), (9, 19), "{s}");
+    assert_eq!(s.score, 1.0, "the void game is no draw: {s}");
+    let standings = durak_tournaments::standings::Standings::compute(&t, &lines);
+    assert_eq!(standings.sprt.as_ref().unwrap(), &s);
+}

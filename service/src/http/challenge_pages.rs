@@ -54,7 +54,9 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) -> Res
     let body = html! {
         @if matches!(w.state.as_str(), "queued" | "playing") { meta http-equiv="refresh" content="5"; }
         p #challenge-state { "State: " strong { (w.state) } " · "
-            (w.games) " of " (w.planned_games) " games · unrated" }
+            (w.games) " of " (w.planned_games) " games"
+            @if w.void_games > 0 { " (" (w.void_games) " void: counted for nobody)" }
+            " · unrated" }
         table {
             tbody {
                 tr { th { "wins, draws, losses" } td.num { (w.wins) ", " (w.draws) ", " (w.losses) } }

@@ -138,6 +138,33 @@ pub(super) fn fmt_ci(ci: [Option<f64>; 2]) -> String {
     format!("{} … {}", end(ci[0], "-∞"), end(ci[1], "+∞"))
 }
 
+/// A leaderboard row's void games and voided attempts: `1 (4)`, `-` for none.
+fn void_cell(games: u64, attempts: u64) -> String {
+    if games == 0 && attempts == 0 {
+        "-".into()
+    } else {
+        format!("{games} ({attempts})")
+    }
+}
+
+/// What the game page says of a game played again because the machine starved a bot, or given
+/// up as void.
+fn void_note(row: &crate::store::GameRow) -> Option<String> {
+    let why = row.voided.join("; ");
+    match (row.void, row.voided.len()) {
+        (true, n) => Some(format!(
+            "This game is void: given up after {n} voided attempts (a bot starved by the \
+             machine each time), it counts for nobody, neither a loss nor a draw. Why: {why}."
+        )),
+        (false, 0) => None,
+        (false, n) => Some(format!(
+            "Played again after {n} voided attempt{} (a bot starved by the machine; this is \
+             the game that counts). Why: {why}.",
+            if n == 1 { "" } else { "s" }
+        )),
+    }
+}
+
 pub(super) fn version_link(bot: &str, n: i64) -> String {
     format!("/bots/{bot}/versions/{n}")
 }
@@ -149,13 +176,16 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
         (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
     };
     let body = html! {
-        p #info { (lb.games) " games among the versions on the board" @if paused { " · the ladder is paused" } }
+        p #info { (lb.games) " games among the versions on the board"
+            @if lb.games_void > 0 { " (" (lb.games_void) " void: counted for nobody)" }
+            @if paused { " · the ladder is paused" } }
         div.scroll {
             table.standings #leaderboard {
                 thead { tr {
                     th.num { "rank" } th { "bot" } th { "author" } th.num { "Elo" } th.num { "95% interval" }
                     th.num title="games against the versions on the board now" { "games" }
                     th.num { "losses" } th.num { "loss rate" }
+                    th.num title="void games (given up after 3 voided attempts, counted for nobody), and in parentheses the attempts voided and played again" { "void (voided)" }
                 } }
                 tbody #rows {
                     @for r in &lb.rows {
@@ -168,6 +198,7 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
                             td.num { (r.games) }
                             td.num { (r.losses) }
                             td.num { (format!("{:.1}%", 100.0 * r.loss_rate)) }
+                            td.num { (void_cell(r.void_games, r.attempts_voided)) }
                         }
                     }
                 }
@@ -318,6 +349,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
                 format!("Seat{rest}: {}.", private::NOTE)
             })
             .collect();
+        notes.extend(void_note(&row));
         if analysis.is_none() {
             notes.push(format!("{}.", crate::analysis::NOT_YET));
         }

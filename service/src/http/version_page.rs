@@ -361,7 +361,7 @@ fn games_section(
             " "
             label { "result " select name="result" {
                 option value="" selected[q.result.is_none()] { "any" }
-                @for r in ["won", "lost", "draw"] { option value=(r) selected[q.result.as_deref() == Some(r)] { (r) } }
+                @for r in ["won", "lost", "draw", "void"] { option value=(r) selected[q.result.as_deref() == Some(r)] { (r) } }
             } }
             " "
             label { input type="checkbox" name="fault" value="1" checked[q.fault.unwrap_or(0) != 0]; " with its fault" }
@@ -448,6 +448,9 @@ fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
         table {
             tbody {
                 tr { th { "games (whole deals)" } td.num { (c.games) " (" (c.deals) ")" } }
+                @if c.void_games > 0 {
+                    tr { th { "void games (deals left out): counted for nobody" } td.num { (c.void_games) " (" (c.void_deals) ")" } }
+                }
                 tr { th { "score" } td.num { (format!("{:.1} %", 100.0 * c.score)) } }
                 tr { th { "Elo above version " (c.version) " (95 %, paired)" } td.num { (fmt_elo(c.elo)) " (" (fmt_ci(c.elo_ci95)) ")" } }
                 tr { th { "LLR, bounds" } td.num { (format!("{:+.2} in [{:+.2}, {:+.2}]", c.llr, c.llr_bounds[0], c.llr_bounds[1])) } }

@@ -39,14 +39,22 @@ pub struct Row {
     pub draws: u64,
     pub loss_rate: f64,
     pub faults: std::collections::BTreeMap<String, u64>,
+    /// Its void games among these (given up after 3 voided attempts: a bot starved by the
+    /// machine each time), counted for nobody: not in `games`, `losses` or `draws`.
+    pub void_games: u64,
+    /// Attempts at its games voided and played again (those of void games included).
+    pub attempts_voided: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Leaderboard {
     pub variant: String,
     pub table_size: usize,
-    /// Games among the ranked versions.
+    /// Games among the ranked versions (void ones included).
     pub games: u64,
+    /// Of those, the void ones (counted for nobody), and the attempts voided and played again.
+    pub games_void: u64,
+    pub attempts_voided: u64,
     /// `"paired"` (by deal) or `"unpaired"`.
     pub interval: String,
     pub rows: Vec<Row>,
@@ -61,6 +69,8 @@ struct State {
     /// The jobs whose games are in (a job finishing during a rebuild is added once).
     jobs: std::collections::HashSet<i64>,
     games: u64,
+    /// Void games and voided attempts by version id.
+    voids: HashMap<i64, Voids>,
     dirty: bool,
     last: Instant,
     cached: Arc<Leaderboard>,
@@ -74,6 +84,26 @@ pub struct Board {
     /// A generation, counted up whenever what the leaderboard shows may have changed (games
     /// in, versions in or out, a pause): the live leaderboard and the pages' caches watch it.
     changes: tokio::sync::watch::Sender<u64>,
+}
+
+/// A version's void games and voided attempts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Voids {
+    pub games: u64,
+    pub attempts: u64,
+}
+
+/// Count `g`'s void game and voided attempts for each version at it.
+fn count_voids(voids: &mut HashMap<i64, Voids>, g: &GameRow) {
+    if !g.void && g.voided.is_empty() {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for v in g.seats.iter().filter(|v| seen.insert(**v)) {
+        let c = voids.entry(*v).or_default();
+        c.games += g.void as u64;
+        c.attempts += g.voided.len() as u64;
+    }
 }
 
 /// A recorded game as the standings read it (the version id is the bot's name there).
@@ -169,6 +199,7 @@ impl Board {
         let mut builder = Standings::builder(&t);
         let ids: HashMap<i64, Version> = ranked.iter().map(|v| (v.id, v.clone())).collect();
         let mut games = 0u64;
+        let mut voids = HashMap::new();
         let mut jobs = std::collections::HashSet::new();
         db.read(|c| {
             let mut s = c.prepare(&format!(
@@ -183,6 +214,7 @@ impl Board {
                 jobs.insert(g.job);
                 if g.seats.iter().all(|v| ids.contains_key(v)) {
                     builder.add(&result_line(&g, state == "done"));
+                    count_voids(&mut voids, &g);
                     games += 1;
                 }
             }
@@ -194,6 +226,7 @@ impl Board {
             ranked: ids,
             jobs,
             games,
+            voids,
             dirty: true,
             last: Instant::now() - Duration::from_secs(1),
             cached: Arc::new(self.empty()),
@@ -225,6 +258,7 @@ impl Board {
         for g in &rows {
             if g.seats.iter().all(|v| st.ranked.contains_key(v)) {
                 st.builder.add(&result_line(g, done));
+                count_voids(&mut st.voids, g);
                 st.games += 1;
                 st.dirty = true;
             }
@@ -239,6 +273,8 @@ impl Board {
             variant: self.variant.name().to_string(),
             table_size: self.table_size,
             games: 0,
+            games_void: 0,
+            attempts_voided: 0,
             interval: "paired".into(),
             rows: Vec::new(),
             computed_ms: crate::db::now_ms(),
@@ -253,6 +289,7 @@ impl Board {
             .filter_map(|b| {
                 let id: i64 = b.bot.parse().ok()?;
                 let v = st.ranked.get(&id)?;
+                let voids = st.voids.get(&id).copied().unwrap_or_default();
                 Some(Row {
                     rank: b.rank,
                     rank_label: b.rank_label.clone(),
@@ -270,6 +307,8 @@ impl Board {
                     draws: b.draws,
                     loss_rate: b.loss_rate,
                     faults: b.faults.clone(),
+                    void_games: voids.games,
+                    attempts_voided: voids.attempts,
                 })
             })
             .collect();
@@ -277,6 +316,8 @@ impl Board {
             variant: s.variant.clone(),
             table_size: s.table_size,
             games: st.games,
+            games_void: s.games_void as u64,
+            attempts_voided: s.attempts_voided as u64,
             interval: s.method.interval.to_string(),
             rows,
             computed_ms: crate::db::now_ms(),

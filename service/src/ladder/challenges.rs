@@ -189,8 +189,14 @@ pub struct ChallengeView {
     pub deals: u32,
     /// `queued`, `playing`, `done` or `cancelled` (a version left the ladder meanwhile).
     pub state: String,
+    /// Games played and counted (the void ones are not).
     pub games: u64,
     pub planned_games: u64,
+    /// Void games (given up after 3 voided attempts: a bot starved by the machine), counted
+    /// for nobody: not a win, draw or loss, not in the score, the Elo or the LOS.
+    pub void_games: u64,
+    /// Deals left out of the paired figures because a game of theirs is void.
+    pub void_deals: u64,
     /// Games the challenger won, drew and lost (was the durak).
     pub wins: u64,
     pub draws: u64,
@@ -227,6 +233,20 @@ pub fn los(elo: Option<f64>, ci: [Option<f64>; 2], score: f64, games: u64) -> Op
     }
 }
 
+/// The games `version` won, drew and lost among `games` (a void game is none of them).
+pub fn tally(games: &[GameRow], version: i64) -> (u64, u64, u64) {
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    for g in games.iter().filter(|g| !g.void) {
+        let seat = g.seats.iter().position(|&s| s == version);
+        match (g.loser, seat) {
+            (None, _) => draws += 1,
+            (Some(l), Some(s)) if l == s => losses += 1,
+            _ => wins += 1,
+        }
+    }
+    (wins, draws, losses)
+}
+
 /// Challenge `id` and its games (`None`: no such challenge).
 pub fn view(ladder: &Ladder, id: i64) -> Result<Option<(ChallengeView, Vec<GameRow>)>, String> {
     let row: Option<(i64, i64, u32, i64, i64)> = ladder.db.read(|c| {
@@ -261,15 +281,8 @@ pub fn view(ladder: &Ladder, id: i64) -> Result<Option<(ChallengeView, Vec<GameR
         s => s,
     }
     .to_string();
-    let (mut wins, mut draws, mut losses) = (0, 0, 0);
-    for g in &games {
-        let seat = g.seats.iter().position(|&s| s == version);
-        match (g.loser, seat) {
-            (None, _) => draws += 1,
-            (Some(l), Some(s)) if l == s => losses += 1,
-            _ => wins += 1,
-        }
-    }
+    let (wins, draws, losses) = tally(&games, version);
+    let voids = compare::Voids::of(&games);
     let view = ChallengeView {
         id,
         bot: v.bot.clone(),
@@ -279,8 +292,10 @@ pub fn view(ladder: &Ladder, id: i64) -> Result<Option<(ChallengeView, Vec<GameR
         opponent_version: o.n,
         deals,
         state,
-        games: games.len() as u64,
+        games: games.len() as u64 - voids.games,
         planned_games: 2 * deals as u64,
+        void_games: voids.games,
+        void_deals: voids.deals,
         wins,
         draws,
         losses,
@@ -311,6 +326,18 @@ mod tests {
             Some(0.0),
             "lost everything"
         );
+    }
+
+    #[test]
+    fn a_void_game_is_no_win_draw_or_loss_and_not_in_the_figures() {
+        let games = compare::tests::four_deals_one_void();
+        assert_eq!(tally(&games, 1), (7, 0, 0), "the void game is no draw");
+        assert_eq!(tally(&games, 2), (0, 0, 7));
+        let params = compare::CompareConfig::default().params;
+        let st = compare::heads_up(params, 1, 2, &games);
+        let st = st.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((st.games, st.deals, st.score), (7, 3, 1.0));
+        assert_eq!(los(st.elo, st.elo_ci95, st.score, st.games), Some(1.0));
     }
 
     #[test]

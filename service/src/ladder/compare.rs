@@ -163,6 +163,13 @@ pub struct Comparison {
     /// Games counted (and whole deals: both rotations in).
     pub games: u64,
     pub deals: u64,
+    /// Void games (given up after 3 voided attempts: a bot starved by the machine), counted
+    /// for nobody: not in `games`, the score, the LLR or the Elo.
+    #[serde(default)]
+    pub void_games: u64,
+    /// Deals left out of the paired figures because a game of theirs is void.
+    #[serde(default)]
+    pub void_deals: u64,
     pub max_games: u32,
     /// The new version's mean score per game (a draw ½).
     pub score: f64,
@@ -186,7 +193,12 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    fn of(cfg: &CompareConfig, prev: &store::Version, state: &str, st: &SprtStatus) -> Self {
+    fn of(
+        cfg: &CompareConfig,
+        prev: &store::Version,
+        state: &str,
+        (st, voids): &(SprtStatus, Voids),
+    ) -> Self {
         let verdict = verdict_of(st);
         let mut c = Comparison {
             bot: prev.bot.clone(),
@@ -196,6 +208,8 @@ impl Comparison {
             verdict,
             games: st.games,
             deals: st.deals,
+            void_games: voids.games,
+            void_deals: voids.deals,
             max_games: cfg.max_games,
             score: st.score,
             llr: st.llr,
@@ -222,9 +236,13 @@ impl Comparison {
         } else {
             self.verdict.name().to_string()
         };
+        let void = match self.void_games {
+            0 => String::new(),
+            n => format!(" ({n} void, counted for nobody)"),
+        };
         format!(
-            "against version {}: {what} (LLR {:+.2} in [{:+.2}, {:+.2}], {} games of at most {}, \
-             Elo {} [{}, {}])",
+            "against version {}: {what} (LLR {:+.2} in [{:+.2}, {:+.2}], {} games of at most \
+             {}{void}, Elo {} [{}, {}])",
             self.version,
             self.llr,
             self.llr_bounds[0],
@@ -252,24 +270,47 @@ pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, Strin
     })
 }
 
-/// The test over the comparison's games so far.
+/// The void games among heads-up games (given up after 3 voided attempts: they count for
+/// nobody), and the deals left out of the paired figures because of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Voids {
+    pub games: u64,
+    pub deals: u64,
+}
+
+impl Voids {
+    pub fn of(games: &[GameRow]) -> Voids {
+        let deals: std::collections::BTreeSet<(i64, u32)> = games
+            .iter()
+            .filter(|g| g.void)
+            .map(|g| (g.job, g.deal))
+            .collect();
+        Voids {
+            games: games.iter().filter(|g| g.void).count() as u64,
+            deals: deals.len() as u64,
+        }
+    }
+}
+
+/// The test over the comparison's games so far, and its void games.
 pub fn status(
     db: &Db,
     cfg: &CompareConfig,
     version: i64,
     previous: i64,
-) -> Result<SprtStatus, String> {
-    heads_up(
-        cfg.params,
-        version,
-        previous,
-        &games(db, version, previous)?,
-    )
+) -> Result<(SprtStatus, Voids), String> {
+    let games = games(db, version, previous)?;
+    Ok((
+        heads_up(cfg.params, version, previous, &games)?,
+        Voids::of(&games),
+    ))
 }
 
 /// The SPRT of `version` (the challenger) against `other` over their heads-up games, in job
 /// order (each job's deals paired over its two rotations); its status also holds the score and
-/// the paired Elo interval.
+/// the paired Elo interval. A void game counts for nobody (the tournaments crate's
+/// `SprtTracker`): not in the games, the score or the Elo, and its deal is left out of the
+/// paired figures.
 pub fn heads_up(
     params: SprtParams,
     version: i64,
@@ -404,7 +445,8 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
         ) else {
             continue;
         };
-        let st = status(&ladder.db, cfg, version, previous)?;
+        let both = status(&ladder.db, cfg, version, previous)?;
+        let st = &both.0;
         let mine: Vec<&jobs::Job> = open
             .iter()
             .filter(|j| j.kind == KIND && j.seats == [version, previous])
@@ -430,7 +472,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
             }
             continue;
         }
-        let mut c = Comparison::of(cfg, &p, "done", &st);
+        let mut c = Comparison::of(cfg, &p, "done", &both);
         c.note = match (left, capped && st.decision.is_none()) {
             (Some(why), _) => Some(why),
             (None, true) => Some(format!("stopped at max_games = {}", cfg.max_games)),
@@ -486,7 +528,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn status(decision: Option<Hypothesis>, ci: [Option<f64>; 2]) -> SprtStatus {
@@ -528,6 +570,101 @@ mod tests {
         assert_eq!(verdict_of(&lost_all), Verdict::Worse, "every game lost");
         let none = status(None, [Some(-90.0), Some(-10.0)]);
         assert_eq!(verdict_of(&none), Verdict::Undecided);
+    }
+
+    /// A heads-up game of job 5 between versions 1 and 2 on `deal` at `rotation`.
+    pub(crate) fn row(deal: u32, rotation: u32, loser: Option<usize>, void: bool) -> GameRow {
+        GameRow {
+            job: 5,
+            game: 2 * deal + rotation,
+            rotation,
+            deal,
+            seats: if rotation == 0 {
+                vec![1, 2]
+            } else {
+                vec![2, 1]
+            },
+            seed: 9,
+            dealer: 0,
+            loser,
+            draw: false,
+            faults: Vec::new(),
+            moves: 10,
+            duration_ms: 3,
+            move_limit: None,
+            replay: String::new(),
+            recorded: 0,
+            voided: if void {
+                vec!["starved".into(); 3]
+            } else {
+                Vec::new()
+            },
+            void,
+        }
+    }
+
+    /// Version 1 wins every game of 4 deals but deal 2's second, given up as void: 7 games, 3
+    /// whole deals, a score of 1 (the void game is no draw), and the JSON and the line say so.
+    pub(crate) fn four_deals_one_void() -> Vec<GameRow> {
+        let mut games = Vec::new();
+        for d in 0..4 {
+            games.push(row(d, 0, Some(1), false));
+            let void = d == 2;
+            games.push(row(d, 1, (!void).then_some(0), void));
+        }
+        games
+    }
+
+    #[test]
+    fn a_void_game_is_not_played_and_its_deal_is_left_out() {
+        let games = four_deals_one_void();
+        let st = heads_up(CompareConfig::default().params, 1, 2, &games).unwrap();
+        assert_eq!((st.games, st.deals), (7, 3), "{st}");
+        assert_eq!(st.score, 1.0, "{st}");
+        let voids = Voids::of(&games);
+        assert_eq!(voids, Voids { games: 1, deals: 1 });
+        let prev = store::Version {
+            id: 2,
+            bot: "b".into(),
+            bot_id: 1,
+            n: 1,
+            author: "a".into(),
+            account: 1,
+            house: false,
+            state: "retired".into(),
+            reason: None,
+            command: String::new(),
+            language: String::new(),
+            build_cmd: None,
+            sha256: None,
+            size: None,
+            submitted: 0,
+            checked: None,
+            entered: None,
+            first_game: None,
+            fault_streak: 0,
+            files_removed: None,
+        };
+        let c = Comparison::of(&CompareConfig::default(), &prev, "running", &(st, voids));
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(
+            (json["games"].as_u64(), json["deals"].as_u64()),
+            (Some(7), Some(3))
+        );
+        assert_eq!(json["void_games"], 1);
+        assert_eq!(json["void_deals"], 1);
+        assert!(
+            c.summary
+                .contains("7 games of at most 2000 (1 void, counted for nobody)"),
+            "{}",
+            c.summary
+        );
+        // A result stored before void games were counted still reads.
+        let mut old = json.as_object().unwrap().clone();
+        old.remove("void_games");
+        old.remove("void_deals");
+        let back: Comparison = serde_json::from_value(old.into()).unwrap();
+        assert_eq!((back.void_games, back.void_deals), (0, 0));
     }
 
     #[test]

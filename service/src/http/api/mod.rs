@@ -315,6 +315,7 @@ pub fn labels(names: &HashMap<i64, String>, ids: &[i64]) -> Vec<String> {
 pub fn summary(names: &HashMap<i64, String>, g: &GameRow, seat: usize) -> GameSummary {
     let seats = labels(names, &g.seats);
     let result = match g.loser {
+        _ if g.void => "void (counted for nobody)".to_string(),
         Some(l) if l == seat => "lost (durak)".to_string(),
         Some(l) => format!(
             "{} was the durak",

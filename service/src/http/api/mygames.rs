@@ -1,6 +1,6 @@
 //! Every game of a version (issue 25): `GET /api/bots/BOT/versions/N/games`, filtered by
 //! opponent (a bot's name), result (`won`, `lost`, `draw`: at a table of more, `won` is "not
-//! the durak") and fault (`fault=1`: the games in which this version faulted), paged
+//! the durak"; `void`: given up after 3 voided attempts, counted for nobody) and fault (`fault=1`: the games in which this version faulted), paged
 //! (`page` from 0, `per_page` up to 200), newest first; with the head to head per opponent over
 //! all its games (games, wins, draws, losses, score, and at two seats the Elo above that
 //! opponent with its 95 % interval paired by deal, `compare::heads_up`).
@@ -20,7 +20,9 @@ pub struct GamesQuery {
 pub struct HeadToHead {
     /// The opponent's bot and version (`bot vN`).
     pub opponent: String,
+    /// Games counted: the void ones are not (no win, draw or loss, not in the score or Elo).
     pub games: u64,
+    pub void_games: u64,
     /// Whole deals (every seat rotation in) at two seats, which the Elo is paired over.
     pub deals: u64,
     pub wins: u64,
@@ -115,6 +117,7 @@ pub fn timing(s: &AppState, games: &[(&GameRow, usize)]) -> Vec<DecisionTime> {
 /// What a game was for the version at `seat`.
 fn result_of(g: &GameRow, seat: usize) -> &'static str {
     match g.loser {
+        _ if g.void => "void",
         None => "draw",
         Some(l) if l == seat => "lost",
         Some(_) => "won",
@@ -128,11 +131,12 @@ pub fn games_page(
     q: &GamesQuery,
 ) -> Result<Option<GamesPage>, ApiError> {
     if let Some(r) = &q.result {
-        if !matches!(r.as_str(), "won" | "lost" | "draw") {
+        if !matches!(r.as_str(), "won" | "lost" | "draw" | "void") {
             return Err(ApiError::new(
                 400,
                 format!(
-                    "result = {r:?}: not a result\n  fix: result=won, result=lost or result=draw"
+                    "result = {r:?}: not a result\n  fix: result=won, result=lost, result=draw \
+                     or result=void"
                 ),
             ));
         }
@@ -175,11 +179,12 @@ pub fn games_page(
     let mut head_to_head: Vec<HeadToHead> = h2h
         .into_iter()
         .map(|(o, mut gs)| {
-            let (mut w, mut d, mut l) = (0, 0, 0);
+            let (mut w, mut d, mut l, mut void) = (0, 0, 0, 0);
             for g in &gs {
                 match result_of(g, seat_of(g)) {
                     "won" => w += 1,
                     "draw" => d += 1,
+                    "void" => void += 1,
                     _ => l += 1,
                 }
             }
@@ -207,6 +212,7 @@ pub fn games_page(
                     .cloned()
                     .unwrap_or_else(|| format!("version {o}")),
                 games,
+                void_games: void,
                 deals: st.as_ref().map_or(0, |st| st.deals),
                 wins: w,
                 draws: d,

@@ -32,10 +32,12 @@
       cell(tr, String(x.games), "num");
       cell(tr, String(x.losses), "num");
       cell(tr, (100 * x.loss_rate).toFixed(1) + "%", "num");
+      cell(tr, x.void_games || x.attempts_voided ? x.void_games + " (" + x.attempts_voided + ")" : "-", "num");
       out.push(tr);
     }
     rows.replaceChildren(...out);
     info.textContent = lb.games + " games among the versions on the board" +
+      (lb.games_void ? " (" + lb.games_void + " void: counted for nobody)" : "") +
       (lb.paused ? " · the ladder is paused" : "");
     document.body.dataset.games = String(lb.games);
   }
