@@ -8,20 +8,9 @@
 mod common;
 
 use common::server::{sh_bot, stray_replays, wait_for, Server};
-use common::{text, DURAK};
+use common::text;
 use serde_json::{json, Value};
 use std::process::Command;
-
-/// `durak submit --server URL --token T PATH`.
-fn submit_cli(s: &Server, token: &str, path: &std::path::Path) -> std::process::Output {
-    Command::new(DURAK)
-        .args([
-            "submit", "--server", &s.url, "--token", token, "--wait-s", "180",
-        ])
-        .arg(path)
-        .output()
-        .expect("durak submit runs")
-}
 
 fn rows(s: &Server) -> Vec<Value> {
     s.get("/api/leaderboard").json["rows"]
@@ -76,7 +65,7 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
         "",
         Some("echo compiling; cp bot.sh built.sh"),
     );
-    let out = submit_cli(&s, &token, &bot);
+    let out = s.submit_cli(&token, &bot);
     let (o, e) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{o}\n{e}\n{}", s.log());
     assert!(
@@ -227,7 +216,7 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
 
     // Only its author changes a bot.
     let theirs = sh_bot(&tmp.path().join("b"), "alpha", "", None);
-    let out = submit_cli(&s, &other, &theirs);
+    let out = s.submit_cli(&other, &theirs);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("belongs to another author"),
@@ -243,7 +232,7 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     );
 
     // A new version retires the old one once it passes.
-    let out = submit_cli(&s, &token, &bot);
+    let out = s.submit_cli(&token, &bot);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let old = s.get("/api/bots/alpha/versions/1").json;
     assert_eq!(old["state"], "retired", "{old}");
@@ -260,7 +249,7 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
 
     // A failing bot: its page says why, it does not enter the ladder.
     let bad = sh_bot(tmp.path(), "broken", "echo not json; exit 3", None);
-    let out = submit_cli(&s, &token, &bad);
+    let out = s.submit_cli(&token, &bad);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let v = s.checked("broken", 1);
     assert_eq!(v["state"], "failed");
@@ -285,7 +274,7 @@ fn a_bot_whose_build_fails_is_refused_with_its_output() {
         "",
         Some("echo 'error: no compiler'; exit 7"),
     );
-    let out = submit_cli(&s, &token, &bot);
+    let out = s.submit_cli(&token, &bot);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stdout).contains("error: no compiler"),
@@ -360,7 +349,7 @@ fn the_organiser_pauses_resumes_disqualifies_and_runs_a_tournament() {
 
     // A tournament needs two bots: one of the author's joins.
     let bot = sh_bot(tmp.path(), "tbot", "", None);
-    assert_eq!(submit_cli(&s, &token, &bot).status.code(), Some(0));
+    assert_eq!(s.submit_cli(&token, &bot).status.code(), Some(0));
     let t = org
         .post_json("/api/tournaments", &json!({"games": 2}))
         .unwrap();
@@ -419,7 +408,7 @@ fn a_bot_that_keeps_faulting_is_suspended() {
         flag.display()
     );
     let bot = sh_bot(tmp.path(), "flaky", &prelude, None);
-    assert_eq!(submit_cli(&s, &token, &bot).status.code(), Some(0));
+    assert_eq!(s.submit_cli(&token, &bot).status.code(), Some(0));
     wait_for("flaky's first games", 60, || {
         (s.get("/api/bots/flaky/versions/1").json["games"].as_u64()? > 0).then_some(())
     });

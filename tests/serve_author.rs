@@ -13,20 +13,9 @@
 mod common;
 
 use common::server::{sh_bot, wait_for, Server};
-use common::{text, DURAK};
+use common::text;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn submit_cli(s: &Server, token: &str, path: &Path) -> std::process::Output {
-    Command::new(DURAK)
-        .args([
-            "submit", "--server", &s.url, "--token", token, "--wait-s", "240",
-        ])
-        .arg(path)
-        .output()
-        .expect("durak submit runs")
-}
 
 /// The games a comparison's match announces: as many whole jobs of 13 deals at 2 seats as a
 /// ladder match holds.
@@ -81,14 +70,14 @@ fn a_worse_version_does_not_replace_the_old_one_when_the_organiser_requires_it()
     let tmp = tempfile::tempdir().unwrap();
     let s = server(tmp.path(), true);
     let token = s.author("ada");
-    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v1"), false));
+    let out = s.submit_cli(&token, &bot(&tmp.path().join("v1"), false));
     assert!(out.status.success(), "{}\n{}", text(&out.stderr), s.log());
     assert!(
         version(&s, 1)["previous"].is_null(),
         "a first version has nothing to be compared with"
     );
 
-    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v2"), true));
+    let out = s.submit_cli(&token, &bot(&tmp.path().join("v2"), true));
     let e = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{e}\n{}", s.log());
     assert!(e.contains("now plays its previous version"), "{e}");
@@ -136,10 +125,10 @@ fn a_better_version_is_told_so_after_it_entered_the_ladder() {
     let tmp = tempfile::tempdir().unwrap();
     let s = server(tmp.path(), false);
     let token = s.author("ada");
-    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v1"), true));
+    let out = s.submit_cli(&token, &bot(&tmp.path().join("v1"), true));
     assert!(out.status.success(), "{}\n{}", text(&out.stderr), s.log());
 
-    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v2"), false));
+    let out = s.submit_cli(&token, &bot(&tmp.path().join("v2"), false));
     let e = text(&out.stderr);
     assert!(out.status.success(), "{e}\n{}", s.log());
     assert!(
@@ -191,7 +180,7 @@ fn an_author_challenges_a_bot_of_the_ladder_within_the_cap_and_the_daily_quota()
     let s = server_with(tmp.path(), false, &[]);
     let token = s.author("ada");
     let other = s.author("bob");
-    let out = submit_cli(&s, &token, &bot(&tmp.path().join("v1"), false));
+    let out = s.submit_cli(&token, &bot(&tmp.path().join("v1"), false));
     assert!(out.status.success(), "{}\n{}", text(&out.stderr), s.log());
     let ada = s.client(Some(&token));
     let post = |c: &durak_service::client::Client, body: Value| {

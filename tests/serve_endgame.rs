@@ -6,26 +6,11 @@
 mod common;
 
 use common::server::{wait_for, Server};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 const DURAK: &str = env!("CARGO_BIN_EXE_durak");
-
-/// Pause the ladder and wait until no game is being played (the games count stays put).
-fn pause_and_settle(s: &Server) -> u64 {
-    let p = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
-    assert_eq!(p.status, 200, "{}", p.json);
-    let mut last = (s.games(), Instant::now());
-    wait_for("the ladder to stop playing after the pause", 60, || {
-        let g = s.games();
-        if g != last.0 {
-            last = (g, Instant::now());
-        }
-        (last.1.elapsed() > Duration::from_secs(2)).then_some(g)
-    })
-}
 
 /// `durak analyze --json` of a replay with the service's budget.
 fn analyze(replay: &Path) -> Value {
@@ -70,7 +55,7 @@ fn the_version_page_gives_the_endgame_accuracy_of_its_games() {
             .ok()
     });
     assert_eq!(policy, Some(5), "{sched}");
-    pause_and_settle(&s);
+    s.pause_and_settle();
     // The background analyser catches up with the paused ladder and the view shows it.
     let v = wait_for("every game of house-random analysed", 180, || {
         let v = s.get(path).json;

@@ -12,16 +12,6 @@ use durak_service::db::Db;
 use std::path::Path;
 use std::process::Command;
 
-fn submit_cli(s: &Server, token: &str, path: &Path) -> std::process::Output {
-    Command::new(DURAK)
-        .args([
-            "submit", "--server", &s.url, "--token", token, "--wait-s", "180",
-        ])
-        .arg(path)
-        .output()
-        .expect("durak submit runs")
-}
-
 /// `GET /metrics` with `headers`: (status, body).
 fn scrape(url: &str, headers: &str) -> (u16, String) {
     let (status, _, body) = raw_request(url, "GET", "/metrics", headers, "");
@@ -79,7 +69,7 @@ fn metrics_are_the_organisers_and_count_games_faults_and_routes() {
         flag.display()
     );
     let bot = sh_bot(tmp.path(), "flaky", &prelude, None);
-    let out = submit_cli(&s, &token, &bot);
+    let out = s.submit_cli(&token, &bot);
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     wait_for("flaky's first games", 60, || {
         (s.get("/api/bots/flaky/versions/1").json["games"].as_u64()? > 0).then_some(())

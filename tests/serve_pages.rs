@@ -108,25 +108,11 @@ impl Events {
     }
 }
 
-/// Pause the ladder and wait until no game is being played (the games count stays put).
-fn pause_and_settle(s: &Server) -> u64 {
-    let p = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
-    assert_eq!(p.status, 200, "{}", p.json);
-    let mut last = (s.games(), Instant::now());
-    wait_for("the ladder to stop playing after the pause", 60, || {
-        let g = s.games();
-        if g != last.0 {
-            last = (g, Instant::now());
-        }
-        (last.1.elapsed() > Duration::from_secs(2)).then_some(g)
-    })
-}
-
 #[test]
 fn the_leaderboard_streams_its_changes_as_server_sent_events() {
     let tmp = tempfile::tempdir().unwrap();
     let mut s = Server::start(&tmp.path().join("data"), &[]);
-    let settled = pause_and_settle(&s);
+    let settled = s.pause_and_settle();
 
     let (mut ev, head) = Events::connect(&s);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
@@ -229,7 +215,7 @@ fn the_version_page_is_cached_until_games_or_the_ladder_change_it() {
     );
 
     // Paused, the page stays as it is; an organiser's decision shows at once.
-    pause_and_settle(&s);
+    s.pause_and_settle();
     let a = s.get(path).json;
     std::thread::sleep(Duration::from_millis(400));
     let b = s.get(path).json;

@@ -91,13 +91,19 @@ fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> 
         serde_json::to_string(&out.endgame).expect("strings"),
         serde_json::to_string(&out.seats).expect("numbers"),
     );
+    keep(db, g, &e, &s)?;
+    Ok(out)
+}
+
+/// Store a game's analysis (once: a second row for it is ignored).
+fn keep(db: &Db, g: &GameRow, endgame: &str, seats: &str) -> Result<(), String> {
     db.write(|c| {
         c.execute(
             "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, ?3, ?4)",
-            params![g.job, g.game, e, s],
+            params![g.job, g.game, endgame, seats],
         )
     })?;
-    Ok(out)
+    Ok(())
 }
 
 /// A game's analysis, when the background thread has made it ([`run`]): a request never
@@ -217,11 +223,5 @@ pub fn run(ladder: &crate::ladder::Ladder) {
 
 /// Keep a game whose replay could not be analysed as analysed with no values.
 fn mark_unreadable(db: &Db, g: &GameRow) -> Result<(), String> {
-    db.write(|c| {
-        c.execute(
-            "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, '[]', '[]')",
-            params![g.job, g.game],
-        )
-    })?;
-    Ok(())
+    keep(db, g, "[]", "[]")
 }

@@ -175,6 +175,35 @@ impl Server {
     }
 
     /// SIGKILL, and wait for it.
+    /// `durak submit --server URL --token T PATH`, waiting up to 240 s for the check.
+    pub fn submit_cli(&self, token: &str, path: &Path) -> std::process::Output {
+        Command::new(super::DURAK)
+            .args([
+                "submit", "--server", &self.url, "--token", token, "--wait-s", "240",
+            ])
+            .arg(path)
+            .output()
+            .expect("durak submit runs")
+    }
+
+    /// Pause the ladder and wait until no game is being played (the games count stays put for
+    /// 2 s); the count then.
+    pub fn pause_and_settle(&self) -> u64 {
+        let p = self
+            .org()
+            .post_json("/api/ladder/pause", &json!({}))
+            .unwrap();
+        assert_eq!(p.status, 200, "{}", p.json);
+        let mut last = (self.games(), Instant::now());
+        wait_for("the ladder to stop playing after the pause", 60, || {
+            let g = self.games();
+            if g != last.0 {
+                last = (g, Instant::now());
+            }
+            (last.1.elapsed() > Duration::from_secs(2)).then_some(g)
+        })
+    }
+
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -287,15 +287,23 @@ pub(super) fn games_table(games: &[GameSummary]) -> Markup {
             tbody {
                 @for g in games {
                     tr {
-                        td { a href=(g.url) { "job " (g.job) " game " (g.game) } }
-                        td { (g.seats.join(", ")) }
-                        td { (g.result) }
-                        td.num { (g.moves) }
-                        td { @for f in &g.faults { (g.seats.get(f.seat).cloned().unwrap_or_default()) ": " (f.kind.name()) " (" (Bot(&f.detail)) ") " } }
+                        (game_cells(g))
                     }
                 }
             }
         } }
+    }
+}
+
+/// A game's cells in a games table: its link, seats, result, moves and faults (the version
+/// page's table adds its own columns after them).
+pub(super) fn game_cells(g: &GameSummary) -> Markup {
+    html! {
+        td { a href=(g.url) { "job " (g.job) " game " (g.game) } }
+        td { (g.seats.join(", ")) }
+        td { (g.result) }
+        td.num { (g.moves) }
+        td { @for f in &g.faults { (g.seats.get(f.seat).cloned().unwrap_or_default()) ": " (f.kind.name()) " (" (Bot(&f.detail)) ") " } }
     }
 }
 

@@ -386,11 +386,7 @@ fn games_section(
                 tbody {
                     @for (i, g) in games.games.iter().enumerate() {
                         tr {
-                            td { a href=(g.url) { "job " (g.job) " game " (g.game) } }
-                            td { (g.seats.join(", ")) }
-                            td { (g.result) }
-                            td.num { (g.moves) }
-                            td { @for f in &g.faults { (g.seats.get(f.seat).cloned().unwrap_or_default()) ": " (f.kind.name()) " (" (Bot(&f.detail)) ") " } }
+                            (super::pages::game_cells(g))
                             @if let Some((reruns, ver)) = private {
                                 td.rerun {
                                     a.lines href=(format!("/games/{}/{}/seats/{}/lines", g.job, g.game, g.seat)) download { "lines read" }
