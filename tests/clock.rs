@@ -76,6 +76,16 @@ for line in sys.stdin:
         break
 "#;
 
+/// CPU 0, for one test at a time: each test sets its own load there (three busy processes,
+/// forty starving ones, a real-time hog) and its verdicts depend on that load alone. Run side by
+/// side (cargo runs a binary's tests in parallel), one test's forty hogs starved another's bot,
+/// whose timeout became a void (CI, issue 23).
+static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn cpu0() -> std::sync::MutexGuard<'static, ()> {
+    CPU0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Busy processes pinned to CPU 0, killed when dropped.
 struct Hogs(Vec<Child>);
 
@@ -169,6 +179,7 @@ fn timeouts(r: &MatchResult) -> Vec<&durak_protocol::Fault> {
 
 #[test]
 fn computing_half_the_limit_on_a_shared_cpu_is_not_charged() {
+    let _cpu0 = cpu0();
     let dir = tempfile::tempdir().unwrap();
     let Some((r, moves)) = play(dir.path(), "compute", LIMIT_MS / 2, 3) else {
         return;
@@ -195,6 +206,7 @@ fn computing_half_the_limit_on_a_shared_cpu_is_not_charged() {
 
 #[test]
 fn computing_one_and_a_half_times_the_limit_is_charged() {
+    let _cpu0 = cpu0();
     let dir = tempfile::tempdir().unwrap();
     let Some((r, _)) = play(dir.path(), "compute", LIMIT_MS * 3 / 2, 3) else {
         return;
@@ -206,6 +218,7 @@ fn computing_one_and_a_half_times_the_limit_is_charged() {
 
 #[test]
 fn sleeping_one_and_a_half_times_the_limit_is_charged() {
+    let _cpu0 = cpu0();
     let dir = tempfile::tempdir().unwrap();
     let Some((r, _)) = play(dir.path(), "sleep", LIMIT_MS * 3 / 2, 3) else {
         return;
@@ -216,6 +229,7 @@ fn sleeping_one_and_a_half_times_the_limit_is_charged() {
 
 #[test]
 fn eight_spinning_threads_are_charged_not_excused_by_their_own_queue() {
+    let _cpu0 = cpu0();
     let dir = tempfile::tempdir().unwrap();
     let Some((r, _)) = play(dir.path(), "spin8", 0, 3) else {
         return;
@@ -228,6 +242,7 @@ fn eight_spinning_threads_are_charged_not_excused_by_their_own_queue() {
 
 #[test]
 fn a_quick_python_answer_is_timed_from_the_last_byte_of_its_request() {
+    let _cpu0 = cpu0();
     // No hogs here: the bot alone on CPU 0. Every answer of a Python bot takes it tens of
     // microseconds at least (parse a request, build an answer): none is timed at about zero,
     // as when the clock started after the referee got its CPU back.
@@ -244,6 +259,7 @@ fn a_quick_python_answer_is_timed_from_the_last_byte_of_its_request() {
 
 #[test]
 fn a_bot_starved_by_the_machine_has_its_game_voided_and_played_again_not_lost() {
+    let _cpu0 = cpu0();
     if common::require("setsid", "util-linux").is_none() {
         return;
     }
@@ -293,6 +309,7 @@ fn a_bot_starved_by_the_machine_has_its_game_voided_and_played_again_not_lost() 
 
 #[test]
 fn a_bot_queued_past_its_limit_without_running_is_not_charged() {
+    let _cpu0 = cpu0();
     // The kernel adds a thread's run-queue wait to its schedstat only once it gets a CPU: at the
     // limit, a bot still queued shows no wait at all. Here a real-time busy process holds CPU 0
     // for 700 ms from just after the bot's first request; the bot (on CPU 0) is runnable from
@@ -349,6 +366,7 @@ fn a_bot_queued_past_its_limit_without_running_is_not_charged() {
 
 #[test]
 fn a_game_voided_three_times_is_void_counts_for_nobody_and_verifies() {
+    let _cpu0 = cpu0();
     if common::require("setsid", "util-linux").is_none() {
         return;
     }
