@@ -127,8 +127,10 @@ fn fixed_tournaments_survive_a_clean_stop_and_a_kill_one_at_a_time_and_are_cance
             .status,
         200
     );
-    // 2 bots at one table: 2 games a deal.
-    let deals = 400;
+    // 2 bots at one table: 2 games a deal. 200 games: the tables play some 40 a second here,
+    // enough for two restarts of more than 10 games each before the end, while the report's
+    // endgame analysis (tens of ms a game in a debug build) stays short.
+    let deals = 100;
     let start = |s: &Server| {
         let a = s
             .client(Some(&token))
