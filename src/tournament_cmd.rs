@@ -119,6 +119,10 @@ pub struct TournamentArgs {
     /// No web pages (on --resume of a tournament that was started with --html).
     #[arg(long)]
     no_html: bool,
+    /// Web pages without the endgame analysis (the games' endgame values, the bots' endgame
+    /// accuracy), which costs solver time. Recorded in DIR/tournament.toml: --resume keeps it.
+    #[arg(long)]
+    no_analysis: bool,
     /// Print the standings as JSON.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -186,6 +190,7 @@ impl TournamentArgs {
             } else {
                 None
             },
+            analysis: self.no_analysis.then_some(false),
             limits: (!limits.is_empty()).then_some(limits),
             sprt: self
                 .sprt
@@ -473,7 +478,7 @@ fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     }
     print_standings(name, &dir.standings(&t)?, args.json, args.csv);
     if settings.html {
-        let index = write_html(&dir, true)?;
+        let index = write_html(&dir, !settings.no_analysis)?;
         note(args.quiet, &format!("web pages: {}", index.display()));
     }
     note(

@@ -164,9 +164,11 @@ fn run_printed(words: &[String]) -> std::process::Output {
         .unwrap()
 }
 
-/// A limit, the affinity, web pages and concurrency survive a kill and the bare printed resume
-/// command: the bots started after the resume report the same limit and CPUs as the first ones
-/// (without the record, the resume ran with the default limits, pinned tables and no pages).
+/// A limit, the affinity, web pages without the endgame analysis and concurrency survive a kill
+/// and the bare printed resume command: the bots started after the resume report the same limit
+/// and CPUs as the first ones, and the resume's pages are written without the analysis (without
+/// the record, the resume ran with the default limits, pinned tables, no pages, or pages with
+/// the analysis, seconds a game in a debug build).
 #[test]
 fn a_killed_run_resumed_with_the_printed_command_keeps_limits_affinity_and_pages() {
     let tmp = tempfile::tempdir().unwrap();
@@ -190,6 +192,7 @@ fn a_killed_run_resumed_with_the_printed_command_keeps_limits_affinity_and_pages
             "--limit",
             "open_files=77",
             "--html",
+            "--no-analysis",
         ],
         &out,
         10,
@@ -200,6 +203,11 @@ fn a_killed_run_resumed_with_the_printed_command_keeps_limits_affinity_and_pages
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(ids(&out), (0..total as u64).collect::<Vec<_>>());
     assert!(out.join("html/index.html").is_file(), "the web pages");
+    let bot_page = std::fs::read_to_string(out.join("html/bots/00-a.html")).unwrap();
+    assert!(
+        bot_page.contains("Not analysed: the report was written with --no-analysis."),
+        "the resume kept --no-analysis: {bot_page}"
+    );
     let own = std::fs::read_to_string("/proc/self/status").unwrap();
     let own = own
         .lines()
@@ -224,6 +232,7 @@ fn a_killed_run_resumed_with_the_printed_command_keeps_limits_affinity_and_pages
         "sandbox = \"default\"",
         "affinity = \"off\"",
         "html = true",
+        "analysis = false",
         "concurrency = 2",
         "open_files = \"77\"",
     ] {

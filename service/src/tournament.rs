@@ -394,6 +394,7 @@ fn settings(ladder: &Ladder, dir: &std::path::Path) -> durak_tournaments::settin
         limits: cfg.resources,
         affinity: durak_tournaments::settings::Affinity::Off,
         html: false,
+        no_analysis: false,
         shard: None,
         // Plain, as the service's pages and downloads were written for (its readers take both).
         replays: durak_tournaments::settings::ReplayFormat::Plain,

@@ -19,6 +19,7 @@
 //! # sandbox = "strict"           # "default" or "strict" (docs/SECURITY.md)
 //! # affinity = "off"             # "auto" (default) or "off"
 //! # html = true                  # web pages into DIR/html/
+//! # analysis = false             # web pages without the endgame analysis (quicker)
 //!
 //! # [tournament.sprt]            # gauntlet only: stop once the SPRT decides (crate::sprt)
 //! # elo0 = 0                     # H0: the challenger is elo0 Elo above the field
@@ -169,6 +170,10 @@ pub struct TournamentSection {
     /// Also write a web page per game and an index, into `DIR/html/`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub html: Option<bool>,
+    /// With web pages: `false` leaves out the endgame analysis (the games' endgame values, the
+    /// bots' endgame accuracy), which costs solver time (docs/BENCHMARKS.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<bool>,
     /// Play only the games of shard `"I/N"` ([`crate::shard`]); `durak merge` puts the shards
     /// together.
     #[serde(skip_serializing_if = "Option::is_none")]

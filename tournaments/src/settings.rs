@@ -96,6 +96,8 @@ pub struct Settings {
     pub affinity: Affinity,
     /// Write a web page per game and an index (`DIR/html/`) at the end.
     pub html: bool,
+    /// Leave the endgame analysis out of the web pages (`analysis = false`, `--no-analysis`).
+    pub no_analysis: bool,
     /// Play only this shard's games (`None`: every game).
     pub shard: Option<Shard>,
     /// How replays are written.
@@ -195,6 +197,7 @@ impl Input {
             })?,
         };
         let html = pick!(html).0.unwrap_or(false);
+        let no_analysis = !pick!(analysis).0.unwrap_or(true);
         let (shard, osh) = pick!(shard);
         let shard = match shard {
             None => None,
@@ -231,6 +234,7 @@ impl Input {
             limits,
             affinity,
             html,
+            no_analysis,
             shard,
             replays,
         })
@@ -260,6 +264,7 @@ impl Tournament {
         t.sandbox = Some(settings.sandbox.name().to_string());
         t.affinity = Some(settings.affinity.name().to_string());
         t.html = Some(settings.html);
+        t.analysis = settings.no_analysis.then_some(false);
         t.shard = settings.shard.map(|s| s.to_string());
         t.replays = Some(settings.replays.name().to_string());
         t.limits = Some(
@@ -504,6 +509,20 @@ pub fn resume_settings(
         ),
     ) {
         out.html = now.html;
+    }
+    if accept(
+        "analysis",
+        (!rec.no_analysis).to_string(),
+        (!now.no_analysis).to_string(),
+        given_at(
+            "analysis",
+            o.analysis
+                .map(|a| if a { "--analysis" } else { "--no-analysis" }.to_string()),
+            g.analysis.is_some(),
+            (!now.no_analysis).to_string(),
+        ),
+    ) {
+        out.no_analysis = now.no_analysis;
     }
     if accept(
         "replays",
