@@ -243,6 +243,20 @@ CREATE TABLE game_analysis (
             "ALTER TABLE games ADD COLUMN voided TEXT;\n\
              ALTER TABLE games ADD COLUMN void INTEGER NOT NULL DEFAULT 0;",
         ),
+        // Issue 25: a version's games list filtered and paged in SQL (`store::version_games`:
+        // the opponent looked up by game), and the step of each seat's first decision asked
+        // (the author's `durak rerun` command), computed once per game (`store::rerun_steps`).
+        M::up(
+            r#"
+CREATE INDEX game_seats_game ON game_seats(job, game);
+CREATE TABLE game_rerun_steps (
+    job INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    steps TEXT NOT NULL,
+    PRIMARY KEY (job, game)
+) WITHOUT ROWID;
+"#,
+        ),
     ])
 }
 
