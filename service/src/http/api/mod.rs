@@ -72,6 +72,12 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/challenges", post(challenges::create)),
         ("get", "/api/challenges/{id}", get(challenges::get_one)),
         ("post", "/api/play", post(super::play_pages::api_create)),
+        ("get", "/api/play/{id}", get(super::play_pages::api_state)),
+        (
+            "post",
+            "/api/play/{id}/move",
+            post(super::play_pages::api_move),
+        ),
         (
             "get",
             "/api/bots/{bot}/versions/{n}/games",
