@@ -1,5 +1,5 @@
 //! Issue 25, "Play my bot": a person takes a seat against a bot of the ladder in the browser
-//! (`service/src/play.rs`, `service/src/http/play_pages.rs`). The test plays a whole game from
+//! (`service/src/play/`, `service/src/http/play_pages.rs`). The test plays a whole game from
 //! the person's seat against the house bot `house-greedy`, always the first button, through the pages'
 //! forms (CSRF tokens and all), and checks what the page shows and refuses, who may play, the
 //! one-game cap, and the replay.
@@ -409,6 +409,17 @@ fn a_person_plays_in_headless_chromium() {
             break;
         }
         if !shot {
+            // The replay viewer's layout, drawn by its script: the person's hand face up at
+            // the bottom, the bot's seat hidden (backs and its known cards only), the felt.
+            let drawn = p.eval(
+                "[document.querySelectorAll('#stage .seat.viewer .hand .card:not(.back)').length, \
+                  document.querySelectorAll('#stage .seat:not(.viewer) .hand.hidden').length, \
+                  document.querySelectorAll('#felt .stock, #felt .discard').length]",
+            );
+            let drawn = drawn.unwrap();
+            assert!(drawn[0].as_u64() > Some(0), "the person's hand: {drawn}");
+            assert_eq!(drawn[1], 1, "the bot's hand hidden: {drawn}");
+            assert_eq!(drawn[2], 2, "the stock and the discard: {drawn}");
             p.screenshot(&shots.join("1-decision.png"));
             shot = true;
         }
@@ -435,4 +446,221 @@ fn a_person_plays_in_headless_chromium() {
     std::thread::sleep(Duration::from_millis(300));
     p.screenshot(&shots.join("3-viewer.png"));
     clean(&mut p, "/play/ID/view");
+}
+
+/// The card codes a text shows: in JSON strings (`"TD"`) and in words (`10♦ (TD)`).
+fn shows_card(text: &str, code: &str) -> bool {
+    text.contains(&format!("\"{code}\"")) || text.contains(&format!("({code})"))
+}
+
+/// Everything the person can read of a game in progress at one moment: its page, its state's
+/// JSON, and the replay viewer's page and the replay (refused while it goes on).
+fn everything(b: &Browser, api: &durak_service::client::Client, at: &str) -> (Value, String) {
+    // The viewer and the replay first: if the state read after says the game still goes on,
+    // it went on when they were asked.
+    let later: Vec<(String, u16, String)> = ["view", "replay"]
+        .iter()
+        .map(|path| {
+            let (st, _, body) = b.get(&format!("{at}/{path}"));
+            (path.to_string(), st, body)
+        })
+        .collect();
+    let state = api.get(&format!("/api{at}")).unwrap();
+    assert_eq!(state.status, 200, "{}", state.json);
+    let (st, _, page) = b.get(at);
+    assert_eq!(st, 200, "{page}");
+    let mut all = format!("{}\n{page}", state.json);
+    if state.json["state"] != "over" {
+        for (path, st, body) in later {
+            assert_eq!(st, 404, "no {path} while the game goes on: {body}");
+            all.push_str(&body);
+        }
+    }
+    (state.json, all)
+}
+
+/// Issue 25's remaining parts of "Play my bot": the person chooses seat 1 (the bot attacks
+/// first) and a variant `[play] variants` allows besides the ladder's; the server is killed in
+/// the middle of the game and started again, and the game goes on from where it was (the same
+/// decision open, the same hand); at every decision no page or JSON answer shows a card the
+/// bot holds hidden (its hand minus the publicly known cards, I-1), checked against the
+/// complete replay afterwards, which verifies and shows in the replay viewer.
+#[test]
+fn a_game_goes_on_after_a_restart_and_never_shows_the_bots_hidden_cards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("serve.toml");
+    std::fs::write(&config, "[play]\nvariants = [\"prostoy\"]\n").unwrap();
+    let data = tmp.path().join("data");
+    let flags = [
+        "--house-bots",
+        "builtin:greedy",
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    let mut s = Server::start(&data, &flags);
+    let organiser = s.organiser.clone().expect("the organiser's token");
+    let ada = s.author("ada");
+    let mut api = s.client(Some(&ada));
+    for (body, what) in [
+        (json!({"bot": "house-greedy", "seat": "2"}), "seat = \"2\""),
+        (
+            json!({"bot": "house-greedy", "variant": "poker"}),
+            "variant = \"poker\"",
+        ),
+    ] {
+        let r = api.post_json("/api/play", &body).unwrap();
+        assert_eq!(r.status, 400, "{}", r.json);
+        let e = r.json["error"].as_str().unwrap();
+        assert!(e.contains(what) && e.contains("fix:"), "{e}");
+    }
+    let r = api
+        .post_json(
+            "/api/play",
+            &json!({"bot": "house-greedy", "seat": "1", "variant": "prostoy"}),
+        )
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.json);
+    let at = r.json["url"].as_str().unwrap().to_string();
+    let mut b = Browser::open(&s);
+    b.login(&ada);
+
+    // Snapshots at each of the person's decisions: (decisions answered before it, all text).
+    let mut snaps: Vec<(usize, String)> = Vec::new();
+    let mut answered = 0;
+    let mut before_restart: Option<Value> = None;
+    let end = loop {
+        let state = wait_for("the person's decision or the end", 120, || {
+            let (state, all) = everything(&b, &api, &at);
+            match state["state"].as_str() {
+                Some("your_move") | Some("over") => Some((state, all)),
+                _ => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    None
+                }
+            }
+        });
+        let (state, all) = state;
+        if state["state"] == "over" {
+            break state;
+        }
+        assert_eq!(state["seat"], 1);
+        assert_eq!(state["variant"], "prostoy");
+        if answered == 0 {
+            assert_eq!(state["observation"]["attacker"], 0, "seat 0 attacks first");
+        }
+        snaps.push((answered, all));
+        if let Some(before) = before_restart.take() {
+            assert_eq!(
+                state["observation"], before["observation"],
+                "after the restart, the same decision with the same hand"
+            );
+            assert!(
+                state["log"].as_array().unwrap().len() >= before["log"].as_array().unwrap().len()
+            );
+        } else if answered == 3 {
+            // The server dies in the middle of the game, and starts again.
+            before_restart = Some(state);
+            s.kill();
+            s = Server::start(&data, &flags);
+            api = s.client(Some(&ada));
+            b = Browser::open(&s);
+            b.login(&ada);
+            continue;
+        }
+        let r = api
+            .post_json(&format!("/api{at}/move"), &json!({"choice": 1}))
+            .unwrap();
+        assert_eq!(r.status, 200, "{}", r.json);
+        answered += 1;
+        assert!(answered < 300, "a game of 300 decisions");
+    };
+    assert!(answered > 3, "the game went on after the restart");
+    assert!(before_restart.is_none());
+    let result = end["result"].as_str().unwrap();
+    assert!(
+        !result.contains("Void") && !result.contains("Fault"),
+        "{result}"
+    );
+    assert_eq!(end["verified"], true, "{end}");
+
+    // The replay is complete: the whole game from its deal, verified again here.
+    let (st, _, replay) = b.get(&format!("{at}/replay"));
+    assert_eq!(st, 200);
+    let parsed = durak_replay::parse_replay(replay.as_bytes(), "play.jsonl").unwrap();
+    let sim = durak_replay::simulate(&parsed);
+    assert!(sim.verified(), "{}", durak_replay::text::verdict(&sim));
+    assert!(
+        sim.end().logged && (sim.end().loser.is_some() || sim.end().draw),
+        "the replay reaches the game's end"
+    );
+    let (st, _, viewer) = b.get(&format!("{at}/view"));
+    assert_eq!(st, 200, "{viewer}");
+    assert!(viewer.contains("prostoy"), "{viewer}");
+
+    // At each snapshot, the bot's hidden cards then (from the full view of the replay's step
+    // of that decision) are in no page or JSON the person could read.
+    let views = durak_replay::view::all_views(&sim, None);
+    let person_steps: Vec<usize> = sim
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| {
+            st.decision.is_some_and(|d| d.seat == 1) && st.request.is_some() && !st.forced
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(
+        person_steps.len(),
+        answered,
+        "one step per decision answered"
+    );
+    let mut checked = 0;
+    for (k, text) in &snaps {
+        let bot = &views[person_steps[*k]].seats[0];
+        let hand = bot.hand.as_ref().expect("the full view sees every hand");
+        for c in hand.iter().filter(|c| !bot.known.contains(c)) {
+            assert!(
+                !shows_card(text, c),
+                "decision {k}: the bot's hidden card {c} is shown:\n{text}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "hidden cards checked: {checked}");
+    // The page still shows the person's own hand, so the check can see cards at all.
+    let (k, text) = &snaps[0];
+    let mine = views[person_steps[*k]].seats[1].hand.clone().unwrap();
+    assert!(mine.iter().all(|c| shows_card(text, c)), "{text}");
+
+    // A game that cannot go on after a restart (its bot left the ladder meanwhile) ends void,
+    // saying why; the finished game is still there, with its replay in the viewer.
+    let r = api
+        .post_json("/api/play", &json!({"bot": "house-greedy"}))
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.json);
+    let second = r.json["url"].as_str().unwrap().to_string();
+    let r = s
+        .client(Some(&organiser))
+        .post_json("/api/bots/house-greedy/versions/1/disqualify", &json!({}))
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", r.json);
+    s.kill();
+    let s = Server::start(&data, &flags);
+    let api = s.client(Some(&ada));
+    let mut b = Browser::open(&s);
+    b.login(&ada);
+    let void = api.get(&format!("/api{second}")).unwrap().json;
+    assert_eq!(void["state"], "over", "{void}");
+    let why = void["result"].as_str().unwrap();
+    assert!(
+        why.contains("Void: the server restarted") && why.contains("no longer in the ladder"),
+        "{why}"
+    );
+    let (st, _, page) = b.get(&at);
+    assert_eq!(st, 200);
+    assert!(
+        page.contains(result) && page.contains("The replay verifies"),
+        "{page}"
+    );
+    assert_eq!(b.get(&format!("{at}/view")).0, 200);
 }

@@ -62,9 +62,10 @@
 //! max_deals = 50               # deals a challenge may ask for (each at both rotations)
 //! per_day = 10                 # challenges per author per UTC day
 //!
-//! [play]                       # Play my bot: a person against a ladder bot (`play.rs`)
+//! [play]                       # Play my bot: a person against a ladder bot (`play/`)
 //! move_s = 600                 # the person's time per decision, then their timeout
 //! max_games = 8                # games with people in progress at once
+//! variants = ["prostoy"]       # variants a person may choose besides the ladder's
 //!
 //! [metrics]                    # GET /metrics: with the organiser's token, or here without one
 //! listen = "127.0.0.1:9100"
@@ -241,10 +242,12 @@ pub struct Config {
     pub compare: crate::ladder::compare::CompareConfig,
     /// `[challenges]`: an author's bot against another (`ladder/challenges.rs`).
     pub challenges: crate::ladder::challenges::ChallengeConfig,
-    /// `[play] move_s`, in milliseconds: a person's time per decision (`play.rs`).
+    /// `[play] move_s`, in milliseconds: a person's time per decision (`play/`).
     pub play_move_ms: u64,
     /// `[play] max_games`: games with people in progress at once.
     pub play_max_games: usize,
+    /// `[play] variants`: the variants a person may play (the ladder's first).
+    pub play_variants: Vec<durak_rules::Variant>,
     /// `[metrics] listen`: a second address serving `GET /metrics` without a token.
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -487,7 +490,8 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
     let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
     let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
-    let (play_move_ms, play_max_games) = crate::play::resolve(&f.play).map_err(in_file)?;
+    let (play_move_ms, play_max_games, play_variants) =
+        crate::play::resolve(&f.play, variant).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -521,6 +525,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         challenges,
         play_move_ms,
         play_max_games,
+        play_variants,
         metrics_listen,
     })
 }

@@ -243,6 +243,43 @@ CREATE TABLE game_analysis (
             "ALTER TABLE games ADD COLUMN voided TEXT;\n\
              ALTER TABLE games ADD COLUMN void INTEGER NOT NULL DEFAULT 0;",
         ),
+        // Issue 25: a version's games list filtered and paged in SQL (`store::version_games`:
+        // the opponent looked up by game), and the step of each seat's first decision asked
+        // (the author's `durak rerun` command), computed once per game (`store::rerun_steps`).
+        M::up(
+            r#"
+CREATE INDEX game_seats_game ON game_seats(job, game);
+CREATE TABLE game_rerun_steps (
+    job INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    steps TEXT NOT NULL,
+    PRIMARY KEY (job, game)
+) WITHOUT ROWID;
+"#,
+        ),
+        // Issue 25: the games people play against bots (`play/rows.rs`): kept from their
+        // start (seed, the person's seat, the variant, the moves so far) so that a restart
+        // resumes them, and after their end (the result, the replay under DATA/play/).
+        M::up(
+            r#"
+CREATE TABLE play_games (
+    id INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL REFERENCES accounts(id),
+    version INTEGER NOT NULL REFERENCES versions(id),
+    seat INTEGER NOT NULL,
+    variant TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    moves TEXT NOT NULL DEFAULT '[]',
+    result TEXT,
+    replay TEXT,
+    verified TEXT,
+    created INTEGER NOT NULL,
+    finished INTEGER
+);
+CREATE INDEX play_games_account ON play_games(account, state, id);
+"#,
+        ),
     ])
 }
 

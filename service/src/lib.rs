@@ -125,6 +125,8 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let tournaments = tournament::Tournaments::new(ladder.clone());
     threads.push(tournaments.start_runner());
     let state = http::AppState::new(ladder.clone(), tournaments.clone());
+    // Games people were playing when the server stopped go on (or end void, saying why).
+    state.plays.resume()?;
     let live = state.live.clone();
     let metrics_app = http::metrics_router(state.clone());
     let app = http::router(state);

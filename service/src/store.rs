@@ -388,6 +388,106 @@ pub fn games_of_version(db: &Db, v: i64, limit: usize) -> Result<(Vec<GameRow>, 
     })
 }
 
+/// The filters of a version's games list (`GET /api/bots/BOT/versions/N/games`), applied in
+/// SQL by [`version_games`].
+#[derive(Clone, Debug, Default)]
+pub struct GamesFilter<'a> {
+    /// A bot's name: games with one of its versions at another seat.
+    pub opponent: Option<&'a str>,
+    /// `won`, `lost`, `draw` or `void`, for the version's seat (`won`: not the durak).
+    pub result: Option<&'a str>,
+    /// Only the games in which the version faulted.
+    pub fault: bool,
+}
+
+/// The `WHERE` of [`version_games`]: ?1 the version, ?2 the opponent's bot name, ?3 the result,
+/// ?4 faulted only (0/1). Rows of `game_seats s` joined to `games g`; the opponent is found by
+/// the game (index `game_seats_game`), the version's rows by `game_seats`' key.
+const VERSION_GAMES_WHERE: &str = "s.version = ?1 \
+    AND (?2 IS NULL OR EXISTS (SELECT 1 FROM game_seats o JOIN versions ov ON ov.id = o.version \
+         JOIN bots ob ON ob.id = ov.bot WHERE o.job = s.job AND o.game = s.game \
+         AND o.version != ?1 AND ob.name = ?2)) \
+    AND (?3 IS NULL OR (?3 = 'void' AND g.void = 1) OR (g.void = 0 AND ( \
+         (?3 = 'draw' AND g.loser IS NULL) OR (?3 = 'lost' AND g.loser = s.seat) \
+         OR (?3 = 'won' AND g.loser IS NOT NULL AND g.loser != s.seat)))) \
+    AND (?4 = 0 OR EXISTS (SELECT 1 FROM json_each(g.faults) f \
+         WHERE json_extract(f.value, '$.seat') = s.seat))";
+
+/// One page of a version's games, newest first, filtered in SQL (`LIMIT`/`OFFSET`): the games
+/// with the version's seat in each, and how many games match the filters.
+pub fn version_games(
+    db: &Db,
+    v: i64,
+    f: &GamesFilter,
+    limit: usize,
+    offset: usize,
+) -> Result<(Vec<(GameRow, usize)>, u64), String> {
+    db.read(|c| {
+        let args = params![v, f.opponent, f.result, f.fault as i64];
+        let total: i64 = c.query_row(
+            &format!(
+                "SELECT COUNT(*) FROM game_seats s JOIN games g ON g.job = s.job AND g.game = \
+                 s.game WHERE {VERSION_GAMES_WHERE}"
+            ),
+            args,
+            |r| r.get(0),
+        )?;
+        let mut s = c.prepare(&format!(
+            "SELECT {GAME_COLUMNS}, s.seat FROM game_seats s JOIN games g ON g.job = s.job AND \
+             g.game = s.game WHERE {VERSION_GAMES_WHERE} ORDER BY g.recorded DESC, g.job DESC, \
+             g.game DESC LIMIT ?5 OFFSET ?6"
+        ))?;
+        let rows = s.query_map(
+            params![
+                v,
+                f.opponent,
+                f.result,
+                f.fault as i64,
+                limit as i64,
+                offset as i64
+            ],
+            |r| {
+                Ok((
+                    row_to_game(r)?,
+                    r.get::<_, i64>(GAME_COLUMN_COUNT)? as usize,
+                ))
+            },
+        )?;
+        Ok((rows.collect::<rusqlite::Result<Vec<_>>>()?, total as u64))
+    })
+}
+
+/// The step of each seat's first decision asked in game (job, game) (`None`: that seat was
+/// never asked), as [`save_rerun_steps`] stored it; `None`: not computed yet.
+pub fn rerun_steps(db: &Db, job: i64, game: u32) -> Result<Option<Vec<Option<usize>>>, String> {
+    let text: Option<String> = db.read(|c| {
+        c.query_row(
+            "SELECT steps FROM game_rerun_steps WHERE job = ?1 AND game = ?2",
+            params![job, game],
+            |r| r.get(0),
+        )
+        .optional()
+    })?;
+    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+/// Keep the steps [`rerun_steps`] reads (computed once per game: a simulation of its replay).
+pub fn save_rerun_steps(
+    db: &Db,
+    job: i64,
+    game: u32,
+    steps: &[Option<usize>],
+) -> Result<(), String> {
+    let text = serde_json::to_string(steps).map_err(|e| e.to_string())?;
+    db.write_relaxed(|c| {
+        c.execute(
+            "INSERT OR REPLACE INTO game_rerun_steps (job, game, steps) VALUES (?1, ?2, ?3)",
+            params![job, game, text],
+        )
+        .map(|_| ())
+    })
+}
+
 /// The latest games of a version in which it faulted (at most `limit`).
 pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, usize)>, String> {
     db.read(|c| {
@@ -439,4 +539,125 @@ pub fn labels(db: &Db, ids: &[i64]) -> Result<std::collections::HashMap<i64, Str
         })?;
         rows.collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Version 1 (bot alpha) against versions 2 (beta) and 3 (gamma), in 60 games of varied
+    /// seats, results, voids and faults: every filter of the list, paged 25 at a time in SQL,
+    /// gives the games the filters in Rust give, newest first.
+    #[test]
+    fn a_versions_games_are_filtered_and_paged_in_sql() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let fault =
+            |seat: usize| serde_json::json!({"seat": seat, "kind": "timeout", "detail": "slow"});
+        let mut games: Vec<(u32, usize, &str, &str, bool)> = Vec::new();
+        db.write(|c| {
+            c.execute_batch(
+                "INSERT INTO accounts (id, name, created) VALUES (1, 'ada', 0);
+                 INSERT INTO bots (id, name, account, created) VALUES (1, 'alpha', 1, 0),
+                     (2, 'beta', 1, 0), (3, 'gamma', 1, 0);
+                 INSERT INTO versions (id, bot, n, state, command, submitted) VALUES
+                     (1, 1, 1, 'active', 'x', 0), (2, 2, 1, 'active', 'x', 0),
+                     (3, 3, 1, 'active', 'x', 0);
+                 INSERT INTO jobs (id, seats, deals, state, created) VALUES (1, '[]', '[]', 'done', 0);",
+            )?;
+            for i in 0..60u32 {
+                let (opp, opp_name) = if i % 3 == 0 { (3, "gamma") } else { (2, "beta") };
+                let seat = (i % 2) as usize;
+                let seats = if seat == 0 { [1, opp] } else { [opp, 1] };
+                let void = i % 10 == 9;
+                let loser = match i % 4 {
+                    0 => None,
+                    1 => Some(seat),
+                    _ => Some(1 - seat),
+                };
+                let loser = if void { None } else { loser };
+                let mut faults = Vec::new();
+                if i % 7 == 0 {
+                    faults.push(fault(seat));
+                }
+                if i % 5 == 0 {
+                    faults.push(fault(1 - seat));
+                }
+                let result = match loser {
+                    _ if void => "void",
+                    None => "draw",
+                    Some(l) if l == seat => "lost",
+                    Some(_) => "won",
+                };
+                games.push((i, seat, opp_name, result, i % 7 == 0));
+                c.execute(
+                    "INSERT INTO games (job, game, rotation, deal, seats, seed, dealer, loser, \
+                     draw, faults, moves, duration_ms, replay, recorded, void) VALUES (1, ?1, 0, \
+                     0, ?2, 1, 0, ?3, ?4, ?5, 10, 1, 'r', ?1, ?6)",
+                    params![
+                        i,
+                        serde_json::to_string(&seats).unwrap(),
+                        loser.map(|l| l as i64),
+                        (loser.is_none() && !void) as i64,
+                        serde_json::Value::from(faults).to_string(),
+                        void as i64
+                    ],
+                )?;
+                for (s, v) in seats.iter().enumerate() {
+                    c.execute(
+                        "INSERT INTO game_seats (version, job, game, seat) VALUES (?1, 1, ?2, ?3)",
+                        params![v, i, s as i64],
+                    )?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        games.reverse();
+        for opponent in [
+            None,
+            Some("beta"),
+            Some("gamma"),
+            Some("alpha"),
+            Some("nobody"),
+        ] {
+            for result in [None, Some("won"), Some("lost"), Some("draw"), Some("void")] {
+                for fault in [false, true] {
+                    let f = GamesFilter {
+                        opponent,
+                        result,
+                        fault,
+                    };
+                    let want: Vec<(u32, usize)> = games
+                        .iter()
+                        .filter(|g| {
+                            opponent.is_none_or(|o| o == g.2)
+                                && result.is_none_or(|r| r == g.3)
+                                && (!fault || g.4)
+                        })
+                        .map(|g| (g.0, g.1))
+                        .collect();
+                    let mut got = Vec::new();
+                    for page in 0..4 {
+                        let (rows, total) = version_games(&db, 1, &f, 25, page * 25).unwrap();
+                        assert_eq!(total, want.len() as u64, "{f:?}");
+                        assert!(rows.len() <= 25);
+                        got.extend(rows.into_iter().map(|(g, s)| (g.game, s)));
+                    }
+                    assert_eq!(got, want, "{f:?}");
+                }
+            }
+        }
+        // More games than a page: the first page holds the 25 newest.
+        let (rows, total) = version_games(&db, 1, &GamesFilter::default(), 25, 0).unwrap();
+        assert_eq!((rows.len(), total), (25, 60));
+        assert_eq!(rows[0].0.game, 59);
+        // The opponent's own list is found by the same query.
+        let (_, gamma) = version_games(&db, 3, &GamesFilter::default(), 25, 0).unwrap();
+        assert_eq!(gamma, 20);
+        // The rerun steps: none until saved, then as saved.
+        assert_eq!(rerun_steps(&db, 1, 3).unwrap(), None);
+        save_rerun_steps(&db, 1, 3, &[Some(2), None]).unwrap();
+        assert_eq!(rerun_steps(&db, 1, 3).unwrap(), Some(vec![Some(2), None]));
+    }
 }

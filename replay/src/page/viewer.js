@@ -595,8 +595,60 @@
     if (e.preventDefault) e.preventDefault();
   }
 
+  // ---- Play my bot (the judge service's /play/ID): one seat's view, live ----
+  // The page's #play-data holds the seat's last observation (the request's: its own hand, the
+  // counts, the publicly known cards, I-1/I-2) and the events in words; drawn with the same
+  // seats and felt as a replay's step, the person's seat at the bottom.
+  function playView(P) {
+    const o = P.observation;
+    const n = o.players;
+    const over = P.state === "over";
+    const seats = [];
+    for (let s = 0; s < n; s++) {
+      seats.push({
+        seat: s, name: P.names[s], hand: s === o.seat ? handOrder(o.hand, o.trump_suit) : null, count: o.hand_counts[s],
+        known: (o.known[s] || []).slice(), active: o.active[s], role: over ? null : s === o.attacker ? "attacker" : s === o.defender ? "defender" : null,
+        to_act: !over && (P.state === "your_move" ? s === o.seat : s !== o.seat), faulted: false, loser: false,
+      });
+    }
+    return {
+      viewer: o.seat, seats: seats, table: o.table.map((p) => ({ attack: p.attack, defence: p.defence || null })),
+      stock: o.stock, stock_cards: null, trump_card: o.trump_card, trump_suit: o.trump_suit,
+      trump_card_in_stock: o.trump_card_in_stock, discard: setOrder(o.discard), attacker: o.attacker,
+      defender: o.defender, limit: o.limit, taking: o.taking, result: null,
+    };
+  }
+  function startPlay(main, P) {
+    if (!P.observation) {
+      main.innerHTML = '<p class="empty">The game is starting…</p>';
+      return;
+    }
+    const v = playView(P);
+    const bottom = v.viewer;
+    const slots = SLOTS[v.seats.length] || SLOTS[6];
+    const seats = v.seats.map((s) => Object.assign({ slot: slots[(s.seat - bottom + v.seats.length) % v.seats.length] }, s));
+    const others = seats.filter((s) => s.seat !== bottom).map((s) => seatHtml(v, s)).join("");
+    const title = P.state === "over" ? "the end of the game" : P.state === "your_move" ? "you to " + P.decision : "the bot is deciding";
+    const recent = P.log.slice(-8);
+    main.innerHTML = '<section id="title-bar"><span class="title">' + esc(title) + '</span><span class="line">' +
+      esc(P.variant) + " · you are seat " + bottom + "</span></section>" +
+      '<div id="stage" class="n' + v.seats.length + '">' + others + '<section id="felt">' + feltHtml(v) + "</section>" +
+      seatHtml(v, seats[bottom]) + "</div>" +
+      '<div class="panels"><section id="events" class="panel"><h2>Lately</h2>' +
+      (recent.length ? "<ul>" + recent.map((e) => "<li>" + esc(e) + "</li>").join("") + "</ul>" : '<span class="empty">nothing</span>') +
+      "</section></div>";
+    document.body.dataset.view = String(bottom);
+  }
+
   function start() {
     const main = $("viewer");
+    const play = $("play-data");
+    if (play) {
+      try { startPlay(main, JSON.parse(play.textContent)); } catch (err) {
+        main.innerHTML = '<p class="box fault-box">This page cannot be shown: ' + esc(err.message) + "</p>";
+      }
+      return;
+    }
     try {
       D = JSON.parse($("replay-data").textContent);
       states = decode(D);

@@ -56,12 +56,12 @@ impl AppState {
     pub fn new(ladder: Arc<Ladder>, tournaments: Arc<crate::tournament::Tournaments>) -> Self {
         AppState {
             hidden_paths: Arc::new(redact::forms(&ladder.paths.root)),
+            plays: Arc::new(crate::play::Plays::new(ladder.clone())),
             limits: limits::RateLimits::new(&ladder.cfg.rate),
             ladder,
             tournaments,
             live: Default::default(),
             cache: Default::default(),
-            plays: Default::default(),
         }
     }
 }

@@ -76,6 +76,18 @@ pub(super) fn page(
     scripts: &[Asset],
     body: Markup,
 ) -> Html<String> {
+    page_styled(title, meta, v, &[], scripts, body)
+}
+
+/// [`page`] with styles of its own besides the service's (the play page: the replay viewer's).
+pub(super) fn page_styled(
+    title: &str,
+    meta: Option<Markup>,
+    v: &Visitor,
+    styles: &[Asset],
+    scripts: &[Asset],
+    body: Markup,
+) -> Html<String> {
     let who = v.who();
     let body = html! {
         header.report.site {
@@ -99,7 +111,7 @@ pub(super) fn page(
         &format!("{title} · durak serve"),
         ASSET_ROOT,
         &crumbs(who),
-        &[SERVICE_CSS],
+        &[&[SERVICE_CSS], styles].concat(),
         scripts,
         body,
     ))
@@ -254,7 +266,7 @@ async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) ->
     };
     let max_deals = s.ladder.cfg.challenges.max_deals;
     let body = html! { (body) (super::challenge_pages::form(&v, &view.bot, max_deals))
-    (super::play_pages::form(&v, &view.bot)) };
+    (super::play_pages::form(&s, &v, &view.bot)) };
     page(&format!("Bot {}", view.bot), Some(meta), &v, &[], body).into_response()
 }
 

@@ -1,19 +1,23 @@
-//! "Play my bot" (`crate::play`): the form on a bot's page, `POST /api/play`, and the game's
-//! page `/play/ID` for its player only: the seat's own view (the request's observation: the
-//! person's hand, the table, the trump, counts; never the bot's hand or the stock's order),
-//! the legal choices as buttons (forms posting `/play/ID/move` with their CSRF token), a typed
-//! move for the rest, a refusal with its rule id, the seat's events as they come (the page
-//! reloads while the bot decides), and at the end the result, the replay's verification and a
-//! link to the replay.
+//! "Play my bot" (`crate::play`): the form on a bot's page (the seat and, where the server
+//! allows more than one, the variant), `POST /api/play`, and the game's page `/play/ID` for its
+//! player only, in the replay viewer's layout (`viewer.js` draws the seats, the table, the
+//! trump, the stock and the discard from the page's `#play-data`: the seat's own view, the
+//! request's observation, never the bot's hand or the stock's order; the same view as a table
+//! without JavaScript), the legal choices as buttons (forms posting `/play/ID/move` with their
+//! CSRF token), a typed move for the rest, a refusal with its rule id, the seat's events as
+//! they come (the page reloads while the bot decides), and at the end the result, the replay's
+//! verification and the game in the replay viewer. `GET /api/play/ID` is the same state as
+//! JSON and `POST /api/play/ID/move` plays a move, for scripts and tests.
 
-use super::pages::{csrf_field, error_page, page, page_error};
+use super::pages::{csrf_field, error_page, page_error, page_styled};
 use super::{blocking, ApiError, AppState, Author, JsonBody, Visitor};
-use crate::play::{PlayGame, Posted, Refused};
+use crate::play::{PlayGame, Posted, Refused, SeatChoice, Wanted};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Json, Router};
+use durak_replay::html::layout::{script_json, VIEWER_CSS, VIEWER_JS};
 use durak_replay::moves;
 use maud::{html, Markup};
 use serde::Deserialize;
@@ -36,14 +40,26 @@ A move in the protocol's card codes (rank 6789TJQKA, suit CDHS):
   defend:         7C>KC 8D>9D     (attack card > the card that beats it; nothing = beat nothing)
   take | pass     as the words say";
 
-/// The form on bot `bot`'s page, for a logged-in author.
-pub fn form(v: &Visitor, bot: &str) -> Markup {
+/// The form on bot `bot`'s page, for a logged-in author: the seat, and the variant where the
+/// server allows more than the ladder's (`[play] variants`).
+pub fn form(s: &AppState, v: &Visitor, bot: &str) -> Markup {
+    let variants = &s.ladder.cfg.play_variants;
     html! {
         @if v.account.is_some() {
             h2 { "Play " (bot) " yourself" }
             form.box #play method="post" action="/play" {
                 (csrf_field(v))
                 input type="hidden" name="bot" value=(bot);
+                label { "Your seat: " select name="seat" {
+                    option value="0" { "seat 0: you attack first" }
+                    option value="1" { "seat 1: the bot attacks first" }
+                    option value="random" { "at random" }
+                } } " "
+                @if variants.len() > 1 {
+                    label { "Variant: " select name="variant" {
+                        @for var in variants { option value=(var.name()) { (var.name()) } }
+                    } } " "
+                }
                 button type="submit" { "Take a seat against " (bot) " (unrated)" }
             }
         }
@@ -53,12 +69,22 @@ pub fn form(v: &Visitor, bot: &str) -> Markup {
 #[derive(Deserialize)]
 pub struct PlayBody {
     pub bot: String,
+    /// `0`, `1` or `random` (absent: 0).
+    pub seat: Option<String>,
+    /// Absent: the ladder's.
+    pub variant: Option<String>,
 }
 
-fn start(s: &AppState, account: i64, bot: &str) -> Result<u64, ApiError> {
+fn start(s: &AppState, account: i64, b: &PlayBody) -> Result<u64, ApiError> {
+    let seat = SeatChoice::parse(b.seat.as_deref()).map_err(|e| ApiError::new(400, e))?;
+    let wanted = Wanted {
+        bot: b.bot.clone(),
+        seat,
+        variant: b.variant.clone().filter(|v| !v.is_empty()),
+    };
     match s
         .plays
-        .start(&s.ladder, account, bot)
+        .start(account, &wanted)
         .map_err(ApiError::internal)?
     {
         Ok(id) => Ok(id),
@@ -72,7 +98,7 @@ pub(super) async fn api_create(
     Author(a): Author,
     JsonBody(b): JsonBody<PlayBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let id = blocking(move || start(&s, a.id, &b.bot)).await?;
+    let id = blocking(move || start(&s, a.id, &b)).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": id, "url": format!("/play/{id}")})),
@@ -83,7 +109,7 @@ async fn create(State(s): State<AppState>, v: Visitor, Form(f): Form<PlayBody>) 
     let Some(a) = v.account.clone() else {
         return error_page(401, &v, "log in first");
     };
-    match blocking(move || start(&s, a.id, &f.bot)).await {
+    match blocking(move || start(&s, a.id, &f)).await {
         Ok(id) => Redirect::to(&format!("/play/{id}")).into_response(),
         Err(e) => page_error(&v, e),
     }
@@ -97,10 +123,7 @@ fn mine(s: &AppState, v: &Visitor, id: u64) -> Result<Arc<PlayGame>, (u16, Strin
     match s.plays.get(id) {
         Some(g) if g.account == a.id => Ok(g),
         Some(_) => Err((403, "this game is another author's".into())),
-        None => Err((
-            404,
-            format!("no game {id} (games end when the server stops)"),
-        )),
+        None => Err((404, format!("no game {id}"))),
     }
 }
 
@@ -214,7 +237,8 @@ fn cards(list: &Value) -> Markup {
     html! { @for c in list.as_array().into_iter().flatten() { (card(c)) " " } }
 }
 
-/// The seat's own view, from the last request's observation.
+/// The seat's own view as a table, from the last request's observation (without JavaScript;
+/// `viewer.js` draws the same view as the replay viewer does).
 fn position(o: &Value) -> Markup {
     let seat = o["seat"].as_u64().unwrap_or(0) as usize;
     html! {
@@ -234,11 +258,89 @@ fn position(o: &Value) -> Markup {
     }
 }
 
+/// The game's state for its player (`GET /api/play/ID`, and the page's `#play-data`): only
+/// what the person's seat was sent.
+fn state_json(g: &PlayGame) -> Value {
+    let seen = g.seen.lock().unwrap().clone();
+    let state = match (&seen.end, &seen.open) {
+        (Some(_), _) => "over",
+        (None, Some(_)) => "your_move",
+        (None, None) => "bot_deciding",
+    };
+    let (verb, choices) = match &seen.open {
+        Some((_, legal)) => (
+            Some(moves::verb(legal)),
+            moves::choices(legal)
+                .into_iter()
+                .map(|(text, _)| text)
+                .collect(),
+        ),
+        None => (None, Vec::new()),
+    };
+    let mut names = vec![format!("{} v{}", g.bot, g.version); 2];
+    names[g.seat.min(1)] = "you".into();
+    json!({
+        "id": g.id,
+        "bot": g.bot,
+        "version": g.version,
+        "seat": g.seat,
+        "variant": g.variant.name(),
+        "names": names,
+        "state": state,
+        "observation": seen.observation,
+        "decision": verb,
+        "choices": choices,
+        "refusal": seen.refusal,
+        "log": seen.log,
+        "result": seen.end,
+        "verified": seen.verified.as_ref().map(|v| v.is_ok()),
+        "replay": seen.replay.as_ref().map(|_| format!("/play/{}/replay", g.id)),
+    })
+}
+
+/// `GET /api/play/ID`: the game's state, for its player.
+pub(super) async fn api_state(
+    State(s): State<AppState>,
+    Author(a): Author,
+    Path(id): Path<u64>,
+) -> Result<Json<Value>, ApiError> {
+    let g = blocking(move || api_mine(&s, a.id, id)).await?;
+    Ok(Json(state_json(&g)))
+}
+
+fn api_mine(s: &AppState, account: i64, id: u64) -> Result<Arc<PlayGame>, ApiError> {
+    match s.plays.get(id) {
+        Some(g) if g.account == account => Ok(g),
+        Some(_) => Err(ApiError::new(403, "this game is another author's")),
+        None => Err(ApiError::not_found(format!("no game {id}"))),
+    }
+}
+
+/// `POST /api/play/ID/move`: `{"choice": N}` (1-based) or `{"move": "7C>KC"}`; a refusal
+/// names its rule (422) and leaves the decision open.
+pub(super) async fn api_move(
+    State(s): State<AppState>,
+    Author(a): Author,
+    Path(id): Path<u64>,
+    JsonBody(f): JsonBody<MoveForm>,
+) -> Result<Json<Value>, ApiError> {
+    let g = blocking(move || api_mine(&s, a.id, id)).await?;
+    let posted = match (&f.choice, &f.typed) {
+        (Some(n), _) => Posted::Choice(*n),
+        (None, Some(t)) => Posted::Typed(t),
+        (None, None) => return Err(ApiError::new(400, "a move: choice=N or move=CARDS")),
+    };
+    g.answer(posted)
+        .map_err(|r| ApiError::new(r.status, r.message))?;
+    Ok(Json(state_json(&g)))
+}
+
 async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Response {
     let g = match mine(&s, &v, id) {
         Ok(g) => g,
         Err((status, why)) => return error_page(status, &v, &why),
     };
+    let data = state_json(&g);
     let seen = g.seen.lock().unwrap().clone();
     let choices = seen
         .open
@@ -248,10 +350,14 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Res
         @if seen.end.is_none() && seen.open.is_none() {
             meta http-equiv="refresh" content="1";
         }
-        p { "Unrated: this game is not part of the ladder. You play seat "
-            (crate::play::HUMAN_SEAT) "; each decision has " (clock(s.ladder.cfg.play_move_ms))
+        p { "Unrated: this game is not part of the ladder. " (g.variant.name()) ", you play seat "
+            (g.seat) @if g.seat == 0 { " (you attack first)" } @else { " (the bot attacks first)" }
+            "; each decision has " (clock(s.ladder.cfg.play_move_ms))
             ", then the game ends as your timeout." }
-        @if let Some(o) = &seen.observation { (position(o)) }
+        main #viewer.play aria-live="polite" {
+            noscript { @if let Some(o) = &seen.observation { (position(o)) } }
+        }
+        script type="application/json" #play-data { (script_json(&data)) }
         @if let Some(r) = &seen.refusal { p.error #refusal { "Refused: " (r) } }
         @if let Some((verb, list)) = &choices {
             h2 { "Your move: " (verb) }
@@ -292,11 +398,12 @@ async fn show(State(s): State<AppState>, v: Visitor, Path(id): Path<u64>) -> Res
     };
     let meta =
         html! { "You against " a href=(format!("/bots/{}", g.bot)) { (g.bot) } " v" (g.version) };
-    page(
+    page_styled(
         &format!("Game {id} against {}", g.bot),
         Some(meta),
         &v,
-        &[],
+        &[VIEWER_CSS],
+        &[VIEWER_JS],
         body,
     )
     .into_response()

@@ -174,23 +174,45 @@ async fn version(
     resp
 }
 
-/// The step of the first decision the version's bot was asked in game `g` (not a forced move).
+/// The step of the first decision the version's bot was asked in game `g` (not a forced move):
+/// computed once per game, the first time a page asks (a simulation of its replay), and kept
+/// (`store::rerun_steps`), so a page of 25 games does not simulate 25 replays each view.
 fn rerun_of(s: &AppState, g: &GameSummary) -> Rerun {
-    let step = store::game(&s.ladder.db, g.job, g.game)
+    let db = &s.ladder.db;
+    if let Ok(Some(steps)) = store::rerun_steps(db, g.job, g.game) {
+        return Rerun {
+            step: steps.get(g.seat).copied().flatten(),
+        };
+    }
+    let Some(sim) = store::game(db, g.job, g.game)
         .ok()
         .flatten()
         .and_then(|row| mygames::simulate_row(s, &row).ok())
-        .and_then(|sim| {
+    else {
+        return Rerun { step: None };
+    };
+    let steps = first_decisions(&sim);
+    // Not kept, it is computed again next time: nothing is lost.
+    let _ = store::save_rerun_steps(db, g.job, g.game, &steps);
+    Rerun {
+        step: steps.get(g.seat).copied().flatten(),
+    }
+}
+
+/// Per seat, the step of its first decision asked (a request, not a forced move).
+pub fn first_decisions(sim: &durak_replay::Simulation) -> Vec<Option<usize>> {
+    (0..sim.header.players)
+        .map(|seat| {
             sim.steps
                 .iter()
                 .find(|st| {
-                    st.decision.is_some_and(|d| d.seat == g.seat)
+                    st.decision.is_some_and(|d| d.seat == seat)
                         && st.request.is_some()
                         && !st.forced
                 })
                 .map(|st| st.number)
-        });
-    Rerun { step }
+        })
+        .collect()
 }
 
 /// The query `q` changed by `f` (the filter and paging links keep the other parameters).

@@ -72,6 +72,12 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("post", "/api/challenges", post(challenges::create)),
         ("get", "/api/challenges/{id}", get(challenges::get_one)),
         ("post", "/api/play", post(super::play_pages::api_create)),
+        ("get", "/api/play/{id}", get(super::play_pages::api_state)),
+        (
+            "post",
+            "/api/play/{id}/move",
+            post(super::play_pages::api_move),
+        ),
         (
             "get",
             "/api/bots/{bot}/versions/{n}/games",
@@ -265,6 +271,10 @@ pub struct VersionView {
     pub ladder_timing_games: u64,
     /// Its endgame accuracy over its games analysed so far (issue 26, `crate::analysis`).
     pub endgame: crate::analysis::VersionAccuracy,
+    /// Its head to head per opponent over all its games (served with its games list,
+    /// `mygames::games_page`, not in this JSON).
+    #[serde(skip)]
+    pub head_to_head: Vec<mygames::HeadToHead>,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
@@ -377,6 +387,7 @@ pub fn version_view(s: &AppState, bot: &str, n: i64) -> Result<Option<VersionVie
     let newest: Vec<(&GameRow, usize)> = newest.iter().map(|g| (g, seat_of(g))).collect();
     let endgame = crate::analysis::of_version(&s.ladder.db, v.id)?;
     Ok(Some(VersionView {
+        head_to_head: mygames::head_to_head(s, v.id)?,
         ladder_timing: mygames::timing(s, &newest),
         ladder_timing_games: newest.len() as u64,
         previous,

@@ -124,52 +124,16 @@ fn result_of(g: &GameRow, seat: usize) -> &'static str {
     }
 }
 
-pub fn games_page(
-    s: &AppState,
-    bot: &str,
-    n: i64,
-    q: &GamesQuery,
-) -> Result<Option<GamesPage>, ApiError> {
-    if let Some(r) = &q.result {
-        if !matches!(r.as_str(), "won" | "lost" | "draw" | "void") {
-            return Err(ApiError::new(
-                400,
-                format!(
-                    "result = {r:?}: not a result\n  fix: result=won, result=lost, result=draw \
-                     or result=void"
-                ),
-            ));
-        }
-    }
-    let per_page = q.per_page.unwrap_or(50);
-    if per_page == 0 || per_page > 200 {
-        return Err(ApiError::new(
-            400,
-            format!("per_page = {per_page}: 1 to 200 games a page\n  fix: per_page=50"),
-        ));
-    }
-    let db = &s.ladder.db;
-    let Some(v) = store::versions_of_bot(db, bot)
-        .map_err(ApiError::internal)?
-        .into_iter()
-        .find(|v| v.n == n)
-    else {
-        return Ok(None);
-    };
-    let (all, _) =
-        store::games_of_version(db, v.id, usize::MAX >> 1).map_err(ApiError::internal)?;
-    let names = seat_labels(s, all.iter()).map_err(ApiError::internal)?;
-    let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v.id).unwrap_or(0);
-    let bot_of = |id: i64| {
-        names
-            .get(&id)
-            .and_then(|l| l.rsplit_once(' ').map(|(b, _)| b.to_string()))
-            .unwrap_or_default()
-    };
-    // Head to head: every opponent version, over every game.
+/// The head to head of version `v` against each opponent version, over all its games (part of
+/// the version's view, which the pages' cache keeps until games are recorded:
+/// `api::version_view`).
+pub fn head_to_head(s: &AppState, v: i64) -> Result<Vec<HeadToHead>, String> {
+    let (all, _) = store::games_of_version(&s.ladder.db, v, usize::MAX >> 1)?;
+    let names = seat_labels(s, all.iter())?;
+    let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v).unwrap_or(0);
     let mut h2h: Vec<(i64, Vec<GameRow>)> = Vec::new();
     for g in &all {
-        for &o in g.seats.iter().filter(|&&o| o != v.id) {
+        for &o in g.seats.iter().filter(|&&o| o != v) {
             match h2h.iter_mut().find(|(id, _)| *id == o) {
                 Some((_, gs)) => gs.push(g.clone()),
                 None => h2h.push((o, vec![g.clone()])),
@@ -194,7 +158,7 @@ pub fn games_page(
             let mut history = Vec::new();
             let st = crate::ladder::compare::heads_up_every(
                 s.ladder.cfg.compare.params,
-                v.id,
+                v,
                 o,
                 &gs,
                 every,
@@ -225,33 +189,61 @@ pub fn games_page(
         })
         .collect();
     head_to_head.sort_by(|a, b| b.games.cmp(&a.games).then(a.opponent.cmp(&b.opponent)));
-    let chosen: Vec<&GameRow> = all
-        .iter()
-        .filter(|g| {
-            let seat = seat_of(g);
-            q.opponent
-                .as_ref()
-                .is_none_or(|o| g.seats.iter().any(|&x| x != v.id && bot_of(x) == *o))
-                && q.result.as_ref().is_none_or(|r| result_of(g, seat) == r)
-                && (q.fault.unwrap_or(0) == 0 || g.faults.iter().any(|f| f.seat == seat))
-        })
-        .collect();
-    let total = chosen.len();
-    let pages = total.div_ceil(per_page);
+    Ok(head_to_head)
+}
+
+/// One page of a version's games: filtered and paged in SQL (`store::version_games`), the head
+/// to head from the version's cached view.
+pub fn games_page(
+    s: &AppState,
+    bot: &str,
+    n: i64,
+    q: &GamesQuery,
+) -> Result<Option<GamesPage>, ApiError> {
+    if let Some(r) = &q.result {
+        if !matches!(r.as_str(), "won" | "lost" | "draw" | "void") {
+            return Err(ApiError::new(
+                400,
+                format!(
+                    "result = {r:?}: not a result\n  fix: result=won, result=lost, result=draw \
+                     or result=void"
+                ),
+            ));
+        }
+    }
+    let per_page = q.per_page.unwrap_or(50);
+    if per_page == 0 || per_page > 200 {
+        return Err(ApiError::new(
+            400,
+            format!("per_page = {per_page}: 1 to 200 games a page\n  fix: per_page=50"),
+        ));
+    }
+    let Some(view) = s.cache.version(s, bot, n).map_err(ApiError::internal)? else {
+        return Ok(None);
+    };
     let page = q.page.unwrap_or(0);
-    let games = chosen
-        .into_iter()
-        .skip(page * per_page)
-        .take(per_page)
-        .map(|g| summary(&names, g, seat_of(g)))
-        .collect();
+    let filter = store::GamesFilter {
+        opponent: q.opponent.as_deref(),
+        result: q.result.as_deref(),
+        fault: q.fault.unwrap_or(0) != 0,
+    };
+    let offset = page
+        .checked_mul(per_page)
+        .ok_or_else(|| ApiError::new(400, format!("page = {page}: too far\n  fix: page=0")))?;
+    let (rows, total) =
+        store::version_games(&s.ladder.db, view.version.id, &filter, per_page, offset)
+            .map_err(ApiError::internal)?;
+    let names = seat_labels(s, rows.iter().map(|(g, _)| g)).map_err(ApiError::internal)?;
     Ok(Some(GamesPage {
-        games,
-        total: total as u64,
+        games: rows
+            .iter()
+            .map(|(g, seat)| summary(&names, g, *seat))
+            .collect(),
+        total,
         page,
         per_page,
-        pages,
-        head_to_head,
+        pages: (total as usize).div_ceil(per_page),
+        head_to_head: view.head_to_head.clone(),
     }))
 }
 
