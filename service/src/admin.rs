@@ -77,9 +77,9 @@ pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, String> {
             "SELECT a.id, a.name, a.organiser, a.created, a.suspended, (SELECT count(*) FROM \
              bots b WHERE b.account = a.id AND b.house = 0), (SELECT count(*) FROM versions v \
              JOIN bots b ON b.id = v.bot WHERE b.account = a.id AND b.house = 0 AND v.state = \
-             'active') FROM accounts a ORDER BY a.name",
+             ?1) FROM accounts a ORDER BY a.name",
         )?;
-        let rows = s.query_map([], |r| {
+        let rows = s.query_map([crate::domain::VersionState::Active], |r| {
             Ok(AccountRow {
                 id: r.get(0)?,
                 name: r.get(1)?,

@@ -17,6 +17,7 @@
 //! finished game's replay is under `DATA/play/`, verified with `durak_replay::simulate` when the
 //! game ends, and removed when its game is forgotten.
 
+use crate::domain::VersionState;
 use crate::ladder::{executor, Ladder};
 use crate::store;
 use durak_protocol as proto;
@@ -184,7 +185,7 @@ impl Plays {
         }
         let Some(v) = store::versions_of_bot(&ladder.db, bot)?
             .into_iter()
-            .find(|v| v.state == "active")
+            .find(|v| v.state == VersionState::Active)
         else {
             return Ok(Err(refused(
                 404,

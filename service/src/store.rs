@@ -11,6 +11,7 @@
 //! ```
 
 use crate::db::Db;
+use crate::domain::VersionState;
 use durak_protocol::Fault;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -177,7 +178,7 @@ pub struct Version {
     pub author: String,
     pub account: i64,
     pub house: bool,
-    pub state: String,
+    pub state: VersionState,
     pub reason: Option<String>,
     pub command: String,
     pub language: String,
@@ -233,7 +234,7 @@ fn row_to_version(r: &Row) -> rusqlite::Result<Version> {
 }
 
 /// Versions in one of `states` (all with an empty list), by id.
-pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
+pub fn versions(db: &Db, states: &[VersionState]) -> Result<Vec<Version>, String> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {VERSION_COLUMNS} {VERSION_FROM} ORDER BY v.id"
@@ -242,7 +243,7 @@ pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
         let all: rusqlite::Result<Vec<Version>> = rows.collect();
         Ok(all?
             .into_iter()
-            .filter(|v| states.is_empty() || states.contains(&v.state.as_str()))
+            .filter(|v| states.is_empty() || states.contains(&v.state))
             .collect())
     })
 }

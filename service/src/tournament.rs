@@ -14,6 +14,7 @@
 //! States: `queued` → `running` → `done` | `failed` | `cancelled` (and `queued` → `cancelled`).
 
 use crate::db::now_ms;
+use crate::domain::VersionState;
 use crate::ladder::Ladder;
 use crate::store;
 use durak_tournaments::config::{Bot, Format, Tournament};
@@ -214,7 +215,7 @@ impl Tournaments {
             return Err("games: give 1 to 10000 deals per table".into());
         }
         let cfg = &ladder.cfg;
-        let active = store::versions(&ladder.db, &["active"])?;
+        let active = store::versions(&ladder.db, &[VersionState::Active])?;
         if active.len() < cfg.ladder.table_size {
             return Err(format!(
                 "a tournament needs at least {} versions in the ladder, and it has {}",

@@ -16,6 +16,7 @@ use super::pages::{
     error_page, fmt_ci, fmt_elo, page, page_error, plural, state_badge, time, version_link,
 };
 use super::{blocking, private, ApiError, AppState, Visitor};
+use crate::domain::VersionState;
 use crate::store::{self, Version};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -98,7 +99,7 @@ async fn version(
     };
     let ver = &v.version;
     let private = is_private(&who, ver);
-    let waiting = matches!(ver.state.as_str(), "queued" | "building" | "checking");
+    let waiting = ver.state.in_check();
     let meta = html! {
         "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
         @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
@@ -431,7 +432,7 @@ fn games_section(
 
 /// "Is my new version better?": its comparison with the bot's previous version.
 fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
-    let waiting = ver.state == "comparing";
+    let waiting = ver.state == VersionState::Comparing;
     html! {
         h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
         p #comparison {

@@ -19,6 +19,7 @@
 use super::jobs::{self, priority};
 use super::Ladder;
 use crate::db::{now_ms, Db};
+use crate::domain::VersionState;
 use crate::store::{self, GameRow};
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::sprt::{SprtStatus, SprtTracker};
@@ -107,10 +108,11 @@ pub fn resolve(s: &CompareSection) -> Result<CompareConfig, String> {
 /// Whether a version in `state` may sit at a job of `kind`: the ladder's jobs take versions
 /// in the ladder only; a comparison also its previous (retired) version and a new one waiting
 /// for its verdict.
-pub fn may_play(kind: &str, state: &str) -> bool {
+pub fn may_play(kind: &str, state: VersionState) -> bool {
+    use VersionState::*;
     match kind {
-        KIND => matches!(state, "active" | "retired" | "comparing"),
-        _ => state == "active",
+        KIND => matches!(state, Active | Retired | Comparing),
+        _ => state == Active,
     }
 }
 
@@ -390,9 +392,9 @@ pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, String> {
     db.read(|c| {
         c.query_row(
             "SELECT p.id FROM versions v JOIN versions p ON p.bot = v.bot AND p.id != v.id JOIN \
-             bots b ON b.id = v.bot WHERE v.id = ?1 AND p.state = 'active' AND b.house = 0 \
-             ORDER BY p.n DESC LIMIT 1",
-            [version],
+             bots b ON b.id = v.bot WHERE v.id = ?1 AND p.state = ?2 AND b.house = 0 ORDER BY \
+             p.n DESC LIMIT 1",
+            params![version, VersionState::Active],
             |r| r.get(0),
         )
         .optional()
@@ -453,7 +455,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
             .collect();
         let left = [&v, &p]
             .into_iter()
-            .find(|x| !may_play(KIND, &x.state))
+            .find(|x| !may_play(KIND, x.state))
             .map(|x| format!("{} left ({})", x.label(), x.state));
         let capped = st.games >= cfg.max_games as u64;
         if st.decision.is_none() && !capped && left.is_none() {
@@ -506,7 +508,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
     // The version's page and JSON are cached until games are recorded or the board changes:
     // a comparison stopped between games (its job cancelled) records none, so say it here.
     ladder.board.touch();
-    if v.state != "comparing" {
+    if v.state != VersionState::Comparing {
         return Ok(());
     }
     if c.verdict == Verdict::Worse {
@@ -514,14 +516,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
             "worse than version {} on paired deals ([compare] require_not_worse): {}",
             c.version, c.summary
         );
-        ladder.db.write(|db| {
-            db.execute(
-                "UPDATE versions SET state = 'failed', reason = ?1 WHERE id = ?2 AND state = \
-                 'comparing'",
-                params![reason, v.id],
-            )
-            .map(|_| ())
-        })?;
+        crate::domain::versions::fail_comparison(&ladder.db, v.id, &reason)?;
         return ladder.versions_changed();
     }
     crate::checker::enter_ladder(ladder, v.id, None).map(|_| ())
@@ -631,7 +626,7 @@ pub(crate) mod tests {
             author: "a".into(),
             account: 1,
             house: false,
-            state: "retired".into(),
+            state: VersionState::Retired,
             reason: None,
             command: String::new(),
             language: String::new(),
@@ -695,10 +690,10 @@ pub(crate) mod tests {
 
     #[test]
     fn only_a_comparison_seats_versions_out_of_the_ladder() {
-        assert!(may_play("ladder", "active"));
-        assert!(!may_play("ladder", "retired"));
-        assert!(!may_play("ladder", "comparing"));
-        assert!(may_play(KIND, "retired") && may_play(KIND, "comparing"));
-        assert!(!may_play(KIND, "suspended") && !may_play(KIND, "removed"));
+        assert!(may_play("ladder", VersionState::Active));
+        assert!(!may_play("ladder", VersionState::Retired));
+        assert!(!may_play("ladder", VersionState::Comparing));
+        assert!(may_play(KIND, VersionState::Retired) && may_play(KIND, VersionState::Comparing));
+        assert!(!may_play(KIND, VersionState::Suspended) && !may_play(KIND, VersionState::Removed));
     }
 }

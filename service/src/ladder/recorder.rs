@@ -419,12 +419,7 @@ fn insert_one(
             None
         };
         if let Some(reason) = reason {
-            let n = tx.execute(
-                "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2 AND state = \
-                 'active'",
-                params![reason, v],
-            )?;
-            if n > 0 {
+            if crate::domain::versions::suspend_active(tx, v, &reason)? {
                 out.suspended.push((seat, v, reason));
             }
         }

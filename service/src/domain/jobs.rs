@@ -6,8 +6,9 @@
 //! finish them; a job whose lease ends unrenewed is handed out again. The server's own
 //! executor claims jobs exactly so (owner `local:...`); on start, the jobs its previous run
 //! held are handed out again at once (that process is gone). Games are recorded by (job, game)
-//! (`recorder.rs`), so a job played twice, or resumed part-way, records each game once.
+//! (`ladder/recorder.rs`), so a job played twice, or resumed part-way, records each game once.
 
+use super::JobState;
 use crate::db::{now_ms, Db};
 use durak_rules::deck::{derive_seed, uniform_from_seed};
 use rusqlite::{params, OptionalExtension};
@@ -33,11 +34,11 @@ pub struct Job {
     pub seats: Vec<i64>,
     pub deals: Vec<Deal>,
     pub priority: i64,
-    pub state: String,
+    pub state: JobState,
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub attempts: i64,
-    /// `ladder` (rated), `compare` (a new version against its previous one, `compare.rs`) or
+    /// `ladder` (rated), `compare` (a new version against its previous one, `ladder/compare.rs`) or
     /// `challenge`: only the ladder's games count on the leaderboard.
     #[serde(default = "ladder_kind")]
     pub kind: String,
@@ -56,7 +57,7 @@ pub mod priority {
     pub const LADDER: i64 = 0;
     /// Challenges (unrated games an author asked for).
     pub const CHALLENGE: i64 = 1;
-    /// A new version against its author's previous one (`compare.rs`).
+    /// A new version against its author's previous one (`ladder/compare.rs`).
     pub const COMPARE: i64 = 2;
     /// A version that has just entered the ladder and has no game yet.
     pub const FIRST_GAMES: i64 = 3;
@@ -240,7 +241,7 @@ pub fn claim_as(
     let now = now_ms();
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let found: Option<(i64, String)> = tx
+        let found: Option<(i64, JobState)> = tx
             .query_row(
                 "SELECT id, state FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
                  lease_until < ?1) ORDER BY priority DESC, id LIMIT 1",
@@ -269,7 +270,7 @@ pub fn claim_as(
             row_to_job,
         )?;
         tx.commit()?;
-        if state == "claimed" {
+        if state == JobState::Claimed {
             crate::metrics::lease_expired();
         }
         Ok(Some(job))
@@ -407,6 +408,18 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
     })
 }
 
+/// The server's executor gives a job up after too many attempts (`cancelled`, its owner
+/// cleared).
+pub fn give_up(db: &Db, id: i64) -> Result<(), String> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'cancelled', owner = NULL WHERE id = ?1",
+            [id],
+        )
+        .map(|_| ())
+    })
+}
+
 /// Hand out again at once the jobs a previous run of this server held (owners starting with
 /// `prefix`): that process is gone, its games in flight are played again.
 pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
@@ -464,7 +477,7 @@ mod tests {
         );
         assert!(!finish(&db, j.id, "w2").unwrap(), "the first owner lost it");
         assert!(finish(&db, j.id, "w3").unwrap());
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Done);
         assert_eq!(cancel_of_version(&db, 7).unwrap(), vec![high.id]);
         assert_eq!(open_jobs(&db).unwrap(), vec![]);
     }
@@ -478,7 +491,7 @@ mod tests {
         assert_eq!(mine.id, j.id);
         assert!(!release(&db, j.id, "worker:2:b").unwrap(), "not its lease");
         assert!(release(&db, j.id, "worker:1:a").unwrap());
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "queued");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Queued);
         claim(&db, "worker:2:b", 60_000).unwrap().unwrap();
         let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let r = crate::ladder::recorder::Recorder::start(db.clone(), d.path().into(), 3, n);
@@ -514,7 +527,7 @@ mod tests {
         );
         assert!(!finish_complete(&db, j.id).unwrap(), "once");
         assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Done);
     }
 
     /// Play game (`rotation`, deal 0) of `job` at a table seated as `seating(at)`, every
@@ -594,7 +607,7 @@ mod tests {
             seats: seats.to_vec(),
             deals: vec![Deal { seed, dealer: 0 }],
             priority: 0,
-            state: "claimed".into(),
+            state: JobState::Claimed,
             owner: None,
             lease_until: None,
             attempts: 1,

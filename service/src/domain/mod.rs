@@ -1,0 +1,10 @@
+//! The domain layer under the HTTP: the states of versions and jobs as types (`state.rs`), and
+//! every change of those states with its SQL (`versions.rs`, `jobs.rs`). Nothing else in the
+//! service writes a state or spells one in SQL: it calls these functions, and binds a
+//! [`VersionState`] or [`JobState`] as a parameter where it reads by state.
+
+pub mod jobs;
+pub mod state;
+pub mod versions;
+
+pub use state::{JobState, UnknownState, VersionState};
