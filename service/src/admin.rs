@@ -18,7 +18,7 @@ pub struct Invite {
 }
 
 /// Every invite, newest first.
-pub fn invites(db: &Db) -> Result<Vec<Invite>, String> {
+pub fn invites(db: &Db) -> Result<Vec<Invite>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT i.id, i.created, a.name, i.revoked FROM invites i LEFT JOIN accounts a ON \
@@ -71,7 +71,7 @@ pub struct AccountRow {
 }
 
 /// Every account, by name.
-pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, String> {
+pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT a.id, a.name, a.organiser, a.created, a.suspended, (SELECT count(*) FROM \

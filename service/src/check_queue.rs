@@ -43,7 +43,7 @@ impl Turns {
 
 /// Take the next version to build and check (its state becomes `checking`), if one may start
 /// now: queued, of an author with nothing of theirs being built or checked.
-pub fn next(ladder: &Ladder, turns: &Turns) -> Result<Option<i64>, String> {
+pub fn next(ladder: &Ladder, turns: &Turns) -> Result<Option<i64>, crate::db::DbError> {
     crate::domain::versions::take_next_check(&ladder.db, |waiting| turns.pick(waiting))
 }
 

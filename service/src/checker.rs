@@ -91,7 +91,7 @@ fn sweep_loop(ladder: &Ladder) {
 }
 
 fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {
-    versions::fail_check(&ladder.db, id, reason)
+    Ok(versions::fail_check(&ladder.db, id, reason)?)
 }
 
 /// The first failed check, in a line.
@@ -272,7 +272,7 @@ pub const HOUSE_DROPPED: &str = "dropped from the configuration's house_bots";
 /// start: a new one joins the ladder, one dropped from the list leaves it (`removed`, its games
 /// kept), one listed again comes back. Returns the versions that left (their jobs are to be
 /// cancelled: [`Ladder::version_left`]).
-pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, String> {
+pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, crate::db::DbError> {
     let listed: Vec<(String, String)> = ladder
         .cfg
         .ladder

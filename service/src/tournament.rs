@@ -107,7 +107,7 @@ impl Tournaments {
 
     /// The next to play: one left running by an earlier run of the server, else the oldest
     /// queued.
-    fn next(&self) -> Result<Option<(i64, PathBuf)>, String> {
+    fn next(&self) -> Result<Option<(i64, PathBuf)>, crate::db::DbError> {
         self.ladder.db.read(|c| {
             c.query_row(
                 "SELECT id, dir FROM tournaments WHERE state IN ('running', 'queued') ORDER BY \

@@ -9,7 +9,7 @@
 //! (`ladder/recorder.rs`), so a job played twice, or resumed part-way, records each game once.
 
 use super::JobState;
-use crate::db::{now_ms, Db};
+use crate::db::{now_ms, Db, DbError};
 use durak_rules::deck::{derive_seed, uniform_from_seed};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -185,7 +185,7 @@ pub fn create(
     seats: &[i64],
     deals: u32,
     priority: i64,
-) -> Result<Job, String> {
+) -> Result<Job, DbError> {
     create_kind(db, ladder_seed, seats, deals, priority, KIND_LADDER)
 }
 
@@ -197,7 +197,7 @@ pub fn create_kind(
     deals: u32,
     priority: i64,
     kind: &str,
-) -> Result<Job, String> {
+) -> Result<Job, DbError> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
     db.write_relaxed(|c| {
@@ -225,7 +225,7 @@ pub fn create_kind(
 
 /// Claim the next job (highest priority, then oldest) for `owner` until `lease_ms` from now:
 /// a queued job, or a claimed one whose lease has ended.
-pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
+pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, DbError> {
     claim_as(db, owner, lease_ms, None)
 }
 
@@ -237,7 +237,7 @@ pub fn claim_as(
     owner: &str,
     lease_ms: i64,
     worker: Option<i64>,
-) -> Result<Option<Job>, String> {
+) -> Result<Option<Job>, DbError> {
     let now = now_ms();
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -279,7 +279,7 @@ pub fn claim_as(
 
 /// Whether the server handed `lease` to worker token `worker` for job `job` (at any claim of
 /// it: a worker's games are still the job's after its lease ended).
-pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, String> {
+pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT COUNT(*) FROM job_leases WHERE job = ?1 AND lease = ?2 AND worker = ?3",
@@ -291,7 +291,7 @@ pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, Strin
 }
 
 /// Whether version `version` sits at a job that worker token `worker` was handed.
-pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, String> {
+pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT EXISTS (SELECT 1 FROM job_leases l JOIN jobs j ON j.id = l.job, \
@@ -304,7 +304,7 @@ pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, St
 
 /// Extend `owner`'s lease on a job; `false` when it holds the job no more (handed out again, or
 /// cancelled).
-pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, String> {
+pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET lease_until = ?1 WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
@@ -315,7 +315,7 @@ pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, Strin
 }
 
 /// The job is over: `done` (every game recorded) unless it was cancelled meanwhile.
-pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
@@ -328,7 +328,7 @@ pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
 
 /// The job is over whoever held it, when every one of its games is recorded (a worker's last
 /// results came in, perhaps after its lease ended): `true` when this call made it `done`.
-pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
+pub fn finish_complete(db: &Db, id: i64) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
@@ -341,7 +341,7 @@ pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
 }
 
 /// `owner` gives the job up (it stops before its end): queued again at once, for anyone.
-pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE id = ?1 \
@@ -353,7 +353,7 @@ pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
 }
 
 /// Cancel one job (queued or claimed): `true` when this call did.
-pub fn cancel(db: &Db, id: i64) -> Result<bool, String> {
+pub fn cancel(db: &Db, id: i64) -> Result<bool, DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, lease_until = \
@@ -365,7 +365,7 @@ pub fn cancel(db: &Db, id: i64) -> Result<bool, String> {
 }
 
 /// Cancel the open jobs (queued or claimed) of a version: it left the ladder.
-pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, String> {
+pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, DbError> {
     let open = open_jobs(db)?;
     let ids: Vec<i64> = open
         .into_iter()
@@ -387,7 +387,7 @@ pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, String> {
 }
 
 /// Queued and claimed jobs.
-pub fn open_jobs(db: &Db) -> Result<Vec<Job>, String> {
+pub fn open_jobs(db: &Db) -> Result<Vec<Job>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('queued', 'claimed') ORDER BY id"
@@ -397,7 +397,7 @@ pub fn open_jobs(db: &Db) -> Result<Vec<Job>, String> {
     })
 }
 
-pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
+pub fn get(db: &Db, id: i64) -> Result<Option<Job>, DbError> {
     db.read(|c| {
         c.query_row(
             &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
@@ -410,7 +410,7 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
 
 /// The server's executor gives a job up after too many attempts (`cancelled`, its owner
 /// cleared).
-pub fn give_up(db: &Db, id: i64) -> Result<(), String> {
+pub fn give_up(db: &Db, id: i64) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE jobs SET state = 'cancelled', owner = NULL WHERE id = ?1",
@@ -422,7 +422,7 @@ pub fn give_up(db: &Db, id: i64) -> Result<(), String> {
 
 /// Hand out again at once the jobs a previous run of this server held (owners starting with
 /// `prefix`): that process is gone, its games in flight are played again.
-pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
+pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = \

@@ -8,3 +8,19 @@ pub mod state;
 pub mod versions;
 
 pub use state::{JobState, UnknownState, VersionState};
+
+/// Why a change of state did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+    /// A version is taken out as `disqualified`, `removed` or `suspended`, never as this.
+    #[error("a version is not taken out as {0}: only as disqualified, removed or suspended")]
+    NotAWayOut(VersionState),
+}
+
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}

@@ -11,7 +11,7 @@
 //! ```
 
 use super::VersionState;
-use crate::db::{now_ms, Db};
+use crate::db::{now_ms, Db, DbError};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 /// A new version, `queued` for its check, in the upload's transaction; returns its id.
@@ -37,7 +37,7 @@ pub fn insert_queued(
 
 /// Checks cut short by a kill are done again (at the start): `building` and `checking` are
 /// `queued` again. Returns how many.
-pub fn requeue_interrupted(db: &Db) -> Result<usize, String> {
+pub fn requeue_interrupted(db: &Db) -> Result<usize, DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET state = 'queued' WHERE state IN ('building', 'checking')",
@@ -52,7 +52,7 @@ pub fn requeue_interrupted(db: &Db) -> Result<usize, String> {
 pub fn take_next_check(
     db: &Db,
     pick: impl FnOnce(&[(i64, i64)]) -> Option<i64>,
-) -> Result<Option<i64>, String> {
+) -> Result<Option<i64>, DbError> {
     db.write(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let waiting: Vec<(i64, i64)> = {
@@ -78,7 +78,7 @@ pub fn take_next_check(
 }
 
 /// `checking` → `building` while its build command runs.
-pub fn set_building(db: &Db, id: i64) -> Result<(), String> {
+pub fn set_building(db: &Db, id: i64) -> Result<(), DbError> {
     db.write(|c| {
         c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id])
             .map(|_| ())
@@ -87,7 +87,7 @@ pub fn set_building(db: &Db, id: i64) -> Result<(), String> {
 
 /// The build ended (its report `json` kept): `building` → `checking`. A version taken out
 /// meanwhile stays out.
-pub fn built(db: &Db, id: i64, json: &str) -> Result<(), String> {
+pub fn built(db: &Db, id: i64, json: &str) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET build = ?1, state = CASE state WHEN 'building' THEN \
@@ -99,7 +99,7 @@ pub fn built(db: &Db, id: i64, json: &str) -> Result<(), String> {
 }
 
 /// Its check-bot report, kept whatever the verdict.
-pub fn set_report(db: &Db, id: i64, json: &str) -> Result<(), String> {
+pub fn set_report(db: &Db, id: i64, json: &str) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET report = ?1 WHERE id = ?2",
@@ -111,7 +111,7 @@ pub fn set_report(db: &Db, id: i64, json: &str) -> Result<(), String> {
 
 /// Its build or check failed, for `reason`: `failed` if it was still in its check (one taken
 /// out meanwhile keeps its state and reason).
-pub fn fail_check(db: &Db, id: i64, reason: &str) -> Result<(), String> {
+pub fn fail_check(db: &Db, id: i64, reason: &str) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET state = CASE WHEN state IN ('queued', 'building', 'checking') \
@@ -125,7 +125,7 @@ pub fn fail_check(db: &Db, id: i64, reason: &str) -> Result<(), String> {
 
 /// It passed its check and waits for its comparison (`checking` → `comparing`, with its report
 /// `json`); an older version of the bot still waiting for its own gives way (`retired`).
-pub fn await_comparison(db: &Db, id: i64, json: &str) -> Result<(), String> {
+pub fn await_comparison(db: &Db, id: i64, json: &str) -> Result<(), DbError> {
     db.write(|c| {
         let tx = c.transaction()?;
         let n: i64 = tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
@@ -147,7 +147,7 @@ pub fn await_comparison(db: &Db, id: i64, json: &str) -> Result<(), String> {
 }
 
 /// Its comparison found it worse (`comparing` → `failed`, for `reason`).
-pub fn fail_comparison(db: &Db, id: i64, reason: &str) -> Result<(), String> {
+pub fn fail_comparison(db: &Db, id: i64, reason: &str) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET state = 'failed', reason = ?1 WHERE id = ?2 AND state = \
@@ -170,7 +170,7 @@ pub enum Entered {
 
 /// Version `id` enters the ladder (with its check-bot report `json`, when given), if it is still
 /// in its check or comparison and its author may play: the bot's other versions in play retire.
-pub fn enter(db: &Db, id: i64, json: Option<&str>) -> Result<Entered, String> {
+pub fn enter(db: &Db, id: i64, json: Option<&str>) -> Result<Entered, DbError> {
     let now = now_ms();
     db.write(|c| {
         let tx = c.transaction()?;
@@ -249,27 +249,31 @@ pub fn suspend_active(c: &Connection, id: i64, reason: &str) -> rusqlite::Result
 /// The organiser's or the author's hand takes a version out: `to` is `disqualified`,
 /// `removed` or (its author's account suspended) `suspended`. A state that is not a way out is
 /// refused.
-pub fn take_out(db: &Db, id: i64, to: VersionState, reason: &str) -> Result<(), String> {
+pub fn take_out(db: &Db, id: i64, to: VersionState, reason: &str) -> Result<(), super::Error> {
     if !matches!(
         to,
         VersionState::Disqualified | VersionState::Removed | VersionState::Suspended
     ) {
-        return Err(format!("a version is not taken out as {to}"));
+        return Err(super::Error::NotAWayOut(to));
     }
-    db.write(|c| {
+    Ok(db.write(|c| {
         c.execute(
             "UPDATE versions SET state = ?1, reason = ?2 WHERE id = ?3",
             params![to, reason, id],
         )
         .map(|_| ())
-    })
+    })?)
 }
 
 /// House bots (`(spec, bot name)` as the configuration lists them), owned by `organiser` and
 /// kept in step at every start: a new one joins the ladder (`active`), one the list dropped
 /// (`removed`, for `dropped`) comes back when listed again, an active one not listed is
 /// `removed` for `dropped`. Returns the versions that left.
-pub fn house_bots(db: &Db, listed: &[(String, String)], dropped: &str) -> Result<Vec<i64>, String> {
+pub fn house_bots(
+    db: &Db,
+    listed: &[(String, String)],
+    dropped: &str,
+) -> Result<Vec<i64>, DbError> {
     let now = now_ms();
     db.write(|c| {
         let tx = c.transaction()?;
@@ -325,7 +329,7 @@ pub fn house_bots(db: &Db, listed: &[(String, String)], dropped: &str) -> Result
 }
 
 /// Failed versions checked (or submitted) at or before `before` whose files are still kept.
-pub fn failed_with_files(db: &Db, before: i64) -> Result<Vec<i64>, String> {
+pub fn failed_with_files(db: &Db, before: i64) -> Result<Vec<i64>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT id FROM versions WHERE state = 'failed' AND files_removed IS NULL AND \
@@ -337,7 +341,7 @@ pub fn failed_with_files(db: &Db, before: i64) -> Result<Vec<i64>, String> {
 }
 
 /// A failed version's files were removed (its row and page stay).
-pub fn files_removed(db: &Db, id: i64) -> Result<(), String> {
+pub fn files_removed(db: &Db, id: i64) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE versions SET files_removed = ?1 WHERE id = ?2 AND state = 'failed'",

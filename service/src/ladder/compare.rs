@@ -259,7 +259,7 @@ impl Comparison {
 }
 
 /// The games of the comparison of `version` with `previous`, by job and game.
-pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, String> {
+pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, crate::db::DbError> {
     let seats = serde_json::to_string(&[version, previous]).expect("json");
     db.read(|c| {
         let mut s = c.prepare(&format!(
@@ -375,7 +375,7 @@ pub fn heads_up_every(
 }
 
 /// Start comparing `version` with `previous`.
-pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), String> {
+pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "INSERT OR IGNORE INTO comparisons(version, previous, state, created) VALUES (?1, \
@@ -388,7 +388,7 @@ pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), String> {
 
 /// The version a new version of the same bot would be compared with: the bot's version in the
 /// ladder (none for a house bot, or when the bot has none active).
-pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, String> {
+pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, crate::db::DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT p.id FROM versions v JOIN versions p ON p.bot = v.bot AND p.id != v.id JOIN \

@@ -295,7 +295,7 @@ pub struct GameSummary {
 pub fn seat_labels<'a>(
     s: &AppState,
     games: impl IntoIterator<Item = &'a GameRow>,
-) -> Result<HashMap<i64, String>, String> {
+) -> Result<HashMap<i64, String>, crate::db::DbError> {
     let ids: Vec<i64> = games
         .into_iter()
         .flat_map(|g| g.seats.iter().copied())
