@@ -294,6 +294,24 @@ impl Voids {
     }
 }
 
+/// Games a comparison may still play: `max_games` bounds the games played, void ones
+/// included (issue 23), so a comparison whose games are voided does not play past its nominal
+/// length; its note says how many of them were void ([`stopped_at`]).
+pub fn games_left(max_games: u32, counted: u64, void: u64) -> u64 {
+    (max_games as u64).saturating_sub(counted + void)
+}
+
+/// Why an undecided comparison stopped at `max_games`, saying how many of its games were void.
+pub fn stopped_at(max_games: u32, void: u64) -> String {
+    match void {
+        0 => format!("stopped at max_games = {max_games}"),
+        n => format!(
+            "stopped at max_games = {max_games} games played, {n} of them void (counted for \
+             nobody)"
+        ),
+    }
+}
+
 /// The test over the comparison's games so far, and its void games.
 pub fn status(
     db: &Db,
@@ -457,10 +475,11 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
             .into_iter()
             .find(|x| !may_play(KIND, x.state))
             .map(|x| format!("{} left ({})", x.label(), x.state));
-        let capped = st.games >= cfg.max_games as u64;
+        let remaining = games_left(cfg.max_games, st.games, both.1.games);
+        let capped = remaining == 0;
         if st.decision.is_none() && !capped && left.is_none() {
             if mine.is_empty() {
-                let remaining = (cfg.max_games as u64 - st.games).div_ceil(2);
+                let remaining = remaining.div_ceil(2);
                 let deals = (cfg.deals_per_job as u64).min(remaining.max(1)) as u32;
                 jobs::create_kind(
                     &ladder.db,
@@ -477,7 +496,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
         let mut c = Comparison::of(cfg, &p, "done", &both);
         c.note = match (left, capped && st.decision.is_none()) {
             (Some(why), _) => Some(why),
-            (None, true) => Some(format!("stopped at max_games = {}", cfg.max_games)),
+            (None, true) => Some(stopped_at(cfg.max_games, both.1.games)),
             _ => None,
         };
         for j in mine {
@@ -608,6 +627,19 @@ pub(crate) mod tests {
             games.push(row(d, 1, (!void).then_some(0), void));
         }
         games
+    }
+
+    #[test]
+    fn void_games_count_towards_max_games_and_the_note_says_so() {
+        // 8 games counted and 2 void: 10 played, the cap of 10 reached.
+        assert_eq!(games_left(10, 8, 2), 0);
+        assert_eq!(games_left(10, 8, 0), 2);
+        assert_eq!(games_left(10, 9, 3), 0);
+        assert_eq!(stopped_at(10, 0), "stopped at max_games = 10");
+        assert_eq!(
+            stopped_at(10, 2),
+            "stopped at max_games = 10 games played, 2 of them void (counted for nobody)"
+        );
     }
 
     #[test]
