@@ -58,7 +58,7 @@ fn inspect(data: &Path) -> (Games, Vec<jobs::Job>) {
     let held = jobs::open_jobs(&db)
         .unwrap()
         .into_iter()
-        .filter(|j| j.state == "claimed")
+        .filter(|j| j.state == durak_service::domain::JobState::Claimed)
         .collect();
     (g, held)
 }
@@ -156,7 +156,7 @@ fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
     let db = Db::open(&data.join("service.db")).unwrap();
     for j in &in_flight {
         let j = jobs::get(&db, j.id).unwrap().unwrap();
-        if j.state == "done" {
+        if j.state == durak_service::domain::JobState::Done {
             let n = end.keys().filter(|(job, _)| *job == j.id).count();
             assert_eq!(n, j.games(), "job {}: every game, once", j.id);
         }

@@ -212,6 +212,27 @@ fn the_leaderboard_and_the_game_pages_show_void_games_and_voided_attempts() {
     assert_eq!(bad.status, 400, "{}", bad.json);
     assert!(bad.error().contains("result=void"), "{}", bad.error());
 
+    // The version page's standing line: won, drawn, lost and its void games beside them.
+    for v in &seats {
+        let r = row_of(&lb, *v);
+        let path = format!(
+            "/bots/{}/versions/{}",
+            r["bot"].as_str().unwrap(),
+            r["version"]
+        );
+        let page = html(&s, &path);
+        let n = |k: &str| r[k].as_u64().unwrap();
+        let line = format!(
+            "{} games: {} won, {} drawn, {} lost; 1 void (counted for nobody, after 4 voided \
+             attempts)",
+            n("games"),
+            n("games") - n("losses") - n("draws"),
+            n("draws"),
+            n("losses")
+        );
+        assert!(page.contains(&line), "{path}: {line:?} in {page}");
+    }
+
     let page = html(&s, "/");
     assert!(page.contains("void (voided)"), "the column's head");
     assert!(page.contains("<td class=\"num\">1 (4)</td>"), "{page}");

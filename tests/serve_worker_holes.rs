@@ -263,7 +263,7 @@ fn release_failed(s: &Server, token: &str, c: &Claimed, version: Option<i64>) ->
     (a.status, a.json)
 }
 
-fn job_state(data: &Path, job: i64) -> String {
+fn job_state(data: &Path, job: i64) -> durak_service::domain::JobState {
     let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
     durak_service::ladder::jobs::get(&db, job)
         .unwrap()
@@ -288,7 +288,10 @@ fn a_job_workers_cannot_prepare_is_cancelled_not_handed_out_for_ever() {
     assert_eq!(st, 200, "{r}");
     assert_eq!(r["released"], true, "{r}");
     assert!(r["cancelled"].is_null(), "{r}");
-    assert_eq!(job_state(&data, c.job.id), "queued");
+    assert_eq!(
+        job_state(&data, c.job.id),
+        durak_service::domain::JobState::Queued
+    );
     // The same job failing on a second worker token: cancelled.
     let again = wait_for("b to claim the same job", 60, || {
         let x = claim(&s, &tb);
@@ -314,7 +317,10 @@ fn a_job_workers_cannot_prepare_is_cancelled_not_handed_out_for_ever() {
             .contains("2 worker token(s)"),
         "{r}"
     );
-    assert_eq!(job_state(&data, c.job.id), "cancelled");
+    assert_eq!(
+        job_state(&data, c.job.id),
+        durak_service::domain::JobState::Cancelled
+    );
     // Never handed out again; other jobs are.
     for _ in 0..5 {
         let x = claim(&s, &tc);

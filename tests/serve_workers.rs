@@ -493,7 +493,7 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
     wait_for(&format!("job {killed_job} to be done"), 120, || {
         let db = Db::open(&data.join("service.db")).ok()?;
         let j = jobs::get(&db, killed_job).ok()??;
-        (j.state == "done").then_some(())
+        (j.state == durak_service::domain::JobState::Done).then_some(())
     });
     // Paused: the workers end their jobs and find no other.
     let p = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
@@ -504,7 +504,10 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
         jobs::open_jobs(&db)
             .ok()?
             .iter()
-            .all(|j| j.state != "claimed" || j.lease_until.unwrap_or(0) < now)
+            .all(|j| {
+                j.state != durak_service::domain::JobState::Claimed
+                    || j.lease_until.unwrap_or(0) < now
+            })
             .then_some(())
     });
     let mut logs = Vec::new();
@@ -593,7 +596,7 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
         );
     }
     let k = jobs::get(&db, killed_job).unwrap().unwrap();
-    assert_eq!(k.state, "done");
+    assert_eq!(k.state, durak_service::domain::JobState::Done);
     assert!(
         k.attempts >= 2,
         "job {killed_job} was handed out again: {k:?}"

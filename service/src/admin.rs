@@ -18,7 +18,7 @@ pub struct Invite {
 }
 
 /// Every invite, newest first.
-pub fn invites(db: &Db) -> Result<Vec<Invite>, String> {
+pub fn invites(db: &Db) -> Result<Vec<Invite>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT i.id, i.created, a.name, i.revoked FROM invites i LEFT JOIN accounts a ON \
@@ -71,15 +71,15 @@ pub struct AccountRow {
 }
 
 /// Every account, by name.
-pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, String> {
+pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT a.id, a.name, a.organiser, a.created, a.suspended, (SELECT count(*) FROM \
              bots b WHERE b.account = a.id AND b.house = 0), (SELECT count(*) FROM versions v \
              JOIN bots b ON b.id = v.bot WHERE b.account = a.id AND b.house = 0 AND v.state = \
-             'active') FROM accounts a ORDER BY a.name",
+             ?1) FROM accounts a ORDER BY a.name",
         )?;
-        let rows = s.query_map([], |r| {
+        let rows = s.query_map([crate::domain::VersionState::Active], |r| {
             Ok(AccountRow {
                 id: r.get(0)?,
                 name: r.get(1)?,

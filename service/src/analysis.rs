@@ -160,7 +160,7 @@ pub fn of_version(db: &Db, v: i64) -> Result<VersionAccuracy, String> {
 }
 
 /// The newest games not analysed yet, at most `n`.
-fn pending(db: &Db, n: usize) -> Result<Vec<GameRow>, String> {
+fn pending(db: &Db, n: usize) -> Result<Vec<GameRow>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {} FROM games g WHERE NOT EXISTS (SELECT 1 FROM game_analysis a WHERE \

@@ -65,7 +65,7 @@ pub fn new_session(db: &Db, account: i64) -> Result<String, String> {
 }
 
 /// End a login session (logging out): its cookie opens nothing any more.
-pub fn end_session(db: &Db, token: &str) -> Result<(), String> {
+pub fn end_session(db: &Db, token: &str) -> Result<(), crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE sessions SET revoked = 1 WHERE hash = ?1",
@@ -86,7 +86,7 @@ fn account_row(r: &rusqlite::Row) -> rusqlite::Result<Account> {
 
 /// The account a token belongs to (not revoked, the account not suspended): an API token, or a
 /// login session's (not ended, not expired).
-pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, String> {
+pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, crate::db::DbError> {
     if token.starts_with("ds_") {
         let h = hash(token);
         return db.read(|c| {
@@ -130,8 +130,8 @@ pub enum RegisterError {
     InviteUsed,
     #[error("name {0:?}: an account has this name already; fix: choose another name")]
     NameTaken(String),
-    #[error("{0}")]
-    Database(String),
+    #[error(transparent)]
+    Database(#[from] crate::db::DbError),
 }
 
 impl RegisterError {
@@ -228,7 +228,7 @@ pub fn add_token(db: &Db, account: i64, label: &str) -> Result<(i64, String), St
 /// Revoke one of an account's tokens; `false` when it has no such token. Its `revoked`
 /// column holds when (unix ms; `1` in rows revoked before that was kept), so that the token
 /// can be told so.
-pub fn revoke_token(db: &Db, account: i64, id: i64) -> Result<bool, String> {
+pub fn revoke_token(db: &Db, account: i64, id: i64) -> Result<bool, crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE tokens SET revoked = CASE revoked WHEN 0 THEN ?3 ELSE revoked END WHERE id \
@@ -255,7 +255,7 @@ pub enum NotAnAccount {
 }
 
 /// Why `token` opens no account (call it after [`account_of`] gave `None`).
-pub fn why_not_an_account(db: &Db, token: &str) -> Result<NotAnAccount, String> {
+pub fn why_not_an_account(db: &Db, token: &str) -> Result<NotAnAccount, crate::db::DbError> {
     let h = hash(token);
     db.read(|c| {
         let suspended: Option<String> = c
@@ -339,7 +339,7 @@ pub fn new_worker_token(db: &Db, label: &str) -> Result<(i64, String), String> {
 }
 
 /// The worker token `token` is (not revoked).
-pub fn worker_of(db: &Db, token: &str) -> Result<Option<WorkerToken>, String> {
+pub fn worker_of(db: &Db, token: &str) -> Result<Option<WorkerToken>, crate::db::DbError> {
     let h = hash(token);
     db.read(|c| {
         c.query_row(
@@ -363,7 +363,7 @@ fn row_to_worker(r: &rusqlite::Row) -> rusqlite::Result<WorkerToken> {
 }
 
 /// Every worker token, by id.
-pub fn worker_tokens(db: &Db) -> Result<Vec<WorkerToken>, String> {
+pub fn worker_tokens(db: &Db) -> Result<Vec<WorkerToken>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(
             "SELECT id, label, created, revoked, last_seen FROM worker_tokens ORDER BY id",
@@ -374,7 +374,7 @@ pub fn worker_tokens(db: &Db) -> Result<Vec<WorkerToken>, String> {
 }
 
 /// Revoke a worker token; `false` when there is no such token.
-pub fn revoke_worker_token(db: &Db, id: i64) -> Result<bool, String> {
+pub fn revoke_worker_token(db: &Db, id: i64) -> Result<bool, crate::db::DbError> {
     db.write(|c| {
         c.execute("UPDATE worker_tokens SET revoked = 1 WHERE id = ?1", [id])
             .map(|n| n > 0)
@@ -382,7 +382,7 @@ pub fn revoke_worker_token(db: &Db, id: i64) -> Result<bool, String> {
 }
 
 /// A worker token was used now (at most every few seconds is enough: callers decide).
-pub fn worker_seen(db: &Db, id: i64) -> Result<(), String> {
+pub fn worker_seen(db: &Db, id: i64) -> Result<(), crate::db::DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE worker_tokens SET last_seen = ?1 WHERE id = ?2",

@@ -5,7 +5,6 @@
 //! checker's places, never the others: another author waits for at most one check.
 
 use crate::ladder::Ladder;
-use rusqlite::params;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -44,29 +43,8 @@ impl Turns {
 
 /// Take the next version to build and check (its state becomes `checking`), if one may start
 /// now: queued, of an author with nothing of theirs being built or checked.
-pub fn next(ladder: &Ladder, turns: &Turns) -> Result<Option<i64>, String> {
-    ladder.db.write(|c| {
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let waiting: Vec<(i64, i64)> = {
-            let mut s = tx.prepare(
-                "SELECT v.id, b.account FROM versions v JOIN bots b ON b.id = v.bot \
-                 WHERE v.state = 'queued' AND b.account NOT IN (SELECT b2.account FROM versions \
-                 v2 JOIN bots b2 ON b2.id = v2.bot WHERE v2.state IN ('building', 'checking')) \
-                 ORDER BY v.id",
-            )?;
-            let r = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            r.collect::<rusqlite::Result<_>>()?
-        };
-        let id = turns.pick(&waiting);
-        if let Some(id) = id {
-            tx.execute(
-                "UPDATE versions SET state = 'checking' WHERE id = ?1",
-                params![id],
-            )?;
-        }
-        tx.commit()?;
-        Ok(id)
-    })
+pub fn next(ladder: &Ladder, turns: &Turns) -> Result<Option<i64>, crate::db::DbError> {
+    crate::domain::versions::take_next_check(&ladder.db, |waiting| turns.pick(waiting))
 }
 
 #[cfg(test)]

@@ -10,12 +10,13 @@ use crate::archive;
 use crate::build;
 use crate::check_queue;
 use crate::db::now_ms;
+use crate::domain::versions;
 use crate::ladder::Ladder;
 use crate::quota;
 use crate::store;
 use durak_checkbot::{Options, Status};
 use durak_referee::BotCommand;
-use rusqlite::{params, OptionalExtension};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,12 +26,7 @@ use std::time::Duration;
 /// (`quota::sweep_failed`, at the start and every hour).
 pub fn start(ladder: Arc<Ladder>) -> Vec<std::thread::JoinHandle<()>> {
     // Checks cut short by a kill are done again.
-    let _ = ladder.db.write(|c| {
-        c.execute(
-            "UPDATE versions SET state = 'queued' WHERE state IN ('building', 'checking')",
-            [],
-        )
-    });
+    let _ = versions::requeue_interrupted(&ladder.db);
     let turns = Arc::new(check_queue::Turns::default());
     let mut threads: Vec<_> = (0..ladder.cfg.check_concurrency)
         .map(|i| {
@@ -95,15 +91,7 @@ fn sweep_loop(ladder: &Ladder) {
 }
 
 fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {
-    ladder.db.write(|c| {
-        c.execute(
-            "UPDATE versions SET state = CASE WHEN state IN ('queued', 'building', 'checking') \
-             THEN 'failed' ELSE state END, reason = CASE WHEN state IN ('queued', 'building', \
-             'checking') THEN ?1 ELSE reason END, checked = ?2 WHERE id = ?3",
-            params![reason, now_ms(), id],
-        )
-        .map(|_| ())
-    })
+    Ok(versions::fail_check(&ladder.db, id, reason)?)
 }
 
 /// The first failed check, in a line.
@@ -148,9 +136,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     store::folder_for_bots(&dest, crate::bots_other_uid(cfg));
     let folder = PathBuf::from(folder);
     if let Some(b) = &build_cmd {
-        ladder
-            .db
-            .write(|c| c.execute("UPDATE versions SET state = 'building' WHERE id = ?1", [id]))?;
+        versions::set_building(&ladder.db, id)?;
         let started = std::time::Instant::now();
         let report = build::run(
             b,
@@ -164,13 +150,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         let report = crate::build_check::refuse_unsafe(report, &folder);
         crate::metrics::build_done(started.elapsed().as_secs_f64(), report.ok);
         let json = serde_json::to_string(&report).expect("json");
-        ladder.db.write(|c| {
-            c.execute(
-                "UPDATE versions SET build = ?1, state = CASE state WHEN 'building' THEN \
-                 'checking' ELSE state END WHERE id = ?2",
-                params![json, id],
-            )
-        })?;
+        versions::built(&ladder.db, id, &json)?;
         if !report.ok {
             let _ = std::fs::remove_dir_all(&dest);
             return set_failed(
@@ -201,14 +181,8 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     let mut value = serde_json::to_value(&report).expect("json");
     value["text"] = serde_json::Value::String(report.to_text());
     let json = relative_paths(&value.to_string(), folder_of(&cmd), &ladder.paths.root);
-    let now = now_ms();
     if !report.passed {
-        ladder.db.write(|c| {
-            c.execute(
-                "UPDATE versions SET report = ?1 WHERE id = ?2",
-                params![json, id],
-            )
-        })?;
+        versions::set_report(&ladder.db, id, &json)?;
         return set_failed(ladder, id, &why_failed(&report));
     }
     // Compared with the bot's version in the ladder (`ladder/compare.rs`): first, when the
@@ -219,28 +193,12 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     } else {
         None
     };
-    let suspended = ladder.db.read(|c| author_suspension(c, id))?.is_some();
+    let suspended = ladder
+        .db
+        .read(|c| versions::author_suspension(c, id))?
+        .is_some();
     if let (Some(p), true, false) = (previous, compare.require_not_worse, suspended) {
-        ladder.db.write(|c| {
-            let tx = c.transaction()?;
-            // An older version of the bot still waiting for its verdict gives way.
-            let n: i64 =
-                tx.query_row("SELECT n FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
-            tx.execute(
-                "UPDATE versions SET state = 'retired', reason = ?1 WHERE state = 'comparing' \
-                 AND bot = (SELECT bot FROM versions WHERE id = ?2) AND id != ?2",
-                params![
-                    format!("replaced by version {n} before its comparison ended"),
-                    id
-                ],
-            )?;
-            tx.execute(
-                "UPDATE versions SET state = 'comparing', report = ?1, checked = ?2, reason = \
-                 NULL WHERE id = ?3 AND state = 'checking'",
-                params![json, now, id],
-            )?;
-            tx.commit()
-        })?;
+        versions::await_comparison(&ladder.db, id, &json)?;
         crate::ladder::compare::begin(&ladder.db, id, p)?;
         ladder.notify();
         return Ok(());
@@ -260,54 +218,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
 /// `suspended` (as the author's versions in the ladder did when the account was suspended).
 /// Returns whether it entered.
 pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<bool, String> {
-    let now = now_ms();
-    let retired: Option<Vec<i64>> = ladder.db.write(|c| {
-        let tx = c.transaction()?;
-        let (bot, n, state): (i64, i64, String) = tx.query_row(
-            "SELECT bot, n, state FROM versions WHERE id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
-        let kept_out = !matches!(state.as_str(), "checking" | "comparing");
-        let suspension = author_suspension(&tx, id)?;
-        if kept_out || suspension.is_some() {
-            if let Some(why) = suspension.filter(|_| !kept_out) {
-                tx.execute(
-                    "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2",
-                    params![why, id],
-                )?;
-            }
-            tx.execute(
-                "UPDATE versions SET report = COALESCE(?1, report), checked = COALESCE(checked, \
-                 ?2) WHERE id = ?3",
-                params![json, now, id],
-            )?;
-            tx.commit()?;
-            return Ok(None);
-        }
-        let mut s = tx.prepare(
-            "SELECT id FROM versions WHERE bot = ?1 AND id != ?2 AND state IN ('active', \
-             'suspended', 'comparing')",
-        )?;
-        let old: Vec<i64> = s
-            .query_map(params![bot, id], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        drop(s);
-        for o in &old {
-            tx.execute(
-                "UPDATE versions SET state = 'retired', reason = ?1 WHERE id = ?2",
-                params![format!("replaced by version {n}"), o],
-            )?;
-        }
-        tx.execute(
-            "UPDATE versions SET state = 'active', report = COALESCE(?1, report), checked = \
-             COALESCE(checked, ?2), entered = ?2, reason = NULL WHERE id = ?3",
-            params![json, now, id],
-        )?;
-        tx.commit()?;
-        Ok(Some(old))
-    })?;
-    let Some(retired) = retired else {
+    let versions::Entered::In { retired } = versions::enter(&ladder.db, id, json)? else {
         tracing::info!("version {id} passed but stays out of the ladder");
         ladder.versions_changed()?;
         return Ok(false);
@@ -317,21 +228,6 @@ pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<bool
     }
     ladder.versions_changed()?;
     Ok(true)
-}
-
-/// Why version `id`'s author may not play: the organiser suspended their account (the reason
-/// its versions are given), or `None`.
-fn author_suspension(c: &rusqlite::Connection, id: i64) -> rusqlite::Result<Option<String>> {
-    let why: Option<String> = c
-        .query_row(
-            "SELECT a.suspended FROM versions v JOIN bots b ON b.id = v.bot JOIN accounts a ON \
-             a.id = b.account WHERE v.id = ?1",
-            [id],
-            |r| r.get(0),
-        )
-        .optional()?
-        .flatten();
-    Ok(why.map(|w| format!("its author's account was suspended by the organiser: {w}")))
 }
 
 fn folder_of(cmd: &BotCommand) -> &Path {
@@ -376,69 +272,20 @@ pub const HOUSE_DROPPED: &str = "dropped from the configuration's house_bots";
 /// start: a new one joins the ladder, one dropped from the list leaves it (`removed`, its games
 /// kept), one listed again comes back. Returns the versions that left (their jobs are to be
 /// cancelled: [`Ladder::version_left`]).
-pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, String> {
-    let now = now_ms();
-    let listed: Vec<String> = ladder
+pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, crate::db::DbError> {
+    let listed: Vec<(String, String)> = ladder
         .cfg
         .ladder
         .house_bots
         .iter()
-        .map(|h| format!("house-{}", h.trim_start_matches("builtin:")))
+        .map(|h| {
+            (
+                h.clone(),
+                format!("house-{}", h.trim_start_matches("builtin:")),
+            )
+        })
         .collect();
-    let left = ladder.db.write(|c| {
-        let tx = c.transaction()?;
-        let org: i64 = tx.query_row(
-            "SELECT id FROM accounts WHERE organiser = 1 ORDER BY id LIMIT 1",
-            [],
-            |r| r.get(0),
-        )?;
-        for (h, name) in ladder.cfg.ladder.house_bots.iter().zip(&listed) {
-            let exists: Option<i64> = tx
-                .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
-                .optional()?;
-            if let Some(bot) = exists {
-                tx.execute(
-                    "UPDATE versions SET state = 'active', reason = NULL, entered = ?3 WHERE \
-                     bot = ?1 AND state = 'removed' AND reason = ?2",
-                    params![bot, HOUSE_DROPPED, now],
-                )?;
-                continue;
-            }
-            tx.execute(
-                "INSERT INTO bots(name, account, house, created) VALUES (?1, ?2, 1, ?3)",
-                params![name, org, now],
-            )?;
-            let bot = tx.last_insert_rowid();
-            tx.execute(
-                "INSERT INTO versions(bot, n, state, command, language, submitted, checked, \
-                 entered) VALUES (?1, 1, 'active', ?2, 'built-in', ?3, ?3, ?3)",
-                params![bot, h, now],
-            )?;
-        }
-        let mut left = Vec::new();
-        {
-            let mut st = tx.prepare(
-                "SELECT v.id, b.name FROM versions v JOIN bots b ON b.id = v.bot WHERE b.house = 1 \
-                 AND v.state = 'active'",
-            )?;
-            let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-            for row in rows {
-                let (id, name) = row?;
-                if !listed.contains(&name) {
-                    left.push(id);
-                }
-            }
-        }
-        for id in &left {
-            tx.execute(
-                "UPDATE versions SET state = 'removed', reason = ?2 WHERE id = ?1",
-                params![id, HOUSE_DROPPED],
-            )?;
-        }
-        tx.commit()?;
-        Ok(left)
-    })?;
-    Ok(left)
+    versions::house_bots(&ladder.db, &listed, HOUSE_DROPPED)
 }
 
 #[cfg(test)]

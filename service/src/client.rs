@@ -1,6 +1,7 @@
 //! `durak submit --server URL --token T PATH`: pack the bot's folder as tar.gz, upload it, and
 //! wait for its check (unless told not to), printing the report.
 
+use crate::domain::VersionState;
 use crate::tls::client::{explain, Trust};
 use serde_json::Value;
 use std::path::Path;
@@ -175,6 +176,16 @@ pub enum Outcome {
     Queued,
 }
 
+/// A version's state in the server's answer (`None`: none, or one this client does not know).
+fn state_of(json: &Value) -> Option<VersionState> {
+    json["state"].as_str().and_then(|s| s.parse().ok())
+}
+
+/// A state as said to the author.
+fn name(state: Option<VersionState>) -> &'static str {
+    state.map_or("in an unknown state", VersionState::as_str)
+}
+
 /// Upload `folder` and (with `wait`) follow its check. Prints what happens on stderr and the
 /// report on stdout.
 pub fn submit(
@@ -260,15 +271,19 @@ pub fn submit(
     let until = Instant::now() + limit;
     let path = format!("/api/bots/{bot}/versions/{n}");
     let mut r = c.get(&path)?;
-    let mut state = r.json["state"].as_str().unwrap_or("").to_string();
-    while matches!(state.as_str(), "queued" | "building" | "checking") {
+    let mut state = state_of(&r.json);
+    while state.is_some_and(VersionState::in_check) {
         if Instant::now() >= until {
-            eprintln!("still {state} after {} s: see its page", limit.as_secs());
+            eprintln!(
+                "still {} after {} s: see its page",
+                name(state),
+                limit.as_secs()
+            );
             return Ok(Outcome::Queued);
         }
         std::thread::sleep(Duration::from_millis(500));
         r = c.get(&path)?;
-        state = r.json["state"].as_str().unwrap_or("").to_string();
+        state = state_of(&r.json);
     }
     if let Some(b) = r.json.get("build").filter(|b| !b.is_null()) {
         println!(
@@ -287,13 +302,13 @@ pub fn submit(
     }
     // The server requires a new version not to be worse than the previous one: it plays it
     // first ("Is my new version better?", the version's `previous`).
-    if state == "comparing" {
+    if state == Some(VersionState::Comparing) {
         eprintln!(
             "its check PASSED; {bot} version {n} now plays its previous version: it enters the \
              ladder unless it is worse"
         );
         let mut said = String::new();
-        while state == "comparing" {
+        while state == Some(VersionState::Comparing) {
             let line = r.json["previous"]["summary"].as_str().unwrap_or("");
             if line != said {
                 eprintln!("comparison {line}");
@@ -309,11 +324,11 @@ pub fn submit(
             }
             std::thread::sleep(Duration::from_millis(500));
             r = c.get(&path)?;
-            state = r.json["state"].as_str().unwrap_or("").to_string();
+            state = state_of(&r.json);
         }
     }
     let comparison = r.json["previous"]["summary"].as_str().map(str::to_string);
-    if state == "active" {
+    if state == Some(VersionState::Active) {
         eprintln!("PASSED: {bot} version {n} is in the ladder");
         if let Some(line) = comparison {
             let so_far = r.json["previous"]["state"] == "running";
@@ -336,7 +351,7 @@ pub fn submit(
     }
     eprintln!(
         "{}: {bot} version {n}: {}",
-        state.to_uppercase(),
+        name(state).to_uppercase(),
         r.json["reason"].as_str().unwrap_or("")
     );
     Ok(Outcome::Failed)

@@ -290,6 +290,19 @@ pub struct Db {
     readers: Mutex<Vec<Connection>>,
 }
 
+/// A database call failed (SQLite's error, or the reader connection could not be opened): the
+/// server's fault, never the request's.
+#[derive(Debug, thiserror::Error)]
+#[error("database: {0}")]
+pub struct DbError(#[from] pub rusqlite::Error);
+
+/// Code that still speaks in strings takes a database error as its message.
+impl From<DbError> for String {
+    fn from(e: DbError) -> String {
+        e.to_string()
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -339,9 +352,9 @@ impl Db {
     pub fn write<T>(
         &self,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, DbError> {
         let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut c).map_err(|e| format!("database: {e}"))
+        Ok(f(&mut c)?)
     }
 
     /// [`Db::write`] with `synchronous = NORMAL` for this one transaction: it is in the WAL
@@ -353,21 +366,21 @@ impl Db {
     pub fn write_relaxed<T>(
         &self,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, DbError> {
         let mut c = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        c.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| format!("database: {e}"))?;
-        let out = f(&mut c).map_err(|e| format!("database: {e}"));
-        let back = c
-            .pragma_update(None, "synchronous", "FULL")
-            .map_err(|e| format!("database: {e}"));
+        c.pragma_update(None, "synchronous", "NORMAL")?;
+        let out = f(&mut c);
+        let back = c.pragma_update(None, "synchronous", "FULL");
         let out = out?;
         back?;
         Ok(out)
     }
 
     /// Run `f` with a reader connection (many at once; they see the last commit).
-    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+    pub fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, DbError> {
         let pooled = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let c = match pooled {
             Some(c) => c,
@@ -375,13 +388,12 @@ impl Db {
                 let c = Connection::open_with_flags(
                     &self.path,
                     OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(|e| format!("database: {e}"))?;
-                configure(&c).map_err(|e| format!("database: {e}"))?;
+                )?;
+                configure(&c)?;
                 c
             }
         };
-        let out = f(&c).map_err(|e| format!("database: {e}"));
+        let out = f(&c).map_err(DbError);
         let mut pool = self.readers.lock().unwrap_or_else(|e| e.into_inner());
         if pool.len() < 16 {
             pool.push(c);
@@ -389,7 +401,7 @@ impl Db {
         out
     }
 
-    pub fn setting(&self, key: &str) -> Result<Option<String>, String> {
+    pub fn setting(&self, key: &str) -> Result<Option<String>, DbError> {
         self.read(|c| {
             use rusqlite::OptionalExtension;
             c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
@@ -399,7 +411,7 @@ impl Db {
         })
     }
 
-    pub fn set_setting(&self, key: &str, value: &str) -> Result<(), String> {
+    pub fn set_setting(&self, key: &str, value: &str) -> Result<(), DbError> {
         self.write(|c| {
             c.execute(
                 "INSERT INTO settings(key, value) VALUES (?1, ?2) \

@@ -34,6 +34,7 @@ pub mod checker;
 pub mod client;
 pub mod config;
 pub mod db;
+pub mod domain;
 pub mod http;
 pub mod ladder;
 pub mod metrics;

@@ -11,6 +11,7 @@
 //! route's template (never the raw path), its method and status.
 
 use crate::db::Db;
+use crate::domain::{JobState, VersionState};
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -45,22 +46,6 @@ pub const HTTP_DURATION: &str = "durak_http_request_duration_seconds";
 
 /// The route label of a request that matched no route (a 404): one label for every such path.
 pub const UNMATCHED: &str = "unmatched";
-
-/// Job states, always shown (a state with no job reads 0, not its last value).
-const JOB_STATES: [&str; 4] = ["queued", "claimed", "done", "cancelled"];
-/// Version states, always shown.
-const VERSION_STATES: [&str; 10] = [
-    "queued",
-    "building",
-    "checking",
-    "comparing",
-    "active",
-    "failed",
-    "retired",
-    "suspended",
-    "disqualified",
-    "removed",
-];
 
 /// Seconds: builds and checks take seconds to minutes.
 const SLOW_BUCKETS: [f64; 12] = [
@@ -164,11 +149,14 @@ pub fn render(db: &Db) -> Result<String, String> {
             count("SELECT state, COUNT(*) FROM versions GROUP BY state")?,
         ))
     })?;
-    set_by_state(JOBS, &JOB_STATES, &jobs);
-    set_by_state(VERSIONS, &VERSION_STATES, &versions);
+    // Every state always shown (a state with no job or version reads 0, not its last value).
+    let job_states: Vec<&'static str> = JobState::ALL.iter().map(|s| s.as_str()).collect();
+    let version_states: Vec<&'static str> = VersionState::ALL.iter().map(|s| s.as_str()).collect();
+    set_by_state(JOBS, &job_states, &jobs);
+    set_by_state(VERSIONS, &version_states, &versions);
     let queued = versions
         .iter()
-        .find(|(s, _)| s == "queued")
+        .find(|(s, _)| s == VersionState::Queued.as_str())
         .map_or(0, |x| x.1);
     gauge!(CHECK_QUEUE).set(queued as f64);
     h.run_upkeep();

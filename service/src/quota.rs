@@ -6,7 +6,8 @@
 //! checker's queue (`checker.rs`).
 
 use crate::build::folder_size;
-use crate::db::{now_ms, Db};
+use crate::db::Db;
+use crate::domain::versions;
 use crate::store::Paths;
 use rusqlite::params;
 use std::time::Duration;
@@ -255,23 +256,11 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 /// `failed_keep_days` ago; their rows and pages stay, marked `files_removed`. Returns how many.
 pub fn sweep_failed(db: &Db, paths: &Paths, q: &QuotaConfig, now: i64) -> Result<usize, String> {
     let before = now - q.failed_keep_days as i64 * DAY_MS;
-    let ids: Vec<i64> = db.read(|c| {
-        let mut s = c.prepare(
-            "SELECT id FROM versions WHERE state = 'failed' AND files_removed IS NULL AND \
-             COALESCE(checked, submitted) <= ?1",
-        )?;
-        let r = s.query_map([before], |r| r.get(0))?;
-        r.collect()
-    })?;
+    let ids = versions::failed_with_files(db, before)?;
     for &id in &ids {
         let _ = std::fs::remove_file(paths.upload(id));
         let _ = std::fs::remove_dir_all(paths.unpacked(id));
-        db.write(|c| {
-            c.execute(
-                "UPDATE versions SET files_removed = ?1 WHERE id = ?2 AND state = 'failed'",
-                params![now_ms(), id],
-            )
-        })?;
+        versions::files_removed(db, id)?;
     }
     Ok(ids.len())
 }

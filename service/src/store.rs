@@ -10,7 +10,8 @@
 //! DATA/tournaments/N/      fixed tournaments (a `durak tournament` directory each)
 //! ```
 
-use crate::db::Db;
+use crate::db::{Db, DbError};
+use crate::domain::VersionState;
 use durak_protocol::Fault;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -177,7 +178,7 @@ pub struct Version {
     pub author: String,
     pub account: i64,
     pub house: bool,
-    pub state: String,
+    pub state: VersionState,
     pub reason: Option<String>,
     pub command: String,
     pub language: String,
@@ -233,7 +234,7 @@ fn row_to_version(r: &Row) -> rusqlite::Result<Version> {
 }
 
 /// Versions in one of `states` (all with an empty list), by id.
-pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
+pub fn versions(db: &Db, states: &[VersionState]) -> Result<Vec<Version>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {VERSION_COLUMNS} {VERSION_FROM} ORDER BY v.id"
@@ -242,12 +243,12 @@ pub fn versions(db: &Db, states: &[&str]) -> Result<Vec<Version>, String> {
         let all: rusqlite::Result<Vec<Version>> = rows.collect();
         Ok(all?
             .into_iter()
-            .filter(|v| states.is_empty() || states.contains(&v.state.as_str()))
+            .filter(|v| states.is_empty() || states.contains(&v.state))
             .collect())
     })
 }
 
-pub fn version(db: &Db, id: i64) -> Result<Option<Version>, String> {
+pub fn version(db: &Db, id: i64) -> Result<Option<Version>, DbError> {
     db.read(|c| {
         c.query_row(
             &format!("SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE v.id = ?1"),
@@ -259,7 +260,7 @@ pub fn version(db: &Db, id: i64) -> Result<Option<Version>, String> {
 }
 
 /// The versions of a bot, newest first.
-pub fn versions_of_bot(db: &Db, bot: &str) -> Result<Vec<Version>, String> {
+pub fn versions_of_bot(db: &Db, bot: &str) -> Result<Vec<Version>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE b.name = ?1 ORDER BY v.n DESC"
@@ -270,7 +271,7 @@ pub fn versions_of_bot(db: &Db, bot: &str) -> Result<Vec<Version>, String> {
 }
 
 /// The versions of an account's bots, newest first.
-pub fn versions_of_account(db: &Db, account: i64) -> Result<Vec<Version>, String> {
+pub fn versions_of_account(db: &Db, account: i64) -> Result<Vec<Version>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE a.id = ?1 ORDER BY v.id DESC"
@@ -281,7 +282,7 @@ pub fn versions_of_account(db: &Db, account: i64) -> Result<Vec<Version>, String
 }
 
 /// A version's reports: (build report JSON, check-bot report JSON).
-pub fn reports(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), String> {
+pub fn reports(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT build, report FROM versions WHERE id = ?1",
@@ -359,7 +360,7 @@ pub fn row_to_game(r: &Row) -> rusqlite::Result<GameRow> {
     })
 }
 
-pub fn game(db: &Db, job: i64, game: u32) -> Result<Option<GameRow>, String> {
+pub fn game(db: &Db, job: i64, game: u32) -> Result<Option<GameRow>, DbError> {
     db.read(|c| {
         c.query_row(
             &format!("SELECT {GAME_COLUMNS} FROM games g WHERE g.job = ?1 AND g.game = ?2"),
@@ -371,7 +372,7 @@ pub fn game(db: &Db, job: i64, game: u32) -> Result<Option<GameRow>, String> {
 }
 
 /// The latest games of a version (at most `limit`), and how many it has.
-pub fn games_of_version(db: &Db, v: i64, limit: usize) -> Result<(Vec<GameRow>, u64), String> {
+pub fn games_of_version(db: &Db, v: i64, limit: usize) -> Result<(Vec<GameRow>, u64), DbError> {
     db.read(|c| {
         let total: i64 = c.query_row(
             "SELECT COUNT(*) FROM game_seats WHERE version = ?1",
@@ -489,7 +490,7 @@ pub fn save_rerun_steps(
 }
 
 /// The latest games of a version in which it faulted (at most `limit`).
-pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, usize)>, String> {
+pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, usize)>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {GAME_COLUMNS}, s.seat FROM game_seats s JOIN games g ON g.job = s.job AND \
@@ -512,13 +513,13 @@ pub fn faults_of_version(db: &Db, v: i64, limit: usize) -> Result<Vec<(GameRow, 
 }
 
 /// Games recorded in all.
-pub fn game_count(db: &Db) -> Result<u64, String> {
+pub fn game_count(db: &Db) -> Result<u64, DbError> {
     db.read(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0)))
         .map(|n| n as u64)
 }
 
 /// The labels (`bot vN`) of versions, in one query; a version not found has none.
-pub fn labels(db: &Db, ids: &[i64]) -> Result<std::collections::HashMap<i64, String>, String> {
+pub fn labels(db: &Db, ids: &[i64]) -> Result<std::collections::HashMap<i64, String>, DbError> {
     let mut ids: Vec<i64> = ids.to_vec();
     ids.sort_unstable();
     ids.dedup();

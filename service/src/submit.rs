@@ -144,12 +144,17 @@ pub fn accept(
                 [bot_id],
                 |r| r.get(0),
             )?;
-            tx.execute(
-                "INSERT INTO versions(bot, n, state, command, language, build_cmd, sha256, \
-                 size, submitted) VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![bot_id, n, m.command, m.language, build, sha, size, now],
+            let id = crate::domain::versions::insert_queued(
+                &tx,
+                bot_id,
+                n,
+                &m.command,
+                &m.language,
+                build.as_deref(),
+                &sha,
+                size,
+                now,
             )?;
-            let id = tx.last_insert_rowid();
             // The files into place (a kill before the commit leaves files under an id that
             // the next upload may get: they are replaced).
             let archive_to = paths.upload(id);

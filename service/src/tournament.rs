@@ -14,6 +14,7 @@
 //! States: `queued` → `running` → `done` | `failed` | `cancelled` (and `queued` → `cancelled`).
 
 use crate::db::now_ms;
+use crate::domain::VersionState;
 use crate::ladder::Ladder;
 use crate::store;
 use durak_tournaments::config::{Bot, Format, Tournament};
@@ -106,7 +107,7 @@ impl Tournaments {
 
     /// The next to play: one left running by an earlier run of the server, else the oldest
     /// queued.
-    fn next(&self) -> Result<Option<(i64, PathBuf)>, String> {
+    fn next(&self) -> Result<Option<(i64, PathBuf)>, crate::db::DbError> {
         self.ladder.db.read(|c| {
             c.query_row(
                 "SELECT id, dir FROM tournaments WHERE state IN ('running', 'queued') ORDER BY \
@@ -214,7 +215,7 @@ impl Tournaments {
             return Err("games: give 1 to 10000 deals per table".into());
         }
         let cfg = &ladder.cfg;
-        let active = store::versions(&ladder.db, &["active"])?;
+        let active = store::versions(&ladder.db, &[VersionState::Active])?;
         if active.len() < cfg.ladder.table_size {
             return Err(format!(
                 "a tournament needs at least {} versions in the ladder, and it has {}",

@@ -68,10 +68,7 @@ impl Cache {
             return Ok(None);
         };
         let view = Arc::new(view);
-        let settled = !matches!(
-            view.version.state.as_str(),
-            "queued" | "building" | "checking"
-        );
+        let settled = !view.version.state.in_check();
         if settled {
             let mut map = self.versions.lock().unwrap_or_else(|e| e.into_inner());
             if map.len() >= MAX_ENTRIES && !map.contains_key(&key) {

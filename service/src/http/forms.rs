@@ -7,6 +7,7 @@ use super::csrf::{self, Expected};
 use super::pages::{csrf_field, error_page, layout, page_error, version_link};
 use super::{api, blocking, ApiError, AppState, Visitor, COOKIE};
 use crate::auth::Account;
+use crate::domain::VersionState;
 use axum::extract::{Multipart, Path, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -205,7 +206,7 @@ async fn withdraw(
             .into_iter()
             .find(|x| x.n == n && x.account == a.id && !x.house)
             .ok_or_else(|| ApiError::not_found(format!("you have no version {n} of {bot:?}")))?;
-        if ver.state != "active" {
+        if ver.state != VersionState::Active {
             return Err(ApiError::new(
                 409,
                 format!(
@@ -215,7 +216,13 @@ async fn withdraw(
                 ),
             ));
         }
-        api::set_out(&s, &bot, n, "removed", "withdrawn by its author")
+        api::set_out(
+            &s,
+            &bot,
+            n,
+            VersionState::Removed,
+            "withdrawn by its author",
+        )
     });
     match done.await {
         Ok(_) => Redirect::to("/me").into_response(),

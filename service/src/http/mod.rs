@@ -95,6 +95,25 @@ impl ApiError {
     }
 }
 
+/// A database failure is the server's fault: 500, whatever the request was.
+impl From<crate::db::DbError> for ApiError {
+    fn from(e: crate::db::DbError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
+/// A refused change of state says which: 409 (the version is in a state it cannot leave so),
+/// or the database's 500.
+impl From<crate::domain::Error> for ApiError {
+    fn from(e: crate::domain::Error) -> ApiError {
+        let status = match e {
+            crate::domain::Error::Db(_) => 500,
+            crate::domain::Error::NotAWayOut(_) => 409,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
 impl From<String> for ApiError {
     fn from(e: String) -> ApiError {
         ApiError::internal(e)

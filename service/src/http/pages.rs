@@ -12,6 +12,7 @@
 use super::api::{self, GameSummary};
 use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::auth::Account;
+use crate::domain::VersionState;
 use crate::store::Version;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -432,7 +433,7 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
                     td { a href=(version_link(&ver.bot, ver.n)) { "v" (ver.n) } }
                     td { (state_badge(ver)) }
                     td { (ver.reason.clone().unwrap_or_default()) }
-                    td { @if ver.state == "active" && !ver.house {
+                    td { @if ver.state == VersionState::Active && !ver.house {
                         form.inline method="post" action=(format!("/me/bots/{}/versions/{}/withdraw", ver.bot, ver.n)) {
                             (csrf_field(&v))
                             button type="submit" { "Withdraw" }

@@ -16,6 +16,7 @@ use super::pages::{
     error_page, fmt_ci, fmt_elo, page, page_error, plural, state_badge, time, version_link,
 };
 use super::{blocking, private, ApiError, AppState, Visitor};
+use crate::domain::VersionState;
 use crate::store::{self, Version};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -98,7 +99,7 @@ async fn version(
     };
     let ver = &v.version;
     let private = is_private(&who, ver);
-    let waiting = matches!(ver.state.as_str(), "queued" | "building" | "checking");
+    let waiting = ver.state.in_check();
     let meta = html! {
         "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
         @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
@@ -116,7 +117,7 @@ async fn version(
         @if let Some(c) = &v.previous { (comparison(c, ver)) }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
-                " (" (fmt_ci(st.elo_ci95)) "), " (plural(st.games, "game")) ", " (plural(st.losses, "loss")) "." }
+                " (" (fmt_ci(st.elo_ci95)) "), " (standing_games(st)) "." }
         }
         p { "Command: " code { (ver.command) } " · language: " (ver.language) }
         @if !games.head_to_head.is_empty() { (head_to_head(&bot, n, &games.head_to_head)) }
@@ -453,7 +454,7 @@ fn games_section(
 
 /// "Is my new version better?": its comparison with the bot's previous version.
 fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
-    let waiting = ver.state == "comparing";
+    let waiting = ver.state == VersionState::Comparing;
     html! {
         h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
         p #comparison {
@@ -567,6 +568,27 @@ async fn replay_file(
         Ok(body) => attachment(&format!("g{job}-{g}.jsonl"), "application/x-ndjson", body),
         Err(e) => page_error(&v, e),
     }
+}
+
+/// A version's games on the leaderboard as its standing line says them: won, drawn and lost
+/// (a game not lost nor drawn is won: one durak per game), and its void games beside them,
+/// counted for nobody (issue 23).
+fn standing_games(st: &crate::ladder::board::Row) -> String {
+    let won = st.games.saturating_sub(st.losses + st.draws);
+    let mut out = format!(
+        "{}: {won} won, {} drawn, {} lost",
+        plural(st.games, "game"),
+        st.draws,
+        st.losses
+    );
+    if st.void_games > 0 {
+        out += &format!(
+            "; {} void (counted for nobody, after {})",
+            st.void_games,
+            plural(st.attempts_voided, "voided attempt")
+        );
+    }
+    out
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
 use crate::auth::{self, WorkerToken};
+use crate::domain::JobState;
 use crate::ladder::jobs::{self, Job};
 use crate::ladder::recorder;
 use crate::ladder::verify::{self, PostedResult};
@@ -200,9 +201,7 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
         let mut gone = None;
         for &id in &job.seats {
             match store::version(&l.db, id)? {
-                Some(v) if crate::ladder::compare::may_play(&job.kind, &v.state) => {
-                    versions.push(v)
-                }
+                Some(v) if crate::ladder::compare::may_play(&job.kind, v.state) => versions.push(v),
                 _ => gone = Some(id),
             }
         }
@@ -469,7 +468,7 @@ pub fn record_results(
     held_lease(s, w, job_id, &b.lease)?;
     let job =
         jobs::get(&l.db, job_id)?.ok_or_else(|| ApiError::not_found(format!("no job {job_id}")))?;
-    if job.state == "cancelled" {
+    if job.state == JobState::Cancelled {
         return Err(ApiError::new(
             409,
             format!(
@@ -545,8 +544,8 @@ pub fn record_results(
             format!("the server could not record the games ({e}): post them again later"),
         ));
     }
-    let job_done =
-        l.job_complete(job_id)? || jobs::get(&l.db, job_id)?.is_some_and(|j| j.state == "done");
+    let job_done = l.job_complete(job_id)?
+        || jobs::get(&l.db, job_id)?.is_some_and(|j| j.state == JobState::Done);
     Ok(ResultsAnswer {
         job: job_id,
         games,

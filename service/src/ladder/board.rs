@@ -7,6 +7,7 @@
 //! database.
 
 use crate::db::Db;
+use crate::domain::{JobState, VersionState};
 use crate::store::{self, GameRow, Version};
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::results::{FaultLine, ResultLine};
@@ -194,7 +195,7 @@ impl Board {
     /// Build everything again from the database: the versions in the ladder now and every
     /// finished job's games among them.
     pub fn rebuild(&self, db: &Db) -> Result<(), String> {
-        let ranked = store::versions(db, &["active"])?;
+        let ranked = store::versions(db, &[VersionState::Active])?;
         let t = self.tournament(&ranked);
         let mut builder = Standings::builder(&t);
         let ids: HashMap<i64, Version> = ranked.iter().map(|v| (v.id, v.clone())).collect();
@@ -204,16 +205,16 @@ impl Board {
         db.read(|c| {
             let mut s = c.prepare(&format!(
                 "SELECT {}, j.state FROM games g JOIN jobs j ON j.id = g.job WHERE j.state IN \
-                 ('done', 'cancelled') AND j.kind = 'ladder' ORDER BY g.job, g.game",
+                 (?1, ?2) AND j.kind = 'ladder' ORDER BY g.job, g.game",
                 store::GAME_COLUMNS
             ))?;
-            let mut rows = s.query([])?;
+            let mut rows = s.query([JobState::Done, JobState::Cancelled])?;
             while let Some(r) = rows.next()? {
                 let g = store::row_to_game(r)?;
-                let state: String = r.get(store::GAME_COLUMN_COUNT)?;
+                let state: JobState = r.get(store::GAME_COLUMN_COUNT)?;
                 jobs.insert(g.job);
                 if g.seats.iter().all(|v| ids.contains_key(v)) {
-                    builder.add(&result_line(&g, state == "done"));
+                    builder.add(&result_line(&g, state == JobState::Done));
                     count_voids(&mut voids, &g);
                     games += 1;
                 }

@@ -11,6 +11,7 @@ use super::compare;
 use super::jobs::{self, priority};
 use super::Ladder;
 use crate::db::now_ms;
+use crate::domain::{JobState, VersionState};
 use crate::store::{self, GameRow, Version};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -78,7 +79,7 @@ fn refused(status: u16, message: String) -> Refused {
 fn in_ladder(ladder: &Ladder, bot: &str) -> Result<Option<Version>, String> {
     Ok(store::versions_of_bot(&ladder.db, bot)?
         .into_iter()
-        .find(|v| v.state == "active"))
+        .find(|v| v.state == VersionState::Active))
 }
 
 /// Make a challenge of `account`'s bot `bot` against `opponent` for `deals` deals: its id.
@@ -275,10 +276,11 @@ pub fn view(ladder: &Ladder, id: i64) -> Result<Option<(ChallengeView, Vec<GameR
         rows.collect()
     })?;
     let st = compare::heads_up(ladder.cfg.compare.params, version, opponent, &games)?;
-    let job_state = jobs::get(&ladder.db, job)?.map_or("cancelled".to_string(), |j| j.state);
-    let state = match job_state.as_str() {
-        "claimed" => "playing",
-        s => s,
+    // A challenge reads as its job does, but that a claimed one is "playing".
+    let job_state = jobs::get(&ladder.db, job)?.map_or(JobState::Cancelled, |j| j.state);
+    let state = match job_state {
+        JobState::Claimed => "playing",
+        s => s.as_str(),
     }
     .to_string();
     let (wins, draws, losses) = tally(&games, version);

@@ -19,6 +19,7 @@
 use super::jobs::{self, priority};
 use super::Ladder;
 use crate::db::{now_ms, Db};
+use crate::domain::VersionState;
 use crate::store::{self, GameRow};
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::sprt::{SprtStatus, SprtTracker};
@@ -107,10 +108,11 @@ pub fn resolve(s: &CompareSection) -> Result<CompareConfig, String> {
 /// Whether a version in `state` may sit at a job of `kind`: the ladder's jobs take versions
 /// in the ladder only; a comparison also its previous (retired) version and a new one waiting
 /// for its verdict.
-pub fn may_play(kind: &str, state: &str) -> bool {
+pub fn may_play(kind: &str, state: VersionState) -> bool {
+    use VersionState::*;
     match kind {
-        KIND => matches!(state, "active" | "retired" | "comparing"),
-        _ => state == "active",
+        KIND => matches!(state, Active | Retired | Comparing),
+        _ => state == Active,
     }
 }
 
@@ -257,7 +259,7 @@ impl Comparison {
 }
 
 /// The games of the comparison of `version` with `previous`, by job and game.
-pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, String> {
+pub fn games(db: &Db, version: i64, previous: i64) -> Result<Vec<GameRow>, crate::db::DbError> {
     let seats = serde_json::to_string(&[version, previous]).expect("json");
     db.read(|c| {
         let mut s = c.prepare(&format!(
@@ -289,6 +291,24 @@ impl Voids {
             games: games.iter().filter(|g| g.void).count() as u64,
             deals: deals.len() as u64,
         }
+    }
+}
+
+/// Games a comparison may still play: `max_games` bounds the games played, void ones
+/// included (issue 23), so a comparison whose games are voided does not play past its nominal
+/// length; its note says how many of them were void ([`stopped_at`]).
+pub fn games_left(max_games: u32, counted: u64, void: u64) -> u64 {
+    (max_games as u64).saturating_sub(counted + void)
+}
+
+/// Why an undecided comparison stopped at `max_games`, saying how many of its games were void.
+pub fn stopped_at(max_games: u32, void: u64) -> String {
+    match void {
+        0 => format!("stopped at max_games = {max_games}"),
+        n => format!(
+            "stopped at max_games = {max_games} games played, {n} of them void (counted for \
+             nobody)"
+        ),
     }
 }
 
@@ -373,7 +393,7 @@ pub fn heads_up_every(
 }
 
 /// Start comparing `version` with `previous`.
-pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), String> {
+pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "INSERT OR IGNORE INTO comparisons(version, previous, state, created) VALUES (?1, \
@@ -386,13 +406,13 @@ pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), String> {
 
 /// The version a new version of the same bot would be compared with: the bot's version in the
 /// ladder (none for a house bot, or when the bot has none active).
-pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, String> {
+pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, crate::db::DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT p.id FROM versions v JOIN versions p ON p.bot = v.bot AND p.id != v.id JOIN \
-             bots b ON b.id = v.bot WHERE v.id = ?1 AND p.state = 'active' AND b.house = 0 \
-             ORDER BY p.n DESC LIMIT 1",
-            [version],
+             bots b ON b.id = v.bot WHERE v.id = ?1 AND p.state = ?2 AND b.house = 0 ORDER BY \
+             p.n DESC LIMIT 1",
+            params![version, VersionState::Active],
             |r| r.get(0),
         )
         .optional()
@@ -453,12 +473,13 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
             .collect();
         let left = [&v, &p]
             .into_iter()
-            .find(|x| !may_play(KIND, &x.state))
+            .find(|x| !may_play(KIND, x.state))
             .map(|x| format!("{} left ({})", x.label(), x.state));
-        let capped = st.games >= cfg.max_games as u64;
+        let remaining = games_left(cfg.max_games, st.games, both.1.games);
+        let capped = remaining == 0;
         if st.decision.is_none() && !capped && left.is_none() {
             if mine.is_empty() {
-                let remaining = (cfg.max_games as u64 - st.games).div_ceil(2);
+                let remaining = remaining.div_ceil(2);
                 let deals = (cfg.deals_per_job as u64).min(remaining.max(1)) as u32;
                 jobs::create_kind(
                     &ladder.db,
@@ -475,7 +496,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
         let mut c = Comparison::of(cfg, &p, "done", &both);
         c.note = match (left, capped && st.decision.is_none()) {
             (Some(why), _) => Some(why),
-            (None, true) => Some(format!("stopped at max_games = {}", cfg.max_games)),
+            (None, true) => Some(stopped_at(cfg.max_games, both.1.games)),
             _ => None,
         };
         for j in mine {
@@ -506,7 +527,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
     // The version's page and JSON are cached until games are recorded or the board changes:
     // a comparison stopped between games (its job cancelled) records none, so say it here.
     ladder.board.touch();
-    if v.state != "comparing" {
+    if v.state != VersionState::Comparing {
         return Ok(());
     }
     if c.verdict == Verdict::Worse {
@@ -514,14 +535,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
             "worse than version {} on paired deals ([compare] require_not_worse): {}",
             c.version, c.summary
         );
-        ladder.db.write(|db| {
-            db.execute(
-                "UPDATE versions SET state = 'failed', reason = ?1 WHERE id = ?2 AND state = \
-                 'comparing'",
-                params![reason, v.id],
-            )
-            .map(|_| ())
-        })?;
+        crate::domain::versions::fail_comparison(&ladder.db, v.id, &reason)?;
         return ladder.versions_changed();
     }
     crate::checker::enter_ladder(ladder, v.id, None).map(|_| ())
@@ -616,6 +630,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn void_games_count_towards_max_games_and_the_note_says_so() {
+        // 8 games counted and 2 void: 10 played, the cap of 10 reached.
+        assert_eq!(games_left(10, 8, 2), 0);
+        assert_eq!(games_left(10, 8, 0), 2);
+        assert_eq!(games_left(10, 9, 3), 0);
+        assert_eq!(stopped_at(10, 0), "stopped at max_games = 10");
+        assert_eq!(
+            stopped_at(10, 2),
+            "stopped at max_games = 10 games played, 2 of them void (counted for nobody)"
+        );
+    }
+
+    #[test]
     fn a_void_game_is_not_played_and_its_deal_is_left_out() {
         let games = four_deals_one_void();
         let st = heads_up(CompareConfig::default().params, 1, 2, &games).unwrap();
@@ -631,7 +658,7 @@ pub(crate) mod tests {
             author: "a".into(),
             account: 1,
             house: false,
-            state: "retired".into(),
+            state: VersionState::Retired,
             reason: None,
             command: String::new(),
             language: String::new(),
@@ -695,10 +722,10 @@ pub(crate) mod tests {
 
     #[test]
     fn only_a_comparison_seats_versions_out_of_the_ladder() {
-        assert!(may_play("ladder", "active"));
-        assert!(!may_play("ladder", "retired"));
-        assert!(!may_play("ladder", "comparing"));
-        assert!(may_play(KIND, "retired") && may_play(KIND, "comparing"));
-        assert!(!may_play(KIND, "suspended") && !may_play(KIND, "removed"));
+        assert!(may_play("ladder", VersionState::Active));
+        assert!(!may_play("ladder", VersionState::Retired));
+        assert!(!may_play("ladder", VersionState::Comparing));
+        assert!(may_play(KIND, VersionState::Retired) && may_play(KIND, VersionState::Comparing));
+        assert!(!may_play(KIND, VersionState::Suspended) && !may_play(KIND, VersionState::Removed));
     }
 }

@@ -72,12 +72,7 @@ pub(super) fn slot_loop(ladder: Arc<Ladder>, slot: usize) {
                 tracing::warn!("ladder job {}: {e}", job.id);
                 // Played again after its lease (or cancelled after a few tries).
                 if job.attempts >= 5 {
-                    let _ = ladder.db.write(|c| {
-                        c.execute(
-                            "UPDATE jobs SET state = 'cancelled', owner = NULL WHERE id = ?1",
-                            [job.id],
-                        )
-                    });
+                    let _ = jobs::give_up(&ladder.db, job.id);
                 }
                 ladder.wait(Duration::from_secs(1));
             }
@@ -162,7 +157,7 @@ fn versions_active(ladder: &Ladder, job: &Job) -> Result<Option<Vec<store::Versi
     let mut versions = Vec::new();
     for &id in &job.seats {
         match store::version(&ladder.db, id)? {
-            Some(v) if super::compare::may_play(&job.kind, &v.state) => versions.push(v),
+            Some(v) if super::compare::may_play(&job.kind, v.state) => versions.push(v),
             _ => {
                 ladder.version_left(id)?;
                 return Ok(None);
@@ -365,8 +360,9 @@ impl Table<'_> {
             if f.lost.load(Ordering::SeqCst) || ladder.is_cancelled(f.job.id) || ladder.stopping() {
                 continue;
             }
-            let counted =
-                jobs::finish(&ladder.db, f.job.id, self.owner).and_then(|mine| match mine {
+            let counted = jobs::finish(&ladder.db, f.job.id, self.owner)
+                .map_err(String::from)
+                .and_then(|mine| match mine {
                     true => ladder.board.add_job(&ladder.db, f.job.id, true),
                     false => Ok(()),
                 });

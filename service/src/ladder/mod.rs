@@ -1,7 +1,7 @@
 //! The ladder: it runs for as long as the server runs. The *scheduler* keeps a few jobs open
 //! (matchmaking picks their tables, `matchmaking.rs`); the *executor* slots (as many as
 //! `[ladder] concurrency`, none with `local_play = false`) claim jobs like any worker
-//! (`jobs.rs`), play them with the referee and record every game (`recorder.rs`, in group
+//! (`domain/jobs.rs`), play them with the referee and record every game (`recorder.rs`, in group
 //! commits) before it counts on the leaderboard (`board.rs`). Remote workers (`durak worker`)
 //! claim jobs through the API (`http/worker_api.rs`) and post games that the server verifies
 //! (`verify.rs`) before the same recorder takes them.
@@ -13,7 +13,7 @@ pub mod board;
 pub mod challenges;
 pub mod compare;
 pub mod executor;
-pub mod jobs;
+pub use crate::domain::jobs;
 pub mod matchmaking;
 pub mod recorder;
 pub mod unplayable;
@@ -21,6 +21,7 @@ pub mod verify;
 
 use crate::config::Config;
 use crate::db::Db;
+use crate::domain::{JobState, VersionState};
 use crate::store::{self, Paths};
 use board::Board;
 use std::collections::{HashMap, HashSet};
@@ -366,7 +367,7 @@ impl Ladder {
         // New versions against their previous ones (`compare.rs`), unrated.
         compare::tick(self)?;
         let k = self.cfg.ladder.table_size;
-        let active = store::versions(&self.db, &["active"])?;
+        let active = store::versions(&self.db, &[VersionState::Active])?;
         if active.len() < k {
             return Ok(0);
         }
@@ -401,7 +402,7 @@ impl Ladder {
                 }
             })
             .collect();
-        let claimed = open.iter().filter(|j| j.state == "claimed").count();
+        let claimed = open.iter().filter(|j| j.state == JobState::Claimed).count();
         let local = if self.cfg.ladder.local_play {
             self.cfg.ladder.concurrency
         } else {

@@ -316,29 +316,33 @@ impl Committer {
     }
 
     fn recorded_of(&self, keys: &[(i64, u32)]) -> Result<HashSet<(i64, u32)>, String> {
-        self.db.read(|c| {
-            let mut s = c.prepare_cached("SELECT 1 FROM games WHERE job = ?1 AND game = ?2")?;
-            let mut out = HashSet::new();
-            for &(job, game) in keys {
-                if s.exists(params![job, game])? {
-                    out.insert((job, game));
+        self.db
+            .read(|c| {
+                let mut s = c.prepare_cached("SELECT 1 FROM games WHERE job = ?1 AND game = ?2")?;
+                let mut out = HashSet::new();
+                for &(job, game) in keys {
+                    if s.exists(params![job, game])? {
+                        out.insert((job, game));
+                    }
                 }
-            }
-            Ok(out)
-        })
+                Ok(out)
+            })
+            .map_err(String::from)
     }
 
     fn insert(&self, games: &[&GameIn]) -> Result<Vec<Recorded>, String> {
         let now = now_ms();
-        self.db.write(|c| {
-            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            let mut out = Vec::with_capacity(games.len());
-            for g in games {
-                out.push(insert_one(&tx, g, now, self.max_consecutive_faults)?);
-            }
-            tx.commit()?;
-            Ok(out)
-        })
+        self.db
+            .write(|c| {
+                let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let mut out = Vec::with_capacity(games.len());
+                for g in games {
+                    out.push(insert_one(&tx, g, now, self.max_consecutive_faults)?);
+                }
+                tx.commit()?;
+                Ok(out)
+            })
+            .map_err(String::from)
     }
 }
 
@@ -419,12 +423,7 @@ fn insert_one(
             None
         };
         if let Some(reason) = reason {
-            let n = tx.execute(
-                "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2 AND state = \
-                 'active'",
-                params![reason, v],
-            )?;
-            if n > 0 {
+            if crate::domain::versions::suspend_active(tx, v, &reason)? {
                 out.suspended.push((seat, v, reason));
             }
         }
@@ -433,7 +432,7 @@ fn insert_one(
 }
 
 /// Games of a job already recorded.
-pub fn recorded_games(db: &Db, job: i64) -> Result<Vec<u32>, String> {
+pub fn recorded_games(db: &Db, job: i64) -> Result<Vec<u32>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare("SELECT game FROM games WHERE job = ?1 ORDER BY game")?;
         let rows = s.query_map([job], |r| r.get(0))?;

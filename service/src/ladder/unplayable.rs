@@ -70,14 +70,9 @@ pub fn report(
                     "workers cannot use its built folder (job {} failed on a worker): {e}",
                     job.id
                 );
-                let changed = l.db.write(|c| {
-                    c.execute(
-                        "UPDATE versions SET state = 'suspended', reason = ?1 WHERE id = ?2 AND \
-                         state = 'active'",
-                        params![why, v],
-                    )
-                })?;
-                if changed > 0 {
+                let changed =
+                    l.db.write(|c| crate::domain::versions::suspend_active(c, v, &why))?;
+                if changed {
                     tracing::warn!("version {v} suspended: {why}");
                 }
                 l.version_left(v)?;

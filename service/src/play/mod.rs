@@ -30,6 +30,7 @@ mod seen;
 pub use rows::PlayRow;
 pub use seen::{event_words, Seen};
 
+use crate::domain::VersionState;
 use crate::ladder::Ladder;
 use crate::store;
 use durak_protocol as proto;
@@ -263,7 +264,7 @@ impl Plays {
         };
         let Some(v) = store::versions_of_bot(&ladder.db, &w.bot)?
             .into_iter()
-            .find(|v| v.state == "active")
+            .find(|v| v.state == VersionState::Active)
         else {
             return Ok(Err(refused(
                 404,
@@ -301,7 +302,7 @@ impl Plays {
         for row in rows::playing(db)? {
             let goes_on = seen::moves_from_json(&row.moves).and_then(|moves| {
                 let v = store::version(db, row.version)?
-                    .filter(|v| v.state == "active")
+                    .filter(|v| v.state == VersionState::Active)
                     .ok_or("its bot's version is no longer in the ladder")?;
                 self.launch(&row, &v, moves)
             });

@@ -3,6 +3,7 @@
 //! disqualified (a breach of the rules) or removed.
 
 use super::{back, org_page, reason, refused, time};
+use crate::domain::VersionState;
 use crate::http::pages::{csrf_field, error_page, page_error, version_link};
 use crate::http::{api, blocking, ApiError, AppState, Visitor};
 use axum::extract::{Path, State};
@@ -17,9 +18,6 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/organiser/bots", get(bots))
         .route("/organiser/bots/{bot}/versions/{n}/out", post(out))
 }
-
-/// The states a version is out of play in: no form takes it out again.
-const OUT: &[&str] = &["failed", "retired", "disqualified", "removed"];
 
 async fn bots(State(s): State<AppState>, v: Visitor) -> Response {
     if let Some(r) = refused(&v) {
@@ -45,7 +43,7 @@ async fn bots(State(s): State<AppState>, v: Visitor) -> Response {
                 td { span class=(format!("state {}", ver.state)) { (ver.state) } }
                 td { (time(ver.submitted)) }
                 td { (ver.reason.clone().unwrap_or_default()) }
-                td { @if !OUT.contains(&ver.state.as_str()) {
+                td { @if !ver.state.is_out() {
                     form.inline.out method="post" action=(format!("/organiser/bots/{}/versions/{}/out", ver.bot, ver.n)) {
                         (csrf_field(&v))
                         input type="text" name="reason" required placeholder="reason";
@@ -78,8 +76,8 @@ async fn out(
         return r;
     }
     let state = match f.action.as_str() {
-        "disqualify" => "disqualified",
-        "remove" => "removed",
+        "disqualify" => VersionState::Disqualified,
+        "remove" => VersionState::Removed,
         other => {
             return error_page(
                 400,
@@ -97,7 +95,7 @@ async fn out(
             .into_iter()
             .find(|x| x.n == n)
             .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))?;
-        if OUT.contains(&ver.state.as_str()) {
+        if ver.state.is_out() {
             return Err(ApiError::new(
                 409,
                 format!("{bot} v{n} is {} already: it is out of play", ver.state),

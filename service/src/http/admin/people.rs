@@ -4,6 +4,7 @@
 
 use super::{back, button, org_page, reason, refused, time};
 use crate::admin;
+use crate::domain::VersionState;
 use crate::http::pages::{csrf_field, error_page, layout, page_error};
 use crate::http::{api, blocking, ApiError, AppState, Visitor};
 use axum::extract::{Path, State};
@@ -156,8 +157,8 @@ async fn suspend(
         // Its versions in the ladder leave it.
         let out = format!("its author's account was suspended by the organiser: {why}");
         for ver in crate::store::versions_of_account(&s.ladder.db, id)? {
-            if ver.state == "active" && !ver.house {
-                api::set_out(&s, &ver.bot, ver.n, "suspended", &out)?;
+            if ver.state == VersionState::Active && !ver.house {
+                api::set_out(&s, &ver.bot, ver.n, VersionState::Suspended, &out)?;
             }
         }
         Ok(())

@@ -17,6 +17,7 @@ use organiser::{
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
+use crate::domain::{JobState, VersionState};
 use crate::ladder::board::Leaderboard;
 use crate::store::{self, GameRow, Version};
 use axum::body::Body;
@@ -138,18 +139,19 @@ pub fn status_of(s: &AppState) -> Result<Status, String> {
         paused: l.is_paused(),
         games: store::game_count(&l.db)?,
         games_this_run: l.recorded.load(std::sync::atomic::Ordering::Relaxed),
-        active_versions: versions.iter().filter(|v| v.state == "active").count(),
-        queued_versions: versions
+        active_versions: versions
             .iter()
-            .filter(|v| matches!(v.state.as_str(), "queued" | "building" | "checking"))
+            .filter(|v| v.state == VersionState::Active)
             .count(),
+        queued_versions: versions.iter().filter(|v| v.state.in_check()).count(),
         open_jobs: open.len(),
         max_archive: l.cfg.upload.max_archive,
         local_play: l.cfg.ladder.local_play,
         worker_jobs: open
             .iter()
             .filter(|j| {
-                j.state == "claimed" && j.owner.as_deref().is_some_and(|o| o.starts_with("worker:"))
+                j.state == JobState::Claimed
+                    && j.owner.as_deref().is_some_and(|o| o.starts_with("worker:"))
             })
             .count(),
         commits: l
@@ -303,7 +305,7 @@ pub struct GameSummary {
 pub fn seat_labels<'a>(
     s: &AppState,
     games: impl IntoIterator<Item = &'a GameRow>,
-) -> Result<HashMap<i64, String>, String> {
+) -> Result<HashMap<i64, String>, crate::db::DbError> {
     let ids: Vec<i64> = games
         .into_iter()
         .flat_map(|g| g.seats.iter().copied())

@@ -30,19 +30,14 @@ pub fn set_out(
     s: &AppState,
     bot: &str,
     n: i64,
-    state: &str,
+    state: VersionState,
     reason: &str,
 ) -> Result<Version, ApiError> {
     let v = store::versions_of_bot(&s.ladder.db, bot)?
         .into_iter()
         .find(|v| v.n == n)
         .ok_or_else(|| ApiError::not_found(format!("bot {bot:?} has no version {n}")))?;
-    s.ladder.db.write(|c| {
-        c.execute(
-            "UPDATE versions SET state = ?1, reason = ?2 WHERE id = ?3",
-            rusqlite::params![state, reason, v.id],
-        )
-    })?;
+    crate::domain::versions::take_out(&s.ladder.db, v.id, state, reason)?;
     s.ladder.version_left(v.id)?;
     s.cache.forget(bot, n);
     Ok(store::version(&s.ladder.db, v.id)?.unwrap_or(v))
@@ -57,7 +52,7 @@ pub(super) async fn disqualify(
     let reason = body
         .and_then(|b| b.0.reason)
         .unwrap_or_else(|| "disqualified by the organiser".into());
-    blocking(move || set_out(&s, &bot, n, "disqualified", &reason))
+    blocking(move || set_out(&s, &bot, n, VersionState::Disqualified, &reason))
         .await
         .map(Json)
 }
@@ -67,9 +62,17 @@ pub(super) async fn remove(
     Organiser(_): Organiser,
     Path((bot, n)): Path<(String, i64)>,
 ) -> Result<Json<Version>, ApiError> {
-    blocking(move || set_out(&s, &bot, n, "removed", "removed by the organiser"))
-        .await
-        .map(Json)
+    blocking(move || {
+        set_out(
+            &s,
+            &bot,
+            n,
+            VersionState::Removed,
+            "removed by the organiser",
+        )
+    })
+    .await
+    .map(Json)
 }
 
 #[derive(Deserialize, Default)]

@@ -6,9 +6,10 @@
 //! finish them; a job whose lease ends unrenewed is handed out again. The server's own
 //! executor claims jobs exactly so (owner `local:...`); on start, the jobs its previous run
 //! held are handed out again at once (that process is gone). Games are recorded by (job, game)
-//! (`recorder.rs`), so a job played twice, or resumed part-way, records each game once.
+//! (`ladder/recorder.rs`), so a job played twice, or resumed part-way, records each game once.
 
-use crate::db::{now_ms, Db};
+use super::JobState;
+use crate::db::{now_ms, Db, DbError};
 use durak_rules::deck::{derive_seed, uniform_from_seed};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -33,11 +34,11 @@ pub struct Job {
     pub seats: Vec<i64>,
     pub deals: Vec<Deal>,
     pub priority: i64,
-    pub state: String,
+    pub state: JobState,
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub attempts: i64,
-    /// `ladder` (rated), `compare` (a new version against its previous one, `compare.rs`) or
+    /// `ladder` (rated), `compare` (a new version against its previous one, `ladder/compare.rs`) or
     /// `challenge`: only the ladder's games count on the leaderboard.
     #[serde(default = "ladder_kind")]
     pub kind: String,
@@ -56,7 +57,7 @@ pub mod priority {
     pub const LADDER: i64 = 0;
     /// Challenges (unrated games an author asked for).
     pub const CHALLENGE: i64 = 1;
-    /// A new version against its author's previous one (`compare.rs`).
+    /// A new version against its author's previous one (`ladder/compare.rs`).
     pub const COMPARE: i64 = 2;
     /// A version that has just entered the ladder and has no game yet.
     pub const FIRST_GAMES: i64 = 3;
@@ -184,7 +185,7 @@ pub fn create(
     seats: &[i64],
     deals: u32,
     priority: i64,
-) -> Result<Job, String> {
+) -> Result<Job, DbError> {
     create_kind(db, ladder_seed, seats, deals, priority, KIND_LADDER)
 }
 
@@ -196,7 +197,7 @@ pub fn create_kind(
     deals: u32,
     priority: i64,
     kind: &str,
-) -> Result<Job, String> {
+) -> Result<Job, DbError> {
     let seats_json = serde_json::to_string(seats).expect("json");
     let k = seats.len();
     db.write_relaxed(|c| {
@@ -224,7 +225,7 @@ pub fn create_kind(
 
 /// Claim the next job (highest priority, then oldest) for `owner` until `lease_ms` from now:
 /// a queued job, or a claimed one whose lease has ended.
-pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, String> {
+pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, DbError> {
     claim_as(db, owner, lease_ms, None)
 }
 
@@ -236,11 +237,11 @@ pub fn claim_as(
     owner: &str,
     lease_ms: i64,
     worker: Option<i64>,
-) -> Result<Option<Job>, String> {
+) -> Result<Option<Job>, DbError> {
     let now = now_ms();
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let found: Option<(i64, String)> = tx
+        let found: Option<(i64, JobState)> = tx
             .query_row(
                 "SELECT id, state FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
                  lease_until < ?1) ORDER BY priority DESC, id LIMIT 1",
@@ -269,7 +270,7 @@ pub fn claim_as(
             row_to_job,
         )?;
         tx.commit()?;
-        if state == "claimed" {
+        if state == JobState::Claimed {
             crate::metrics::lease_expired();
         }
         Ok(Some(job))
@@ -278,7 +279,7 @@ pub fn claim_as(
 
 /// Whether the server handed `lease` to worker token `worker` for job `job` (at any claim of
 /// it: a worker's games are still the job's after its lease ended).
-pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, String> {
+pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT COUNT(*) FROM job_leases WHERE job = ?1 AND lease = ?2 AND worker = ?3",
@@ -290,7 +291,7 @@ pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, Strin
 }
 
 /// Whether version `version` sits at a job that worker token `worker` was handed.
-pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, String> {
+pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT EXISTS (SELECT 1 FROM job_leases l JOIN jobs j ON j.id = l.job, \
@@ -303,7 +304,7 @@ pub fn worker_had_version(db: &Db, worker: i64, version: i64) -> Result<bool, St
 
 /// Extend `owner`'s lease on a job; `false` when it holds the job no more (handed out again, or
 /// cancelled).
-pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, String> {
+pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET lease_until = ?1 WHERE id = ?2 AND owner = ?3 AND state = 'claimed'",
@@ -314,7 +315,7 @@ pub fn renew(db: &Db, id: i64, owner: &str, lease_ms: i64) -> Result<bool, Strin
 }
 
 /// The job is over: `done` (every game recorded) unless it was cancelled meanwhile.
-pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
@@ -327,7 +328,7 @@ pub fn finish(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
 
 /// The job is over whoever held it, when every one of its games is recorded (a worker's last
 /// results came in, perhaps after its lease ended): `true` when this call made it `done`.
-pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
+pub fn finish_complete(db: &Db, id: i64) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'done', finished = ?1, owner = NULL, lease_until = NULL \
@@ -340,7 +341,7 @@ pub fn finish_complete(db: &Db, id: i64) -> Result<bool, String> {
 }
 
 /// `owner` gives the job up (it stops before its end): queued again at once, for anyone.
-pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
+pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE id = ?1 \
@@ -352,7 +353,7 @@ pub fn release(db: &Db, id: i64, owner: &str) -> Result<bool, String> {
 }
 
 /// Cancel one job (queued or claimed): `true` when this call did.
-pub fn cancel(db: &Db, id: i64) -> Result<bool, String> {
+pub fn cancel(db: &Db, id: i64) -> Result<bool, DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, lease_until = \
@@ -364,7 +365,7 @@ pub fn cancel(db: &Db, id: i64) -> Result<bool, String> {
 }
 
 /// Cancel the open jobs (queued or claimed) of a version: it left the ladder.
-pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, String> {
+pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, DbError> {
     let open = open_jobs(db)?;
     let ids: Vec<i64> = open
         .into_iter()
@@ -386,7 +387,7 @@ pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, String> {
 }
 
 /// Queued and claimed jobs.
-pub fn open_jobs(db: &Db) -> Result<Vec<Job>, String> {
+pub fn open_jobs(db: &Db) -> Result<Vec<Job>, DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('queued', 'claimed') ORDER BY id"
@@ -396,7 +397,7 @@ pub fn open_jobs(db: &Db) -> Result<Vec<Job>, String> {
     })
 }
 
-pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
+pub fn get(db: &Db, id: i64) -> Result<Option<Job>, DbError> {
     db.read(|c| {
         c.query_row(
             &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
@@ -407,9 +408,21 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, String> {
     })
 }
 
+/// The server's executor gives a job up after too many attempts (`cancelled`, its owner
+/// cleared).
+pub fn give_up(db: &Db, id: i64) -> Result<(), DbError> {
+    db.write(|c| {
+        c.execute(
+            "UPDATE jobs SET state = 'cancelled', owner = NULL WHERE id = ?1",
+            [id],
+        )
+        .map(|_| ())
+    })
+}
+
 /// Hand out again at once the jobs a previous run of this server held (owners starting with
 /// `prefix`): that process is gone, its games in flight are played again.
-pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, String> {
+pub fn release_owner_prefix(db: &Db, prefix: &str) -> Result<usize, DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE jobs SET state = 'queued', owner = NULL, lease_until = NULL WHERE state = \
@@ -464,7 +477,7 @@ mod tests {
         );
         assert!(!finish(&db, j.id, "w2").unwrap(), "the first owner lost it");
         assert!(finish(&db, j.id, "w3").unwrap());
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Done);
         assert_eq!(cancel_of_version(&db, 7).unwrap(), vec![high.id]);
         assert_eq!(open_jobs(&db).unwrap(), vec![]);
     }
@@ -478,7 +491,7 @@ mod tests {
         assert_eq!(mine.id, j.id);
         assert!(!release(&db, j.id, "worker:2:b").unwrap(), "not its lease");
         assert!(release(&db, j.id, "worker:1:a").unwrap());
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "queued");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Queued);
         claim(&db, "worker:2:b", 60_000).unwrap().unwrap();
         let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let r = crate::ladder::recorder::Recorder::start(db.clone(), d.path().into(), 3, n);
@@ -514,7 +527,7 @@ mod tests {
         );
         assert!(!finish_complete(&db, j.id).unwrap(), "once");
         assert!(!finish(&db, j.id, "worker:2:b").unwrap(), "done already");
-        assert_eq!(get(&db, j.id).unwrap().unwrap().state, "done");
+        assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Done);
     }
 
     /// Play game (`rotation`, deal 0) of `job` at a table seated as `seating(at)`, every
@@ -594,7 +607,7 @@ mod tests {
             seats: seats.to_vec(),
             deals: vec![Deal { seed, dealer: 0 }],
             priority: 0,
-            state: "claimed".into(),
+            state: JobState::Claimed,
             owner: None,
             lease_until: None,
             attempts: 1,
