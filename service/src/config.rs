@@ -69,6 +69,10 @@
 //! [metrics]                    # GET /metrics: with the organiser's token, or here without one
 //! listen = "127.0.0.1:9100"
 //!
+//! [season]                     # the organiser ends a season (`season.rs`)
+//! ends = "2026-12-20T18:00:00Z"  # the current season's deadline (UTC); or POST /api/seasons/end
+//! final_games = 20             # deals per table of the season's final tournament
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -125,6 +129,8 @@ pub struct ConfigFile {
     pub play: crate::play::PlaySection,
     #[serde(default)]
     pub metrics: crate::metrics::MetricsSection,
+    #[serde(default)]
+    pub season: crate::season::SeasonSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -247,6 +253,8 @@ pub struct Config {
     pub play_max_games: usize,
     /// `[metrics] listen`: a second address serving `GET /metrics` without a token.
     pub metrics_listen: Option<SocketAddr>,
+    /// `[season]`: the deadline and the final tournament's deals (`season.rs`).
+    pub season: crate::season::SeasonConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -335,7 +343,7 @@ impl ConfigFile {
             format!(
                 "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
                  [ladder], [sandbox], [build], [upload], [check], [tls], [quota], [limits], \
-                 trusted_proxies)",
+                 [season], trusted_proxies)",
                 path.display(),
                 e.to_string().trim_end().replace('\n', "\n  ")
             )
@@ -487,6 +495,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
     let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
     let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
+    let season = crate::season::resolve(&f.season).map_err(in_file)?;
     let (play_move_ms, play_max_games) = crate::play::resolve(&f.play).map_err(in_file)?;
     Ok(Config {
         listen,
@@ -522,6 +531,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         play_move_ms,
         play_max_games,
         metrics_listen,
+        season,
     })
 }
 

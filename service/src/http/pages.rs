@@ -51,6 +51,7 @@ pub(super) fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
     let mut c = vec![
         ("/".to_string(), "durak serve: leaderboard".to_string()),
         ("/tournaments".to_string(), "tournaments".to_string()),
+        ("/seasons".to_string(), "seasons".to_string()),
         ("/api/openapi.json".to_string(), "API".to_string()),
     ];
     match who {
