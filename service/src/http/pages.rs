@@ -174,7 +174,9 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
     let lb = s.ladder.board.current();
     let paused = s.ladder.is_paused();
     let meta = html! {
-        (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
+        (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ") · "
+        a #season href=(format!("/seasons/{}", lb.season)) { "season " (lb.season) }
+        ": its games only, fresh ratings each season"
     };
     let body = html! {
         p #info { (lb.games) " games among the versions on the board"
