@@ -133,6 +133,46 @@ fn metrics_are_the_organisers_and_count_games_faults_and_routes() {
     assert!(value(&text, unmatched).unwrap() >= 1.0, "{text}");
     let refused = "durak_http_request_duration_seconds_count{route=\"/metrics\",method=\"GET\",status=\"401\"}";
     assert_eq!(value(&text, refused), Some(1.0), "{text}");
+
+    // After a restart the faults counter is the database's again, not 0: rebuilt from the
+    // games table's faults (the ladder has one bot left, so no game changes it meanwhile).
+    let in_db = faults_in_db(&data, "malformed");
+    assert!(in_db >= 3.0, "the database holds flaky's faults");
+    drop(b);
+    let mut s = s;
+    s.stop();
+    let s = Server::start(
+        &data,
+        &["--sandbox", "default", "--house-bots", "builtin:greedy"],
+    );
+    let (st, text) = scrape(&s.url, &bearer(&org));
+    assert_eq!(st, 200, "{text}");
+    assert_eq!(
+        value(&text, "durak_faults_total{kind=\"malformed\"}"),
+        Some(in_db),
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, "durak_games_recorded_total"),
+        Some(games_in_db(&data)),
+        "{text}"
+    );
+}
+
+/// The faults of `kind` in the games table (each game's `faults` a JSON list).
+fn faults_in_db(data: &Path, kind: &str) -> f64 {
+    let db = Db::open(&data.join("service.db")).unwrap();
+    let rows: Vec<String> = db
+        .read(|c| {
+            let mut s = c.prepare("SELECT faults FROM games")?;
+            let rows = s.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })
+        .unwrap();
+    rows.iter()
+        .flat_map(|f| serde_json::from_str::<Vec<serde_json::Value>>(f).unwrap())
+        .filter(|f| f["kind"] == kind)
+        .count() as f64
 }
 
 #[test]

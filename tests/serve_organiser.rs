@@ -643,6 +643,24 @@ fn the_organiser_runs_the_judge_from_the_browser() {
         (t["state"] == "cancelled").then_some(())
     });
 
+    // The season ended by its button: season 1's page, then its final standings.
+    p.goto(&format!("{url}/organiser"));
+    click(
+        &mut p,
+        "#end-season button",
+        "/seasons/1",
+        "location.pathname === '/seasons/1'",
+    );
+    check_clean(&mut p, "/seasons/1");
+    wait_for("season 1's final tournament", 120, || {
+        let f = s.get("/api/seasons/1").json["final_tournament"].clone();
+        (f["state"] == "done").then_some(())
+    });
+    p.goto(&format!("{url}/seasons/1"));
+    let rows = p.eval("document.querySelectorAll('#final-standings tbody tr').length");
+    assert_eq!(rows.unwrap(), 2, "the house bots' final standings");
+    p.screenshot(&shots().join("5b-season.png"));
+
     // A house bot's version disqualified with a reason.
     p.goto(&format!("{url}/organiser/bots"));
     let row = "tr[data-version='house-random v1']";

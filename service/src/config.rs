@@ -70,6 +70,10 @@
 //! [metrics]                    # GET /metrics: with the organiser's token, or here without one
 //! listen = "127.0.0.1:9100"
 //!
+//! [season]                     # the organiser ends a season (`season.rs`)
+//! ends = "2026-12-20T18:00:00Z"  # the current season's deadline (UTC); or POST /api/seasons/end
+//! final_games = 20             # deals per table of the season's final tournament
+//!
 //! [tls]                        # HTTPS (without: plain HTTP, for loopback or behind a proxy)
 //! cert = "/etc/letsencrypt/live/judge.example.org/fullchain.pem"
 //! key = "/etc/letsencrypt/live/judge.example.org/privkey.pem"
@@ -126,6 +130,8 @@ pub struct ConfigFile {
     pub play: crate::play::PlaySection,
     #[serde(default)]
     pub metrics: crate::metrics::MetricsSection,
+    #[serde(default)]
+    pub season: crate::season::SeasonSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -250,6 +256,8 @@ pub struct Config {
     pub play_variants: Vec<durak_rules::Variant>,
     /// `[metrics] listen`: a second address serving `GET /metrics` without a token.
     pub metrics_listen: Option<SocketAddr>,
+    /// `[season]`: the deadline and the final tournament's deals (`season.rs`).
+    pub season: crate::season::SeasonConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -338,7 +346,7 @@ impl ConfigFile {
             format!(
                 "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
                  [ladder], [sandbox], [build], [upload], [check], [tls], [quota], [limits], \
-                 trusted_proxies)",
+                 [season], trusted_proxies)",
                 path.display(),
                 e.to_string().trim_end().replace('\n', "\n  ")
             )
@@ -492,6 +500,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
     let (play_move_ms, play_max_games, play_variants) =
         crate::play::resolve(&f.play, variant).map_err(in_file)?;
+    let season = crate::season::resolve(&f.season).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
@@ -527,6 +536,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         play_max_games,
         play_variants,
         metrics_listen,
+        season,
     })
 }
 

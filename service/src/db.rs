@@ -280,6 +280,26 @@ CREATE TABLE play_games (
 CREATE INDEX play_games_account ON play_games(account, state, id);
 "#,
         ),
+        // Issue 24: seasons (`season.rs`). A season's ladder jobs are those from its
+        // first_job to the next season's; ended_by: organiser or deadline; leaderboard: the
+        // ladder's leaderboard at its end (JSON); tournament: its final tournament (or
+        // final_error, why none). Season 1 holds every job before.
+        M::up(
+            r#"
+CREATE TABLE seasons (
+    n INTEGER PRIMARY KEY,
+    started INTEGER NOT NULL,
+    first_job INTEGER NOT NULL,
+    ended INTEGER,
+    ended_by TEXT,
+    leaderboard TEXT,
+    tournament INTEGER REFERENCES tournaments(id),
+    final_error TEXT
+);
+INSERT INTO seasons(n, started, first_job) VALUES (1, COALESCE((SELECT MIN(created) FROM
+    accounts), CAST(strftime('%s', 'now') AS INTEGER) * 1000), 1);
+"#,
+        ),
     ])
 }
 

@@ -40,6 +40,7 @@ pub mod ladder;
 pub mod metrics;
 pub mod play;
 pub mod quota;
+pub mod season;
 pub mod store;
 pub mod submit;
 pub mod tls;
@@ -125,6 +126,8 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     // Fixed tournaments: one left running by the last run is resumed, the queued ones follow.
     let tournaments = tournament::Tournaments::new(ladder.clone());
     threads.push(tournaments.start_runner());
+    // `[season] ends`: the current season ends at its deadline.
+    season::watch_deadline(&rt, ladder.clone(), tournaments.clone())?;
     let state = http::AppState::new(ladder.clone(), tournaments.clone());
     // Games people were playing when the server stopped go on (or end void, saying why).
     state.plays.resume()?;

@@ -123,16 +123,40 @@ fn describe() {
     );
 }
 
-/// At the start: the recorder installed, and the games counter set to the games the database
-/// holds (a counter that restarts at 0 would tell a scrape nothing about the games before).
+/// At the start: the recorder installed, and the games and faults counters set to the games
+/// and faults the database holds (a counter that restarts at 0 would tell a scrape nothing
+/// about the games before).
 pub fn start(db: &Db) -> Result<(), String> {
     handle();
     let games: i64 = db.read(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0)))?;
     counter!(GAMES_RECORDED).absolute(games.max(0) as u64);
+    for (kind, n) in faults_in(db)? {
+        counter!(FAULTS, "kind" => kind.name()).absolute(n);
+    }
     // Each series is there from the first scrape, at 0.
     counter!(RECORDER_COMMITS).increment(0);
     counter!(LEASES_EXPIRED).increment(0);
     Ok(())
+}
+
+/// The faults the games table holds, by kind (each game's `faults` is a JSON list of the
+/// referee's `Fault`s; a kind this build does not know is left out).
+fn faults_in(db: &Db) -> Result<Vec<(durak_protocol::FaultKind, u64)>, String> {
+    let rows: Vec<(String, i64)> = db.read(|c| {
+        let mut s = c.prepare(
+            "SELECT json_extract(f.value, '$.kind'), COUNT(*) FROM games g, \
+             json_each(g.faults) f GROUP BY 1",
+        )?;
+        let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    })?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(kind, n)| {
+            let kind = serde_json::from_value(serde_json::Value::String(kind)).ok()?;
+            Some((kind, n.max(0) as u64))
+        })
+        .collect())
 }
 
 /// The text of `GET /metrics`: the gauges read from the database now, then every series.

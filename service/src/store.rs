@@ -422,7 +422,7 @@ pub fn version_games(
     f: &GamesFilter,
     limit: usize,
     offset: usize,
-) -> Result<(Vec<(GameRow, usize)>, u64), String> {
+) -> Result<(Vec<(GameRow, usize)>, u64), DbError> {
     db.read(|c| {
         let args = params![v, f.opponent, f.result, f.fault as i64];
         let total: i64 = c.query_row(
@@ -487,6 +487,7 @@ pub fn save_rerun_steps(
         )
         .map(|_| ())
     })
+    .map_err(|e| e.to_string())
 }
 
 /// The latest games of a version in which it faulted (at most `limit`).

@@ -22,6 +22,7 @@ pub mod play_pages;
 pub mod private;
 pub mod redact;
 pub mod reports;
+pub mod seasons;
 pub mod version_page;
 pub mod worker_api;
 
@@ -395,10 +396,15 @@ pub fn router(state: AppState) -> Router {
     }
     let pages = pages::routes(state.limits.layer(true));
     let r = r.route("/metrics", axum::routing::get(metrics_for_organiser));
-    web_security(r.merge(pages).merge(reports::routes()), &state)
-        .layer(axum::middleware::from_fn(crate::metrics::track))
-        .layer(request_log())
-        .with_state(state)
+    web_security(
+        r.merge(pages)
+            .merge(reports::routes())
+            .merge(seasons::page_routes()),
+        &state,
+    )
+    .layer(axum::middleware::from_fn(crate::metrics::track))
+    .layer(request_log())
+    .with_state(state)
 }
 
 /// `GET /metrics` on the main address: the organiser's token only (`Authorization: Bearer`).

@@ -52,6 +52,7 @@ pub(super) fn crumbs(who: Option<&Account>) -> Vec<(String, String)> {
     let mut c = vec![
         ("/".to_string(), "durak serve: leaderboard".to_string()),
         ("/tournaments".to_string(), "tournaments".to_string()),
+        ("/seasons".to_string(), "seasons".to_string()),
         ("/api/openapi.json".to_string(), "API".to_string()),
     ];
     match who {
@@ -186,7 +187,9 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
     let lb = s.ladder.board.current();
     let paused = s.ladder.is_paused();
     let meta = html! {
-        (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ")"
+        (lb.variant) " · tables of " (lb.table_size) " · Elo with 95% intervals (" (lb.interval) ") · "
+        a #season href=(format!("/seasons/{}", lb.season)) { "season " (lb.season) }
+        ": its games only, fresh ratings each season"
     };
     let body = html! {
         p #info { (lb.games) " games among the versions on the board"

@@ -49,6 +49,8 @@ pub struct Row {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Leaderboard {
+    /// The season whose games these are (fresh ratings each season: `season.rs`).
+    pub season: i64,
     pub variant: String,
     pub table_size: usize,
     /// Games among the ranked versions (void ones included).
@@ -69,6 +71,9 @@ struct State {
     ranked: HashMap<i64, Version>,
     /// The jobs whose games are in (a job finishing during a rebuild is added once).
     jobs: std::collections::HashSet<i64>,
+    /// The current season's first job: older jobs are an earlier season's (`season.rs`).
+    first_job: i64,
+    season: i64,
     games: u64,
     /// Void games and voided attempts by version id.
     voids: HashMap<i64, Voids>,
@@ -193,8 +198,11 @@ impl Board {
     }
 
     /// Build everything again from the database: the versions in the ladder now and every
-    /// finished job's games among them.
+    /// finished job's games among them, of the current season's jobs (fresh ratings each
+    /// season).
     pub fn rebuild(&self, db: &Db) -> Result<(), String> {
+        let season = crate::season::current(db)?;
+        let (first_job, season) = (season.first_job, season.n);
         let ranked = store::versions(db, &[VersionState::Active])?;
         let t = self.tournament(&ranked);
         let mut builder = Standings::builder(&t);
@@ -205,10 +213,10 @@ impl Board {
         db.read(|c| {
             let mut s = c.prepare(&format!(
                 "SELECT {}, j.state FROM games g JOIN jobs j ON j.id = g.job WHERE j.state IN \
-                 (?1, ?2) AND j.kind = 'ladder' ORDER BY g.job, g.game",
+                 (?1, ?2) AND j.kind = 'ladder' AND j.id >= ?3 ORDER BY g.job, g.game",
                 store::GAME_COLUMNS
             ))?;
-            let mut rows = s.query([JobState::Done, JobState::Cancelled])?;
+            let mut rows = s.query(rusqlite::params![JobState::Done, JobState::Cancelled, first_job])?;
             while let Some(r) = rows.next()? {
                 let g = store::row_to_game(r)?;
                 let state: JobState = r.get(store::GAME_COLUMN_COUNT)?;
@@ -226,11 +234,13 @@ impl Board {
             builder,
             ranked: ids,
             jobs,
+            first_job,
+            season,
             games,
             voids,
             dirty: true,
             last: Instant::now() - Duration::from_secs(1),
-            cached: Arc::new(self.empty()),
+            cached: Arc::new(self.empty(season)),
         };
         self.compute(&mut st);
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(st);
@@ -253,7 +263,7 @@ impl Board {
         let Some(st) = guard.as_mut() else {
             return Ok(());
         };
-        if !st.jobs.insert(job) {
+        if job < st.first_job || !st.jobs.insert(job) {
             return Ok(());
         }
         for g in &rows {
@@ -269,8 +279,9 @@ impl Board {
         Ok(())
     }
 
-    fn empty(&self) -> Leaderboard {
+    fn empty(&self, season: i64) -> Leaderboard {
         Leaderboard {
+            season,
             variant: self.variant.name().to_string(),
             table_size: self.table_size,
             games: 0,
@@ -314,6 +325,7 @@ impl Board {
             })
             .collect();
         st.cached = Arc::new(Leaderboard {
+            season: st.season,
             variant: s.variant.clone(),
             table_size: s.table_size,
             games: st.games,
@@ -332,7 +344,7 @@ impl Board {
     pub fn current(&self) -> Arc<Leaderboard> {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let Some(st) = guard.as_mut() else {
-            return Arc::new(self.empty());
+            return Arc::new(self.empty(0));
         };
         if st.dirty && st.last.elapsed() >= Duration::from_millis(200) {
             self.compute(st);
@@ -344,7 +356,7 @@ impl Board {
     pub fn fresh(&self) -> Arc<Leaderboard> {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let Some(st) = guard.as_mut() else {
-            return Arc::new(self.empty());
+            return Arc::new(self.empty(0));
         };
         if st.dirty {
             self.compute(st);

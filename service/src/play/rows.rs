@@ -53,7 +53,7 @@ pub fn insert(
     seat: usize,
     variant: &str,
     seed: u64,
-) -> Result<i64, String> {
+) -> Result<i64, crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "INSERT INTO play_games (account, version, seat, variant, seed, state, created) \
@@ -71,7 +71,7 @@ pub fn insert(
     })
 }
 
-pub fn get(db: &Db, id: i64) -> Result<Option<PlayRow>, String> {
+pub fn get(db: &Db, id: i64) -> Result<Option<PlayRow>, crate::db::DbError> {
     db.read(|c| {
         c.query_row(
             &format!("SELECT {COLUMNS} FROM play_games WHERE id = ?1"),
@@ -83,7 +83,7 @@ pub fn get(db: &Db, id: i64) -> Result<Option<PlayRow>, String> {
 }
 
 /// The games still being played (after a restart: to resume).
-pub fn playing(db: &Db) -> Result<Vec<PlayRow>, String> {
+pub fn playing(db: &Db) -> Result<Vec<PlayRow>, crate::db::DbError> {
     db.read(|c| {
         let mut s = c.prepare(&format!(
             "SELECT {COLUMNS} FROM play_games WHERE state = 'playing' ORDER BY id"
@@ -94,7 +94,7 @@ pub fn playing(db: &Db) -> Result<Vec<PlayRow>, String> {
 }
 
 /// The account's game in progress, if any.
-pub fn playing_of(db: &Db, account: i64) -> Result<Option<i64>, String> {
+pub fn playing_of(db: &Db, account: i64) -> Result<Option<i64>, crate::db::DbError> {
     db.read(|c| {
         c.query_row(
             "SELECT id FROM play_games WHERE account = ?1 AND state = 'playing' LIMIT 1",
@@ -107,7 +107,7 @@ pub fn playing_of(db: &Db, account: i64) -> Result<Option<i64>, String> {
 
 /// The account's finished games beyond the newest `keep`: their rows removed, their replays'
 /// names returned (to remove).
-pub fn forget_old(db: &Db, account: i64, keep: usize) -> Result<Vec<String>, String> {
+pub fn forget_old(db: &Db, account: i64, keep: usize) -> Result<Vec<String>, crate::db::DbError> {
     db.write(|c| {
         let tx = c.transaction()?;
         let old: Vec<(i64, Option<String>)> = {
@@ -129,7 +129,7 @@ pub fn forget_old(db: &Db, account: i64, keep: usize) -> Result<Vec<String>, Str
 }
 
 /// The moves so far (kept at each move: what a restart resumes from).
-pub fn save_moves(db: &Db, id: i64, moves: &str) -> Result<(), String> {
+pub fn save_moves(db: &Db, id: i64, moves: &str) -> Result<(), crate::db::DbError> {
     db.write_relaxed(|c| {
         c.execute(
             "UPDATE play_games SET moves = ?2 WHERE id = ?1 AND state = 'playing'",
@@ -147,7 +147,7 @@ pub fn finish(
     result: &str,
     replay: Option<&str>,
     verified: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), crate::db::DbError> {
     db.write(|c| {
         c.execute(
             "UPDATE play_games SET state = ?2, result = ?3, replay = ?4, verified = ?5, \

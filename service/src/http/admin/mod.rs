@@ -98,7 +98,11 @@ async fn ladder(State(s): State<AppState>, v: Visitor) -> Response {
         return r;
     }
     let s2 = s.clone();
-    let status = match blocking(move || Ok(api::status_of(&s2)?)).await {
+    let got = blocking(move || {
+        let season = crate::season::current(&s2.ladder.db)?;
+        Ok((api::status_of(&s2)?, season))
+    });
+    let (status, season) = match got.await {
         Ok(st) => st,
         Err(e) => return page_error(&v, e),
     };
@@ -113,6 +117,7 @@ async fn ladder(State(s): State<AppState>, v: Visitor) -> Response {
         }
         @if status.paused { (button(&v, "/organiser/ladder/resume", "Resume the ladder")) }
         @else { (button(&v, "/organiser/ladder/pause", "Pause the ladder")) }
+        (super::seasons::organiser_section(&v, &season, s.ladder.cfg.season.ends_ms))
         h2 { "Settings in force" }
         p.note { "As this server started (serve.toml and the command line; docs/SERVICE.md): \
                   change them there and restart." }

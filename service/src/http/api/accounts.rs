@@ -172,6 +172,10 @@ pub fn accept_upload(
     file: tempfile::NamedTempFile,
 ) -> Result<(Version, Option<String>), ApiError> {
     let l = &s.ladder;
+    // Between seasons (`season.rs`): closed until the final tournament is over.
+    if let Some(why) = crate::season::closed(&l.db)? {
+        return Err(ApiError::new(409, why));
+    }
     let path = file.path().to_path_buf();
     let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &path);
     // On success the file was renamed away; otherwise it goes.

@@ -91,6 +91,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ),
     ];
     r.extend(super::worker_api::routes());
+    r.extend(super::seasons::api_routes());
     r
 }
 

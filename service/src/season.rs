@@ -1,0 +1,423 @@
+//! Seasons (issue 24): the ladder's ratings start fresh each season; the organiser ends one by
+//! a deadline (`[season] ends` in serve.toml) or by hand (`POST /api/seasons/end`, the button
+//! on `/organiser`).
+//!
+//! A season owns the ladder jobs made while it ran: ids from its `first_job` up to the next
+//! season's (`seasons` table). The leaderboard counts only the current season's jobs
+//! (`ladder/board.rs`). Ending season N, in this order:
+//!
+//! 1. its open ladder jobs are cancelled (a table playing one stops at its next game; the
+//!    games recorded stay, and count in N's leaderboard as a cancelled job's do);
+//! 2. N's leaderboard is kept as it stands (JSON in its row), with when and why it ended;
+//! 3. season N+1 starts: its first job is the next job made, so its leaderboard starts empty
+//!    (fresh ratings) while every game stays readable;
+//! 4. the final tournament among the versions in the ladder (each bot's last active version)
+//!    is queued with the other fixed tournaments (`tournament.rs`), `final_games` deals per
+//!    table; its standings are N's final standings (`/seasons/N`).
+//!
+//! Submissions are closed from the end until that final tournament is over (done, failed or
+//! cancelled): an upload is refused with 409 naming the season. Comparisons and challenges
+//! are jobs of their own kinds: they go on and end as they would (they never counted in the
+//! ratings). Versions in their check at the end enter the ladder of season N+1.
+
+use crate::db::{now_ms, Db};
+use crate::ladder::Ladder;
+use crate::tournament::Tournaments;
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `[season]` in serve.toml.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonSection {
+    /// The current season's deadline, RFC 3339 in UTC (`"2026-12-20T18:00:00Z"`).
+    pub ends: Option<String>,
+    /// Deals per table of the final tournament.
+    pub final_games: Option<u32>,
+}
+
+/// `[season]` checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeasonConfig {
+    /// The deadline, unix ms: it ends the current season if that one started before it.
+    pub ends_ms: Option<i64>,
+    pub final_games: u32,
+}
+
+/// Deals per table of a final tournament unless `[season] final_games` says otherwise.
+pub const DEFAULT_FINAL_GAMES: u32 = 20;
+
+/// `[season]` checked, each refusal naming the key and the fix.
+pub fn resolve(s: &SeasonSection) -> Result<SeasonConfig, String> {
+    let ends_ms = match &s.ends {
+        None => None,
+        Some(text) => {
+            let t = humantime::parse_rfc3339(text.trim()).map_err(|e| {
+                format!(
+                    "[season] ends = {text:?}: {e}\n  fix: give a UTC time in RFC 3339, such as \
+                     \"2026-12-20T18:00:00Z\""
+                )
+            })?;
+            let ms = t
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_err(|_| format!("[season] ends = {text:?}: before 1970\n  fix: a later time"))?
+                .as_millis() as i64;
+            Some(ms)
+        }
+    };
+    let final_games = s.final_games.unwrap_or(DEFAULT_FINAL_GAMES);
+    if final_games == 0 || final_games > 10_000 {
+        return Err(format!(
+            "[season] final_games = {final_games}: the final tournament plays 1 to 10000 deals \
+             per table\n  fix: set final_games = {DEFAULT_FINAL_GAMES}"
+        ));
+    }
+    Ok(SeasonConfig {
+        ends_ms,
+        final_games,
+    })
+}
+
+/// A time (unix ms) in RFC 3339, UTC, as `[season] ends` takes it.
+pub fn rfc3339(ms: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// A season's row (its leaderboard apart: [`leaderboard`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Season {
+    pub n: i64,
+    /// Unix ms.
+    pub started: i64,
+    /// Its ladder jobs have ids from this one (to the next season's).
+    pub first_job: i64,
+    pub ended: Option<i64>,
+    /// `"organiser"` or `"deadline"`.
+    pub ended_by: Option<String>,
+    /// The final tournament's id.
+    pub tournament: Option<i64>,
+    /// Why there is no final tournament (too few versions in the ladder, ...).
+    pub final_error: Option<String>,
+}
+
+const COLUMNS: &str = "n, started, first_job, ended, ended_by, tournament, final_error";
+
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Season> {
+    Ok(Season {
+        n: r.get(0)?,
+        started: r.get(1)?,
+        first_job: r.get(2)?,
+        ended: r.get(3)?,
+        ended_by: r.get(4)?,
+        tournament: r.get(5)?,
+        final_error: r.get(6)?,
+    })
+}
+
+/// The season running now (the one not ended; the migration made season 1).
+pub fn current(db: &Db) -> Result<Season, crate::db::DbError> {
+    db.read(|c| {
+        c.query_row(
+            &format!("SELECT {COLUMNS} FROM seasons WHERE ended IS NULL ORDER BY n DESC LIMIT 1"),
+            [],
+            row,
+        )
+    })
+}
+
+pub fn get(db: &Db, n: i64) -> Result<Option<Season>, crate::db::DbError> {
+    db.read(|c| {
+        c.query_row(
+            &format!("SELECT {COLUMNS} FROM seasons WHERE n = ?1"),
+            [n],
+            row,
+        )
+        .optional()
+    })
+}
+
+/// Every season, newest first.
+pub fn list(db: &Db) -> Result<Vec<Season>, crate::db::DbError> {
+    db.read(|c| {
+        let mut s = c.prepare(&format!("SELECT {COLUMNS} FROM seasons ORDER BY n DESC"))?;
+        let rows = s.query_map([], row)?;
+        rows.collect()
+    })
+}
+
+/// An ended season's ladder leaderboard, as it stood at its end (`/api/leaderboard`'s JSON).
+pub fn leaderboard(db: &Db, n: i64) -> Result<Option<Value>, String> {
+    let text: Option<Option<String>> = db.read(|c| {
+        c.query_row("SELECT leaderboard FROM seasons WHERE n = ?1", [n], |r| {
+            r.get(0)
+        })
+        .optional()
+    })?;
+    Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+/// The state of a tournament (`None`: no such row).
+fn tournament_state(db: &Db, id: i64) -> Result<Option<String>, crate::db::DbError> {
+    db.read(|c| {
+        c.query_row("SELECT state FROM tournaments WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .optional()
+    })
+}
+
+/// Why submissions are closed now, if they are: the last season ended and its final
+/// tournament is being made, queued or played.
+pub fn closed(db: &Db) -> Result<Option<String>, String> {
+    let last = db.read(|c| {
+        c.query_row(
+            &format!(
+                "SELECT {COLUMNS} FROM seasons WHERE ended IS NOT NULL ORDER BY n DESC LIMIT 1"
+            ),
+            [],
+            row,
+        )
+        .optional()
+    })?;
+    let Some(s) = last else { return Ok(None) };
+    let open = match (s.tournament, &s.final_error) {
+        (Some(t), _) => !matches!(
+            tournament_state(db, t)?.as_deref(),
+            Some("queued" | "running")
+        ),
+        (None, Some(_)) => true,
+        // Being made, this moment.
+        (None, None) => false,
+    };
+    if open {
+        return Ok(None);
+    }
+    let at = crate::http::pages::time(s.ended.unwrap_or(0));
+    let final_at = s
+        .tournament
+        .map(|t| format!(" (/tournaments/{t})"))
+        .unwrap_or_default();
+    Ok(Some(format!(
+        "season {} ended at {at}: submissions are closed while its final tournament{final_at} \
+         decides the final standings (/seasons/{}); they open for season {} when it is over",
+        s.n,
+        s.n,
+        s.n + 1
+    )))
+}
+
+/// Why a season could not be ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum EndError {
+    /// Season N was ended by another hand meanwhile.
+    AlreadyEnded(i64),
+    Other(String),
+}
+
+impl From<String> for EndError {
+    fn from(e: String) -> EndError {
+        EndError::Other(e)
+    }
+}
+
+impl From<crate::db::DbError> for EndError {
+    fn from(e: crate::db::DbError) -> EndError {
+        EndError::Other(e.to_string())
+    }
+}
+
+/// End the current season (see the module's text); `by`: `"organiser"` or `"deadline"`.
+/// Returns the season ended, as it is now.
+pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: &str) -> Result<Season, EndError> {
+    let db = &ladder.db;
+    let season = current(db)?;
+    let n = season.n;
+    cancel_ladder_jobs(ladder, i64::MAX)?;
+    let board = serde_json::to_string(&*ladder.board.fresh()).expect("json");
+    let now = now_ms();
+    let ended = db.write(|c| {
+        let tx = c.transaction()?;
+        let changed = tx.execute(
+            "UPDATE seasons SET ended = ?1, ended_by = ?2, leaderboard = ?3 WHERE n = ?4 AND \
+             ended IS NULL",
+            params![now, by, board, n],
+        )?;
+        if changed == 1 {
+            tx.execute(
+                "INSERT INTO seasons(n, started, first_job) VALUES (?1, ?2, (SELECT \
+                 COALESCE(MAX(id), 0) + 1 FROM jobs))",
+                params![n + 1, now],
+            )?;
+        }
+        tx.commit()?;
+        Ok(changed == 1)
+    })?;
+    if !ended {
+        return Err(EndError::AlreadyEnded(n));
+    }
+    // Jobs the scheduler made meanwhile are the old season's: gone too.
+    let first = current(db)?.first_job;
+    cancel_ladder_jobs(ladder, first)?;
+    ladder.versions_changed()?;
+    let (tournament, error) = match tournaments.start(ladder_final_games(ladder)) {
+        Ok((id, _)) => (Some(id), None),
+        Err(e) => (None, Some(e)),
+    };
+    db.write(|c| {
+        c.execute(
+            "UPDATE seasons SET tournament = ?1, final_error = ?2 WHERE n = ?3",
+            params![tournament, error, n],
+        )
+    })?;
+    tracing::warn!(
+        "season {n} ended ({by}); season {} started{}",
+        n + 1,
+        error
+            .map(|e| format!("; no final tournament: {e}"))
+            .unwrap_or_default()
+    );
+    Ok(get(db, n)?.expect("the season ended"))
+}
+
+fn ladder_final_games(ladder: &Ladder) -> u32 {
+    ladder.cfg.season.final_games
+}
+
+/// Cancel the open ladder jobs with ids below `below` (their games in flight not recorded),
+/// their recorded games added to the leaderboard as a cancelled job's.
+fn cancel_ladder_jobs(ladder: &Ladder, below: i64) -> Result<(), String> {
+    let open = crate::ladder::jobs::open_jobs(&ladder.db)?;
+    for j in open
+        .iter()
+        .filter(|j| j.kind == crate::ladder::jobs::KIND_LADDER && j.id < below)
+    {
+        if crate::ladder::jobs::cancel(&ladder.db, j.id)? {
+            ladder.job_cancelled(j.id);
+            ladder.board.add_job(&ladder.db, j.id, false)?;
+        }
+    }
+    Ok(())
+}
+
+/// How long until the deadline ends the current season: `None` without a deadline, or when
+/// the current season started at or after it (a deadline ends one season, once). Season 1
+/// runs from the server's first start, whenever the deadline was written.
+pub fn until_deadline(db: &Db, cfg: &SeasonConfig) -> Result<Option<std::time::Duration>, String> {
+    let Some(ends) = cfg.ends_ms else {
+        return Ok(None);
+    };
+    let s = current(db)?;
+    if s.n > 1 && s.started >= ends {
+        return Ok(None);
+    }
+    Ok(Some(std::time::Duration::from_millis(
+        (ends - now_ms()).max(0) as u64,
+    )))
+}
+
+/// At the start: end the current season at `[season] ends` (at once when it passed while the
+/// server was stopped), on the runtime's clock.
+pub fn watch_deadline(
+    rt: &tokio::runtime::Runtime,
+    ladder: Arc<Ladder>,
+    tournaments: Arc<Tournaments>,
+) -> Result<(), String> {
+    let Some(wait) = until_deadline(&ladder.db, &ladder.cfg.season)? else {
+        return Ok(());
+    };
+    rt.spawn(async move {
+        tokio::time::sleep(wait).await;
+        let ended = tokio::task::spawn_blocking(move || end(&ladder, &tournaments, "deadline"));
+        match ended.await {
+            Ok(Ok(_)) | Ok(Err(EndError::AlreadyEnded(_))) => {}
+            Ok(Err(EndError::Other(e))) => tracing::error!("the season's deadline: {e}"),
+            Err(e) => tracing::error!("the season's deadline: {e}"),
+        }
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deadline_is_checked_with_the_fix() {
+        let ok = resolve(&SeasonSection {
+            ends: Some("2026-12-20T18:00:00Z".into()),
+            final_games: None,
+        })
+        .unwrap();
+        assert_eq!(ok.ends_ms, Some(1_797_789_600_000));
+        assert_eq!(rfc3339(1_797_789_600_000), "2026-12-20T18:00:00Z");
+        assert_eq!(ok.final_games, DEFAULT_FINAL_GAMES);
+        let e = resolve(&SeasonSection {
+            ends: Some("20 December".into()),
+            final_games: None,
+        })
+        .unwrap_err();
+        assert!(e.contains("[season] ends") && e.contains("fix:"), "{e}");
+        let e = resolve(&SeasonSection {
+            ends: None,
+            final_games: Some(0),
+        })
+        .unwrap_err();
+        assert!(
+            e.contains("[season] final_games") && e.contains("fix:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn season_one_is_there_from_the_start_and_a_deadline_ends_one_season_once() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let s = current(&db).unwrap();
+        assert_eq!((s.n, s.first_job, s.ended), (1, 1, None));
+        let past = SeasonConfig {
+            ends_ms: Some(s.started - 1),
+            final_games: 1,
+        };
+        // Season 1 runs from the first start: a deadline written before it still ends it.
+        assert_eq!(
+            until_deadline(&db, &past).unwrap(),
+            Some(std::time::Duration::ZERO)
+        );
+        let soon = SeasonConfig {
+            ends_ms: Some(now_ms() + 60_000),
+            final_games: 1,
+        };
+        let wait = until_deadline(&db, &soon).unwrap().unwrap();
+        assert!(wait > std::time::Duration::from_secs(50), "{wait:?}");
+        assert_eq!(closed(&db).unwrap(), None);
+        // Season 1 ended (by the deadline), season 2 started after it: the same deadline
+        // ends nothing more.
+        let now = now_ms();
+        db.write(|c| {
+            c.execute(
+                "UPDATE seasons SET ended = ?1, ended_by = 'deadline'",
+                [now],
+            )?;
+            c.execute(
+                "INSERT INTO seasons(n, started, first_job) VALUES (2, ?1, 7)",
+                [now],
+            )
+        })
+        .unwrap();
+        assert_eq!(current(&db).unwrap().n, 2);
+        let passed = SeasonConfig {
+            ends_ms: Some(now - 1),
+            final_games: 1,
+        };
+        assert_eq!(until_deadline(&db, &passed).unwrap(), None);
+        // Ended with no final tournament being made yet: submissions are closed.
+        let why = closed(&db).unwrap().unwrap();
+        assert!(
+            why.contains("season 1 ended") && why.contains("season 2"),
+            "{why}"
+        );
+    }
+}
