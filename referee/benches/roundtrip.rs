@@ -5,14 +5,15 @@
 //! itself (and so the bot and `cat` it starts) to the CPU it starts on; with
 //! `DURAK_BENCH_AFFINITY=off` the kernel places them (what `--affinity off` does).
 //!
-//! - referee: build the request from engine types, write it to the bot, the bot (this very
-//!   executable running the built-in random bot) parses it and answers, then read the line,
-//!   parse it, validate it against the answer schema, decode the move and check it with the rules
-//!   engine — everything `driver::ask` does per decision.
+//! - referee: build the request from engine types, mark the bot's stderr, write the request to
+//!   the bot, the bot (this very executable running the built-in random bot) parses it and
+//!   answers, then read the line on the decision clock (`BotProcess::answer`), parse it,
+//!   validate it against the answer schema, decode the move and check it with the rules engine
+//!   (`judge_answer`) — everything `driver::ask` does per decision.
 //! - echo: write the same number of bytes to `cat` and read the line back, with blocking std I/O.
 
 use durak_protocol as proto;
-use durak_referee::{BotCommand, BotProcess};
+use durak_referee::{BotCommand, BotProcess, StderrAt};
 use durak_rules::{Game, Legal, Setup, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -95,12 +96,10 @@ impl RefereeSide {
             let mut line = serde_json::to_vec(&req).unwrap();
             line.push(b'\n');
             self.size = line.len();
+            self.bot.mark_stderr(StderrAt::Request(id)).await;
             self.bot.send_raw(&line, t).await.unwrap();
-            let (answer, _) = self.bot.recv(t).await.unwrap();
-            let v = proto::parse_line(&answer).unwrap();
-            let (got, mv) = proto::parse_answer(&v).unwrap();
-            assert_eq!(got, id);
-            game.check(seat, &mv).unwrap();
+            let (answer, _) = self.bot.answer(t).await.unwrap();
+            proto::judge_answer(&answer, id, game, seat).unwrap();
         }
         start.elapsed().as_secs_f64() * 1e6 / PER_BATCH as f64
     }

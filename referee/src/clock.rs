@@ -16,14 +16,17 @@
 //!
 //! The accounting is read from `/proc/PID/task/TID/schedstat` (time on a CPU, time runnable but
 //! waiting, in nanoseconds) of every thread of every process below the bot's supervisor. Finding
-//! those threads costs a walk of `/proc`, so it stays off the fast path: a [`Tracker`] keeps the
-//! files of the threads it last found open, and a decision's baseline, taken as it starts, is one
-//! `pread` per known thread (the walk is made only for a process's first decision). Nothing more
-//! is read for a decision answered within [`FIRST_SAMPLE`] (or half its limit when that is
-//! shorter); past it, the tree is walked again when the answer arrives or the limit passes, and
-//! threads that started since count from zero. The run-queue wait of the referee's own thread
-//! over the same span ([`RefereeWait`], the delay before it read an answer that had arrived, or
-//! before it looked at the limit) counts as platform wait too, within the same bound.
+//! those threads costs a walk of `/proc`, so it stays off the fast path: nothing at all is read
+//! for a decision answered within [`FIRST_SAMPLE`] (or half its limit when that is shorter), whose
+//! wall time is all its own (it cannot change a verdict). Past it, the decision's baseline is
+//! read: a [`Tracker`] keeps the files of the threads it last found open, so that is one `pread`
+//! per known thread (the walk is made only for a process's first sampled decision); the time
+//! before the baseline was due is the bot's own, and the referee's delay in taking it (its thread
+//! waiting for a CPU, a late timer) the machine's. The tree is walked again when the answer
+//! arrives or the limit passes, and threads that started since count from zero. The run-queue
+//! wait of the referee's own thread over the same span ([`RefereeWait`], the delay before it read
+//! an answer that had arrived, or before it looked at the limit) counts as platform wait too,
+//! within the same bound.
 //! A bot starved past [`HARD_CAP`] times its limit (own time still under it) is not charged a
 //! timeout: its game is voided.
 
@@ -141,6 +144,11 @@ impl Tracker {
     /// The supervisor whose tree this tracks.
     pub fn root(&self) -> i32 {
         self.root
+    }
+
+    /// Whether any of the bot's threads was read yet (a decision past its first sample).
+    pub fn has_read(&self) -> bool {
+        self.walked
     }
 
     /// The threads known, read now; the tree is walked first when it never was (a process's

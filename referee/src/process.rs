@@ -342,12 +342,14 @@ pub struct BotProcess {
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
-/// 20 ms while an answer is awaited); never without a cgroup.
+/// 20 ms while an answer is awaited, first 20 ms in: an answer that comes sooner reads no file);
+/// never without a cgroup. A bot whose main process is killed is told by its exit at once.
 async fn oom_kill(cgroup: Option<&isolation::cgroup::BotCgroup>) {
     let Some(cg) = cgroup else {
         return std::future::pending().await;
     };
-    let mut tick = tokio::time::interval(Duration::from_millis(20));
+    let every = Duration::from_millis(20);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
@@ -781,10 +783,10 @@ impl BotProcess {
 
     /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
     /// timed from the moment the last byte of the request went into the pipe, and a timeout
-    /// only when the bot's own time passes `limit`. The baseline of the bot's threads (and of
-    /// the referee's) is read as it starts, a `pread` per known thread; a decision answered
-    /// within [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads nothing more; past that,
-    /// the bot's tasks are read again at the answer or the limit. A bot the machine kept
+    /// only when the bot's own time passes `limit`. A decision answered within
+    /// [`crate::clock::FIRST_SAMPLE`] (or half of `limit`) reads nothing but its answer; past
+    /// that, the baseline of the bot's threads (and of the referee's) is read, a `pread` per
+    /// known thread, and the bot's tasks are read again at the answer or the limit. A bot the machine kept
     /// waiting past [`crate::clock::HARD_CAP`] times `limit` is [`IoFault::Starved`].
     pub async fn answer(&mut self, limit: Duration) -> Result<(Bytes, DecisionTime), IoFault> {
         let start = self.written_at;
@@ -793,11 +795,32 @@ impl BotProcess {
         if self.tracker.as_ref().map(|t| t.root()) != root {
             self.tracker = root.map(Tracker::new);
         }
-        let base = self
-            .tracker
-            .as_mut()
-            .map(|t| (Instant::now(), t.baseline(), RefereeWait::now()));
         let read_past = (limit / 2).min(clock::FIRST_SAMPLE);
+        let due = start + read_past;
+        // The fast path reads nothing but the answer: a decision answered within `read_past`
+        // is all the bot's own time (nothing could change its verdict).
+        match self
+            .recv(due.saturating_duration_since(Instant::now()))
+            .await
+        {
+            Ok((line, arrived)) => {
+                let wall = arrived.saturating_duration_since(start);
+                return Ok((line, DecisionTime::wall_only(wall)));
+            }
+            Err(IoFault::Timeout) => {}
+            Err(f) => return Err(f),
+        }
+        // The baseline, taken at `due` (or as soon after as the referee's thread ran: that
+        // delay is the machine's, as is the referee's run-queue wait later on).
+        let base = self.tracker.as_mut().map(|t| {
+            let now = Instant::now();
+            Base {
+                at: due,
+                sample: t.baseline(),
+                referee: RefereeWait::now(),
+                late: now.saturating_duration_since(due),
+            }
+        });
         let cap = start + limit.saturating_mul(clock::HARD_CAP);
         let mut until = start + limit;
         let mut pending: Option<Pending> = None;
@@ -805,12 +828,9 @@ impl BotProcess {
             let now = Instant::now();
             match self.recv(until.saturating_duration_since(now)).await {
                 Ok((line, arrived)) => {
-                    let wall = arrived.saturating_duration_since(start);
                     let time = match (&base, self.tracker.as_mut()) {
-                        (Some(base), Some(tracker)) if wall >= read_past => {
-                            account(tracker, base, start, arrived).0
-                        }
-                        _ => DecisionTime::wall_only(wall),
+                        (Some(base), Some(tracker)) => account(tracker, base, start, arrived).0,
+                        _ => DecisionTime::wall_only(arrived.saturating_duration_since(start)),
                     };
                     return Ok((line, time));
                 }
@@ -822,7 +842,7 @@ impl BotProcess {
             };
             let now = Instant::now();
             let (time, sample) = account(tracker, base, start, now);
-            let pending = pending.get_or_insert_with(|| Pending::new(&base.1, base.0));
+            let pending = pending.get_or_insert_with(|| Pending::new(&base.sample, base.at));
             if time.own >= limit {
                 // At best, with what its runnable threads may have waited unseen: only when
                 // even that is past the limit is it charged; otherwise look again in 1 ms
@@ -1092,32 +1112,36 @@ impl Drop for BotProcess {
     }
 }
 
+/// A decision's baseline: the bot's threads (and the referee's) read once the decision had
+/// gone on for its first sample's time, at `at`; the referee's thread ran `late` after that
+/// (its wait for a CPU, or its runtime's other work: the machine's time, not the bot's).
+struct Base {
+    at: Instant,
+    sample: Sample,
+    referee: Option<RefereeWait>,
+    late: Duration,
+}
+
 /// The decision clock at `now`: the bot's threads (walked again) and the referee's thread
-/// against the baseline taken when the decision started; with the walk.
+/// against the baseline; with the walk. The time before the baseline was due is the bot's own.
 fn account(
     tracker: &mut Tracker,
-    base: &(Instant, Sample, Option<RefereeWait>),
+    base: &Base,
     start: Instant,
     now: Instant,
 ) -> (DecisionTime, Sample) {
-    let (t0, s0, r0) = base;
     let sample = tracker.walk();
-    let (cpu, wait) = sample.since(s0);
-    let wait = wait + RefereeWait::since(*r0);
+    let (cpu, wait) = sample.since(&base.sample);
+    let wait = wait + RefereeWait::since(base.referee) + base.late;
     let wall = now.saturating_duration_since(start);
-    let time = DecisionTime::accounted(wall, now.saturating_duration_since(*t0), cpu, wait);
+    let time = DecisionTime::accounted(wall, now.saturating_duration_since(base.at), cpu, wait);
     (time, sample)
 }
 
 /// The own time of `time` had its threads also waited `unseen` more.
-fn own_with(
-    time: &DecisionTime,
-    base: &(Instant, Sample, Option<RefereeWait>),
-    now: Instant,
-    unseen: Duration,
-) -> Duration {
+fn own_with(time: &DecisionTime, base: &Base, now: Instant, unseen: Duration) -> Duration {
     let (cpu, wait) = (time.cpu.unwrap_or_default(), time.wait.unwrap_or_default());
-    let window = now.saturating_duration_since(base.0);
+    let window = now.saturating_duration_since(base.at);
     DecisionTime::accounted(time.wall, window, cpu, wait + unseen).own
 }
 
@@ -1165,6 +1189,36 @@ mod tests {
             }
             let (line, _) = p.recv(limit).await.unwrap();
             assert_eq!(&line[..], format!("\"{big}\"").as_bytes());
+            p.kill().await;
+        });
+    }
+
+    /// The decision clock stays off the fast path: an answer within the first sample reads no
+    /// accounting at all (not even a baseline); one past it is accounted.
+    #[test]
+    fn a_quick_answer_reads_no_accounting_and_a_slow_one_does() {
+        runtime().block_on(async {
+            let cmd =
+                BotCommand::parse("sh -c 'read a; echo quick; read b; sleep 0.05; echo slow'")
+                    .unwrap();
+            let mut p = BotProcess::spawn(&cmd, 1 << 20, 1024).unwrap();
+            let limit = Duration::from_secs(5);
+            p.send_raw(b"1\n", limit).await.unwrap();
+            let (line, time) = p.answer(limit).await.unwrap();
+            assert_eq!(&line[..], b"quick");
+            // `sh` answers a line within 5 ms unless the machine is very busy: then it is
+            // accounted like any slow answer, and only the check below can be made.
+            if time.wall < clock::FIRST_SAMPLE {
+                assert_eq!((time.cpu, time.wait), (None, None));
+                let tracker = p.tracker.as_ref().expect("a tracker for a bot");
+                assert!(!tracker.has_read(), "a quick answer read the bot's threads");
+            }
+            p.send_raw(b"2\n", limit).await.unwrap();
+            let (line, time) = p.answer(limit).await.unwrap();
+            assert_eq!(&line[..], b"slow");
+            assert!(time.wall >= Duration::from_millis(50), "{time:?}");
+            assert!(time.cpu.is_some() && time.wait.is_some(), "{time:?}");
+            assert!(p.tracker.as_ref().unwrap().has_read());
             p.kill().await;
         });
     }

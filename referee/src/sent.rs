@@ -22,8 +22,9 @@ pub(crate) struct Sent {
     /// in the stream it starts.
     last_write: Vec<u8>,
     last_write_start: u64,
-    /// The last whole line of the write before it.
-    before: Option<String>,
+    /// The last write before it that held a whole line (kept as bytes: no text is made
+    /// until someone asks, so a write allocates nothing once the buffers have grown).
+    before: Vec<u8>,
 }
 
 /// The last whole line of `bytes` (ended by a newline), cut with `...` when long.
@@ -57,8 +58,8 @@ impl Sent {
             out.clear();
             return;
         }
-        if let Some(l) = last_whole_line(&self.last_write) {
-            self.before = Some(l);
+        if self.last_write.contains(&b'\n') {
+            std::mem::swap(&mut self.before, &mut self.last_write);
         }
         out.truncate(done);
         std::mem::swap(&mut self.last_write, out);
@@ -68,7 +69,7 @@ impl Sent {
 
     /// The last whole line written, cut when long; `None` before any.
     pub fn last_line(&self) -> Option<String> {
-        last_whole_line(&self.last_write).or_else(|| self.before.clone())
+        last_whole_line(&self.last_write).or_else(|| last_whole_line(&self.before))
     }
 
     /// The last whole line the bot had taken in when it had read `read` bytes (one of the last
@@ -78,7 +79,7 @@ impl Sent {
             return self.last_line();
         };
         let upto = (upto as usize).min(self.last_write.len());
-        last_whole_line(&self.last_write[..upto]).or_else(|| self.before.clone())
+        last_whole_line(&self.last_write[..upto]).or_else(|| last_whole_line(&self.before))
     }
 
     /// A new game starts: its lines are counted from 0.
