@@ -9,7 +9,7 @@ use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::TournamentSection;
 use durak_tournaments::recorded::ResultsScan;
-use durak_tournaments::results::{resume_command, DirError, LineReader};
+use durak_tournaments::results::{resume_command, LineReader};
 use durak_tournaments::runner::RunOptions;
 use durak_tournaments::settings::Affinity;
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
@@ -216,11 +216,14 @@ impl From<String> for Fail {
     }
 }
 
-impl From<DirError> for Fail {
-    fn from(e: DirError) -> Fail {
+impl From<durak_tournaments::Error> for Fail {
+    fn from(e: durak_tournaments::Error) -> Fail {
+        use durak_tournaments::Error;
         match e {
-            DirError::Invalid(m) => Fail::Bad(m),
-            DirError::Disk(m) => Fail::Disk(m),
+            Error::Disk(m) | Error::Run(m) => Fail::Disk(m),
+            Error::Config(m) | Error::Invalid(m) | Error::Record(m) | Error::Resume(m) => {
+                Fail::Bad(m)
+            }
         }
     }
 }

@@ -40,6 +40,7 @@
 //! move_ms = 2000                 # per-bot limits override the defaults
 //! ```
 
+use crate::error::Error;
 use durak_protocol::Limits;
 use durak_referee::BotCommand;
 use durak_rules::Variant;
@@ -100,12 +101,12 @@ impl Format {
         matches!(self, Format::Duplicate | Format::Gauntlet)
     }
 
-    pub fn parse(s: &str) -> Result<Format, String> {
+    pub fn parse(s: &str) -> Result<Format, Error> {
         Format::ALL
             .into_iter()
             .find(|f| f.name() == s)
             .ok_or_else(|| {
-                format!(
+                config_error!(
                     "unknown format {s:?}: choose one of {}",
                     Format::ALL.map(|f| format!("{:?}", f.name())).join(", ")
                 )
@@ -217,13 +218,13 @@ pub const MAX_SPRT_TABLES: usize = 64;
 
 impl SprtSection {
     /// `elo0,elo1[,alpha,beta]`, as `--sprt` takes it.
-    pub fn parse(s: &str) -> Result<SprtSection, String> {
+    pub fn parse(s: &str) -> Result<SprtSection, Error> {
         let fix =
             "fix: write --sprt ELO0,ELO1 or --sprt ELO0,ELO1,ALPHA,BETA, e.g. --sprt 0,10 or \
                    --sprt 0,10,0.05,0.05";
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         if parts.len() != 2 && parts.len() != 4 {
-            return Err(format!(
+            return Err(config_error!(
                 "the command line: --sprt {s:?}: {} values, 2 or 4 expected\n  {fix}",
                 parts.len()
             ));
@@ -231,7 +232,9 @@ impl SprtSection {
         let mut v = Vec::new();
         for (name, p) in ["elo0", "elo1", "alpha", "beta"].iter().zip(&parts) {
             v.push(p.parse::<f64>().map_err(|_| {
-                format!("the command line: --sprt {s:?}: {name} = {p:?} is not a number\n  {fix}")
+                config_error!(
+                    "the command line: --sprt {s:?}: {name} = {p:?} is not a number\n  {fix}"
+                )
             })?);
         }
         Ok(SprtSection {
@@ -242,7 +245,7 @@ impl SprtSection {
         })
     }
 
-    pub fn params(&self) -> Result<crate::stats::sprt::SprtParams, String> {
+    pub fn params(&self) -> Result<crate::stats::sprt::SprtParams, Error> {
         crate::stats::sprt::SprtParams::new(
             self.elo0,
             self.elo1,
@@ -313,9 +316,9 @@ pub(crate) fn closest<'a>(
 
 impl ConfigFile {
     /// Read and parse a configuration file; unknown keys are refused with their line.
-    pub fn load(path: &Path) -> Result<ConfigFile, String> {
+    pub fn load(path: &Path) -> Result<ConfigFile, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            format!(
+            config_error!(
                 "{}: cannot read the configuration: {e}\n  fix: give the path of an existing \
                  TOML file (see the README, \"Running a tournament\")",
                 path.display()
@@ -324,7 +327,7 @@ impl ConfigFile {
         ConfigFile::parse(&text, path)
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, String> {
+    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Error> {
         toml::from_str(text).map_err(|e| {
             let msg = e.to_string();
             let fix = if msg.contains("unknown field") {
@@ -341,7 +344,7 @@ impl ConfigFile {
             } else {
                 "fix: correct the TOML at that line".to_string()
             };
-            format!(
+            config_error!(
                 "{}: {}\n  {fix}",
                 path.display(),
                 msg.trim_end().replace('\n', "\n  ")
@@ -375,14 +378,14 @@ pub struct Bot {
 
 impl Bot {
     /// The referee's command for this bot (`builtin:NAME` or a command line, run in `cwd`).
-    pub fn bot_command(&self) -> Result<BotCommand, String> {
-        let mut c = BotCommand::parse(&self.command)?;
+    pub fn bot_command(&self) -> Result<BotCommand, Error> {
+        let mut c = BotCommand::parse(&self.command).map_err(Error::Config)?;
         if c.is_human() {
-            return Err(
+            return Err(Error::Config(
                 "the human seat plays only in `durak play human BOT` (nobody sits at \
                         a tournament's keyboard)\n  fix: give a bot's command"
                     .to_string(),
-            );
+            ));
         }
         if !self.command.starts_with("builtin:") {
             c.cwd = Some(self.cwd.clone());
@@ -475,7 +478,7 @@ impl Input {
     }
 
     /// Resolve and check everything; the first problem is refused with its origin and a fix.
-    pub fn resolve(&self) -> Result<Tournament, String> {
+    pub fn resolve(&self) -> Result<Tournament, Error> {
         let empty = ConfigFile::default();
         let file = self.file.as_ref().map(|(_, f)| f).unwrap_or(&empty);
         let t = &file.tournament;
@@ -492,7 +495,7 @@ impl Input {
         let variant = match variant {
             None => Variant::Podkidnoy,
             Some(v) => v.parse::<Variant>().map_err(|e| {
-                format!(
+                config_error!(
                     "{}: {e}\n  fix: use \"podkidnoy\" or \"prostoy\"",
                     self.setting("variant", ov, format!("{v:?}"))
                 )
@@ -501,13 +504,14 @@ impl Input {
         let (format, of) = pick!(format);
         let format = match format {
             None => Format::Duplicate,
-            Some(f) => Format::parse(&f)
-                .map_err(|e| format!("{}: {e}", self.setting("format", of, format!("{f:?}"))))?,
+            Some(f) => Format::parse(&f).map_err(|e| {
+                config_error!("{}: {e}", self.setting("format", of, format!("{f:?}")))
+            })?,
         };
         let (table_size, ot) = pick!(table_size);
         let table_size = table_size.unwrap_or(2);
         if let Err(e) = variant.check_players(table_size) {
-            return Err(format!(
+            return Err(config_error!(
                 "{}: {e}\n  fix: choose a table size from {} to {} for {}",
                 self.setting("table_size", ot, table_size.to_string()),
                 variant.players().start(),
@@ -523,7 +527,7 @@ impl Input {
             DEFAULT_GAMES
         });
         if games == 0 {
-            return Err(format!(
+            return Err(config_error!(
                 "{}: a table must play at least one game\n  fix: set games to 1 or more",
                 self.setting("games", og, "0".into())
             ));
@@ -531,7 +535,7 @@ impl Input {
         let (seed, os) = pick!(seed);
         let seed = seed.unwrap_or_else(clock_seed);
         if seed > MAX_SEED {
-            return Err(format!(
+            return Err(config_error!(
                 "{}: seeds are at most {MAX_SEED} (TOML integers are signed 64-bit)\n  \
                  fix: choose a smaller seed",
                 self.setting("seed", os, seed.to_string())
@@ -539,7 +543,7 @@ impl Input {
         }
         let (concurrency, oc) = pick!(concurrency);
         if concurrency == Some(0) {
-            return Err(format!(
+            return Err(config_error!(
                 "{}: at least one game must run at a time\n  fix: set concurrency to 1 or \
                  more, or leave it out (the number of cores)",
                 self.setting("concurrency", oc, "0".into())
@@ -555,7 +559,7 @@ impl Input {
             ("max_line_bytes", o.max_line_bytes.map(|v| v as u64)),
         ] {
             if v == Some(0) {
-                return Err(format!(
+                return Err(config_error!(
                     "{}: it must be positive\n  fix: give a positive value (or leave it out)",
                     self.setting(key, true, "0".into())
                 ));
@@ -577,20 +581,20 @@ impl Input {
             for (i, b) in f.bots.iter().enumerate() {
                 let here = format!("{}: [[bot]] #{} ({:?})", path.display(), i + 1, b.name);
                 if b.name.trim().is_empty() {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{}: [[bot]] #{}: the name is empty\n  fix: give every bot a name",
                         path.display(),
                         i + 1
                     ));
                 }
                 if b.name.chars().any(char::is_control) {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{here}: the name holds a control character (a line break, a tab...)\n  \
                          fix: give a name on one line; it is printed in tables and file names"
                     ));
                 }
                 if b.cwd.is_some() && b.start_dir.is_some() {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{here}: both `cwd` and `start_dir` are given\n  fix: keep `cwd` (the \
                          bot's own directory)"
                     ));
@@ -600,7 +604,7 @@ impl Input {
                     (None, None) => file_dir.clone(),
                 };
                 if self.check_bots && !cwd.is_dir() {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{here} cwd = {:?}: {} is not a directory\n  fix: relative paths are \
                          relative to the configuration file's directory ({})",
                         b.cwd.as_deref().unwrap_or(""),
@@ -644,10 +648,12 @@ impl Input {
         }
         for (i, b) in bots.iter().enumerate() {
             if let Some(j) = bots[..i].iter().position(|a| a.name == b.name) {
-                return Err(format!(
+                return Err(config_error!(
                     "duplicate bot name {:?}: {} and {}\n  fix: give each bot its own name (in a \
                      configuration file: name = \"...\")",
-                    b.name, origins[j], origins[i]
+                    b.name,
+                    origins[j],
+                    origins[i]
                 ));
             }
         }
@@ -657,7 +663,7 @@ impl Input {
             } else {
                 String::new() // a table needs two players at least
             };
-            return Err(format!(
+            return Err(config_error!(
                 "{} bot{} for tables of {table_size} ({})\n  fix: add bots ([[bot]] in the \
                  configuration file, or on the command line){fix}",
                 bots.len(),
@@ -668,7 +674,7 @@ impl Input {
         let (challenger, och) = pick!(challenger);
         match (format, &challenger) {
             (Format::Gauntlet, None) => {
-                return Err(format!(
+                return Err(config_error!(
                     "{}: format \"gauntlet\" needs a challenger\n  fix: set challenger = \
                      \"NAME\" ([tournament]) or --challenger NAME, naming one of the bots: {}",
                     self.origin("format", of),
@@ -676,14 +682,14 @@ impl Input {
                 ))
             }
             (Format::Gauntlet, Some(c)) if !bots.iter().any(|b| &b.name == c) => {
-                return Err(format!(
+                return Err(config_error!(
                     "{}: no bot has that name\n  fix: name one of the bots: {}",
                     self.setting("challenger", och, format!("{c:?}")),
                     names(&bots)
                 ))
             }
             (f, Some(_)) if f != Format::Gauntlet => {
-                return Err(format!(
+                return Err(config_error!(
                     "{}: a challenger is only for format \"gauntlet\" (the format is {:?})\n  \
                      fix: remove the challenger, or set format = \"gauntlet\"",
                     self.origin("challenger", och),
@@ -700,9 +706,9 @@ impl Input {
                 } else {
                     self.origin("sprt", false).replace("] sprt", ".sprt]")
                 };
-                let p = sp.params().map_err(|e| format!("{here}: {e}"))?;
+                let p = sp.params().map_err(|e| config_error!("{here}: {e}"))?;
                 if format != Format::Gauntlet {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{here}: the SPRT tests a gauntlet's challenger against the field, and \
                          the format is {:?}\n  fix: add --format gauntlet --challenger NAME \
                          (format = \"gauntlet\", challenger = \"NAME\"), or leave the SPRT out",
@@ -713,7 +719,7 @@ impl Input {
                 let tables =
                     crate::schedule::combinations(opponents, table_size - 1).len() * table_size;
                 if tables > MAX_SPRT_TABLES {
-                    return Err(format!(
+                    return Err(config_error!(
                         "{here}: an SPRT gauntlet keeps every table open at once, and {opponents} \
                          opponents at tables of {table_size} make {tables} tables (at most \
                          {MAX_SPRT_TABLES})\n  fix: fewer opponents, or smaller tables"
@@ -736,13 +742,13 @@ impl Input {
         })
     }
 
-    fn check_bot(&self, bot: &Bot, here: &str) -> Result<(), String> {
+    fn check_bot(&self, bot: &Bot, here: &str) -> Result<(), Error> {
         let cmd = bot
             .bot_command()
-            .map_err(|e| format!("{here} command = {:?}: {e}", bot.command))?;
+            .map_err(|e| config_error!("{here} command = {:?}: {e}", bot.command))?;
         if self.check_bots {
             cmd.check_exists().map_err(|e| {
-                format!(
+                config_error!(
                     "{here} command = {:?}: {e}\n  fix: correct the command; relative paths are \
                      relative to the bot's working directory {}",
                     bot.command,
@@ -756,7 +762,7 @@ impl Input {
             ("max_line_bytes", bot.limits.max_line_bytes as u64),
         ] {
             if v == 0 {
-                return Err(format!(
+                return Err(config_error!(
                     "{here}: {key} = 0\n  fix: give {key} a positive value (or leave it out for \
                      the default)"
                 ));
@@ -1028,7 +1034,11 @@ move_ms = 50
 
     #[test]
     fn an_unknown_key_close_to_an_accepted_one_gets_a_suggestion() {
-        let err = |toml: &str| ConfigFile::parse(toml, Path::new("t.toml")).unwrap_err();
+        let err = |toml: &str| {
+            ConfigFile::parse(toml, Path::new("t.toml"))
+                .unwrap_err()
+                .to_string()
+        };
         let e = err("[tournament]\ntabel_size = 2\n");
         assert!(e.contains("did you mean `table_size`?"), "{e}");
         // The command-line flag's name for the file's key.
@@ -1044,7 +1054,8 @@ move_ms = 50
     fn a_bot_name_on_two_lines_is_refused() {
         let e = input("[[bot]]\nname = \"a\\nb\"\ncommand = \"builtin:random\"\n")
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("control character") && e.contains("[[bot]] #1"),
             "{e}"
@@ -1078,7 +1089,7 @@ move_ms = 50
         assert!(t.differences(&stored).iter().any(|d| d.contains("move_ms")));
         // A zero on the command line is blamed on the command line.
         i.overrides.max_line_bytes = Some(0);
-        let e = i.resolve().unwrap_err();
+        let e = i.resolve().unwrap_err().to_string();
         assert!(e.contains("the command line: --max-line-bytes 0"), "{e}");
     }
 
@@ -1107,7 +1118,9 @@ move_ms = 50
     #[test]
     fn unknown_keys_are_refused_with_file_key_and_fix() {
         let path = PathBuf::from("conf/t.toml");
-        let e = ConfigFile::parse("[tournament]\ngmaes = 3\n", &path).unwrap_err();
+        let e = ConfigFile::parse("[tournament]\ngmaes = 3\n", &path)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("conf/t.toml:"), "{e}");
         assert!(
             e.contains("gmaes") && e.contains("games") && e.contains("fix:"),
@@ -1117,9 +1130,12 @@ move_ms = 50
             "[[bot]]\nname = \"a\"\ncommand = \"x\"\ntimeout = 3\n",
             &path,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("timeout") && e.contains("move_ms"), "{e}");
-        let e = ConfigFile::parse("[turnament]\n", &path).unwrap_err();
+        let e = ConfigFile::parse("[turnament]\n", &path)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("turnament"), "{e}");
     }
 
@@ -1127,7 +1143,8 @@ move_ms = 50
     fn refusals_name_origin_and_fix() {
         let e = input(&format!("[tournament]\ntable_size = 7\n{BOTS}"))
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("/tmp/conf/t.toml: [tournament] table_size = 7"),
             "{e}"
@@ -1135,32 +1152,36 @@ move_ms = 50
         assert!(e.contains("K-1") && e.contains("fix:"), "{e}");
         let e = input("[tournament]\ntable_size = 5\nvariant = \"prostoy\"\n")
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("P-1"), "{e}");
         let dup = format!("{BOTS}[[bot]]\nname = \"a\"\ncommand = \"builtin:greedy\"\n");
-        let e = input(&dup).resolve().unwrap_err();
+        let e = input(&dup).resolve().unwrap_err().to_string();
         assert!(
             e.contains("duplicate bot name \"a\"") && e.contains("#3"),
             "{e}"
         );
         let e = input(&format!("[tournament]\nformat = \"swiss\"\n{BOTS}"))
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("swiss") && e.contains("round-robin"), "{e}");
         let e = input(&format!("[tournament]\nformat = \"gauntlet\"\n{BOTS}"))
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("challenger"), "{e}");
         let e = input(&format!("[tournament]\nchallenger = \"a\"\n{BOTS}"))
             .resolve()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("only for format \"gauntlet\""), "{e}");
         let mut i = input(&format!("[tournament]\ntable_size = 3\n{BOTS}"));
-        let e = i.resolve().unwrap_err();
+        let e = i.resolve().unwrap_err().to_string();
         assert!(e.contains("2 bots for tables of 3"), "{e}");
         assert!(e.contains("or set table_size = 2 or lower"), "{e}");
         i.overrides.table_size = Some(9);
-        let e = i.resolve().unwrap_err();
+        let e = i.resolve().unwrap_err().to_string();
         assert!(e.contains("the command line: --table-size 9"), "{e}");
     }
 
@@ -1171,7 +1192,7 @@ move_ms = 50
              [[bot]]\nname = \"b\"\ncommand = \"builtin:random\"\n",
         );
         i.check_bots = true;
-        let e = i.resolve().unwrap_err();
+        let e = i.resolve().unwrap_err().to_string();
         assert!(e.contains("#1") && e.contains("no-such-bot.sh"), "{e}");
         assert!(e.contains("fix:"), "{e}");
     }

@@ -24,6 +24,8 @@
 //! - [`stats`]: the statistics themselves (the fit, LOS and ties, pair figures, the SPRT).
 //! - [`sprt`]: the sequential test fed with result lines (gauntlet: is the challenger better?).
 
+#[macro_use]
+pub mod error;
 pub mod config;
 pub mod lines;
 pub mod merge;
@@ -40,6 +42,7 @@ pub mod stats;
 pub mod writer;
 
 pub use config::{Bot, ConfigFile, Format, Tournament};
+pub use error::Error;
 pub use recorded::verify_results;
 pub use results::{DirLock, ResultLine, TournamentDir};
 pub use runner::{run_tournament, Observer, RunOptions, RunSummary};

@@ -2,6 +2,7 @@
 //! with the memory of one line whatever the file's size; [`lines_in_id_order`] in game id order,
 //! merging the few ascending runs the file is made of.
 
+use crate::error::Error;
 use crate::results::{read_results_file, ResultLine};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -33,23 +34,23 @@ pub struct LineReader {
 
 impl LineReader {
     /// Read `path` from its start; a file that does not exist reads as empty.
-    pub fn open(path: &Path) -> Result<LineReader, String> {
+    pub fn open(path: &Path) -> Result<LineReader, Error> {
         LineReader::open_at(path, 0, 0, u64::MAX)
     }
 
     /// Read from byte `offset` (the start of line `number + 1`) up to `end`.
-    fn open_at(path: &Path, offset: u64, number: usize, end: u64) -> Result<LineReader, String> {
+    fn open_at(path: &Path, offset: u64, number: usize, end: u64) -> Result<LineReader, Error> {
         use std::io::{Seek, SeekFrom};
         let reader = match File::open(path) {
             Ok(mut f) => {
                 if offset > 0 {
                     f.seek(SeekFrom::Start(offset))
-                        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+                        .map_err(|e| disk_error!("{}: cannot read: {e}", path.display()))?;
                 }
                 Some(std::io::BufReader::with_capacity(16 * 1024, f))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+            Err(e) => return Err(disk_error!("{}: cannot read: {e}", path.display())),
         };
         Ok(LineReader {
             path: path.to_path_buf(),
@@ -74,9 +75,9 @@ impl LineReader {
 }
 
 impl Iterator for LineReader {
-    type Item = Result<Numbered, String>;
+    type Item = Result<Numbered, Error>;
 
-    fn next(&mut self) -> Option<Result<Numbered, String>> {
+    fn next(&mut self) -> Option<Result<Numbered, Error>> {
         use std::io::BufRead;
         loop {
             if self.offset >= self.end {
@@ -89,7 +90,10 @@ impl Iterator for LineReader {
                 Ok(n) => n,
                 Err(e) => {
                     self.reader = None;
-                    return Some(Err(format!("{}: cannot read: {e}", self.path.display())));
+                    return Some(Err(disk_error!(
+                        "{}: cannot read: {e}",
+                        self.path.display()
+                    )));
                 }
             };
             self.number += 1;
@@ -112,7 +116,7 @@ impl Iterator for LineReader {
                 }),
                 Err(e) => {
                     self.reader = None;
-                    Err(format!(
+                    Err(record_error!(
                         "{}: line {} is not a result line: {e}\n  fix: this file is written by \
                          durak tournament only; restore it or start the tournament again",
                         self.path.display(),
@@ -134,7 +138,7 @@ const MERGE_MAX: usize = 64;
 /// reading and merged. A torn last line is left out.
 pub fn lines_in_id_order(
     path: &Path,
-) -> Result<Box<dyn Iterator<Item = Result<ResultLine, String>>>, String> {
+) -> Result<Box<dyn Iterator<Item = Result<ResultLine, Error>>>, Error> {
     // (offset, number before it) of each run, and where the valid part ends.
     let mut runs: Vec<(u64, usize)> = Vec::new();
     let mut previous: Option<u64> = None;
@@ -166,9 +170,9 @@ struct Merge {
 }
 
 impl Iterator for Merge {
-    type Item = Result<ResultLine, String>;
+    type Item = Result<ResultLine, Error>;
 
-    fn next(&mut self) -> Option<Result<ResultLine, String>> {
+    fn next(&mut self) -> Option<Result<ResultLine, Error>> {
         let mut best: Option<(usize, u64)> = None;
         for (i, p) in self.parts.iter_mut().enumerate() {
             match p.peek() {
@@ -229,6 +233,7 @@ mod tests {
         assert!(lines_in_id_order(&td.results_path())
             .err()
             .unwrap()
+            .to_string()
             .contains("line 1"));
     }
 }

@@ -24,6 +24,7 @@
 //! results in id order, a line at a time).
 
 use crate::config::Tournament;
+use crate::error::Error;
 use crate::recorded::{verify_results, GameSet};
 use crate::results::{lines_in_id_order, ResultLine, TournamentDir, CONFIG_FILE, RESULTS_FILE};
 use crate::schedule::Schedule;
@@ -62,9 +63,11 @@ struct Part {
 pub fn merge(
     dirs: &[PathBuf],
     out: &Path,
-) -> Result<(TournamentDir, Tournament, Settings, Merged), String> {
+) -> Result<(TournamentDir, Tournament, Settings, Merged), Error> {
     let Some(first_path) = dirs.first() else {
-        return Err("no shard directory given\n  fix: durak merge DIR... --out DIR".into());
+        return Err(Error::Invalid(
+            "no shard directory given\n  fix: durak merge DIR... --out DIR".into(),
+        ));
     };
     let (first_dir, t) = TournamentDir::open(first_path, false)?;
     let (_, first_settings) = first_dir.recorded()?;
@@ -97,7 +100,7 @@ pub fn merge(
             ));
         }
         if !diff.is_empty() {
-            return Err(format!(
+            return Err(invalid_error!(
                 "{}: another tournament than {} (there): {}\n  fix: merge only the shards of \
                  one tournament (one configuration and seed, played under the same settings)",
                 config.display(),
@@ -108,7 +111,7 @@ pub fn merge(
         let shard = settings.shard.unwrap_or(Shard { index: 1, count: 1 });
         if let Some(p) = parts.first() {
             if p.shard.count != shard.count {
-                return Err(format!(
+                return Err(invalid_error!(
                     "{}: [tournament] shard = \"{shard}\", but {}: shard = \"{}\": shards of \
                      another split (into {} and into {} shards)\n  fix: merge the shards of one \
                      split, every one of them",
@@ -121,7 +124,7 @@ pub fn merge(
             }
         }
         if let Some(p) = parts.iter().find(|p| p.shard.index == shard.index) {
-            return Err(format!(
+            return Err(invalid_error!(
                 "{}: [tournament] shard = \"{shard}\", as {}: every game of shard {shard} would \
                  be recorded twice\n  fix: give each shard's directory once",
                 config.display(),
@@ -136,7 +139,7 @@ pub fn merge(
         .map(|i| format!("{i}/{count}"))
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(invalid_error!(
             "shard{} {} of {} {} missing (given: {})\n  fix: give the directory of every shard, \
              1/{count} to {count}/{count}",
             if missing.len() == 1 { "" } else { "s" },
@@ -164,7 +167,7 @@ pub fn merge(
             let l = l?;
             let (table, g) = schedule.game(l.id).expect("verified against the schedule");
             if !p.shard.holds(table, g.index) {
-                return Err(format!(
+                return Err(invalid_error!(
                     "{}: game {} (table {}, game {}) is a game of shard {}, not of this \
                      directory's shard {}\n  fix: each shard's directory must hold its own games \
                      only (was a results file copied between shards?)",
@@ -179,7 +182,7 @@ pub fn merge(
         }
         let expected = p.shard.games(&schedule);
         if scan.count() != expected || scan.torn_tail {
-            return Err(format!(
+            return Err(invalid_error!(
                 "{}: shard {} is not finished: {} of its {expected} games recorded{}\n  fix: \
                  finish it with `{}`, then merge again",
                 p.dir.path.display(),
@@ -204,7 +207,10 @@ pub fn merge(
     for l in merged_lines(&parts)? {
         let l = l?;
         if !seen.insert(l.id) {
-            return Err(format!("game {} is recorded twice across the shards", l.id));
+            return Err(invalid_error!(
+                "game {} is recorded twice across the shards",
+                l.id
+            ));
         }
         check_discipline(&mut discipline, &l, &parts, count, &schedule)?;
     }
@@ -216,13 +222,13 @@ pub fn merge(
     if out.join(CONFIG_FILE).exists()
         || std::fs::read_dir(out).is_ok_and(|mut e| e.next().is_some())
     {
-        return Err(format!(
+        return Err(invalid_error!(
             "{}: the directory is not empty\n  fix: give --out a new or empty directory",
             out.display()
         ));
     }
     std::fs::create_dir_all(out_dir.replays_path())
-        .map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+        .map_err(|e| disk_error!("{}: cannot create: {e}", out.display()))?;
     let settings = Settings {
         shard: None,
         ..first_settings
@@ -234,7 +240,7 @@ pub fn merge(
     let tmp = out.join(format!(".{RESULTS_FILE}.tmp"));
     let mut w = std::io::BufWriter::new(
         std::fs::File::create(&tmp)
-            .map_err(|e| format!("{}: cannot create: {e}", tmp.display()))?,
+            .map_err(|e| disk_error!("{}: cannot create: {e}", tmp.display()))?,
     );
     let (mut linked, mut copied, mut games) = (0, 0, 0);
     for l in merged_lines(&parts)? {
@@ -247,22 +253,22 @@ pub fn merge(
                     linked += 1;
                 } else {
                     std::fs::copy(&from, &to).map_err(|e| {
-                        format!("{}: cannot copy to {}: {e}", from.display(), to.display())
+                        disk_error!("{}: cannot copy to {}: {e}", from.display(), to.display())
                     })?;
                     copied += 1;
                 }
             }
         }
-        let text = serde_json::to_string(&l).map_err(|e| e.to_string())?;
-        writeln!(w, "{text}").map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
+        let text = serde_json::to_string(&l).map_err(|e| Error::Run(e.to_string()))?;
+        writeln!(w, "{text}").map_err(|e| disk_error!("{}: cannot write: {e}", tmp.display()))?;
         games += 1;
     }
     w.into_inner()
         .map_err(|e| e.to_string())
         .and_then(|f| f.sync_all().map_err(|e| e.to_string()))
-        .map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
+        .map_err(|e| disk_error!("{}: cannot write: {e}", tmp.display()))?;
     std::fs::rename(&tmp, out_dir.results_path())
-        .map_err(|e| format!("{}: cannot write: {e}", out_dir.results_path().display()))?;
+        .map_err(|e| disk_error!("{}: cannot write: {e}", out_dir.results_path().display()))?;
     // The merged directory is a finished tournament, as `durak standings` reads it.
     let scan = verify_results(&t, &out_dir)?;
     debug_assert_eq!(scan.count(), schedule.total_games());
@@ -290,13 +296,13 @@ fn limits_text(s: &Settings) -> String {
         .join(" ")
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     std::fs::File::create(path)
         .and_then(|mut f| {
             f.write_all(bytes)?;
             f.sync_all()
         })
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        .map_err(|e| disk_error!("{}: cannot write: {e}", path.display()))
 }
 
 fn shard_of(schedule: &Schedule, l: &ResultLine, count: u32) -> u32 {
@@ -305,9 +311,7 @@ fn shard_of(schedule: &Schedule, l: &ResultLine, count: u32) -> u32 {
 }
 
 /// Every shard's lines in id order, merged (a k-way merge: k is the number of shards).
-fn merged_lines(
-    parts: &[Part],
-) -> Result<impl Iterator<Item = Result<ResultLine, String>>, String> {
+fn merged_lines(parts: &[Part]) -> Result<impl Iterator<Item = Result<ResultLine, Error>>, Error> {
     let mut heads = Vec::new();
     for p in parts {
         heads.push(lines_in_id_order(&p.dir.results_path())?.peekable());
@@ -334,7 +338,7 @@ fn check_discipline(
     parts: &[Part],
     count: u32,
     schedule: &Schedule,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let here = || {
         parts[shard_of(schedule, l, count) as usize - 1]
             .dir
@@ -352,7 +356,7 @@ fn check_discipline(
             .any(|f| f.seat == seat && f.kind == FaultKind::Forfeit);
         let out = d.index(name).is_some_and(|b| d.is_disqualified(b));
         if forfeit != out {
-            return Err(format!(
+            return Err(invalid_error!(
                 "{}/{RESULTS_FILE}: game {}: {name} {}\n  {why}",
                 here(),
                 l.id,
@@ -372,7 +376,7 @@ fn check_discipline(
         .map(|(b, _)| d.names[b].clone())
         .collect();
     if newly != l.disqualified {
-        return Err(format!(
+        return Err(invalid_error!(
             "{}/{RESULTS_FILE}: game {}: disqualifies {:?}, but one machine would have \
              disqualified {:?} after it\n  {why}",
             here(),

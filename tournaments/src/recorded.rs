@@ -5,6 +5,7 @@
 //! counts. Nothing in it grows with the size of the lines.
 
 use crate::config::Tournament;
+use crate::error::Error;
 use crate::results::{LineReader, ResultLine, TournamentDir};
 use crate::schedule::{Schedule, SeriesProgress};
 use durak_protocol::FaultKind;
@@ -197,7 +198,7 @@ pub fn count_faults(l: &crate::results::ResultLine) -> usize {
 /// time: every line a game of it (table, index, seats, seed), none twice, and a series' games in
 /// order from its first. A file that fails is refused by `--resume` and by `durak standings`
 /// alike, naming the line.
-pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan, String> {
+pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan, Error> {
     let schedule = Schedule::build(t);
     let path = dir.results_path();
     let fix = "fix: resume with the tournament directory this file belongs to, or start a new \
@@ -211,7 +212,7 @@ pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan
         let n = n?;
         let l = &n.line;
         let Some((table, g)) = schedule.game(l.id) else {
-            return Err(format!(
+            return Err(record_error!(
                 "{}: line {}: game {} is not in this tournament's schedule ({} games)\n  {fix}",
                 path.display(),
                 n.number,
@@ -231,7 +232,7 @@ pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan
                 .iter()
                 .map(|&b| t.bots[b].name.as_str())
                 .collect();
-            return Err(format!(
+            return Err(record_error!(
                 "{}: line {}: game {} was not played by this tournament (table {}, game {}, \
                  seats {:?}, seed {} expected)\n  {fix}",
                 path.display(),
@@ -244,7 +245,7 @@ pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan
             ));
         }
         if !record.recorded.insert(l.id) {
-            return Err(format!(
+            return Err(record_error!(
                 "{}: line {}: game {} is recorded twice\n  {fix}",
                 path.display(),
                 n.number,
@@ -253,7 +254,7 @@ pub fn verify_results(t: &Tournament, dir: &TournamentDir) -> Result<ResultsScan
         }
         if let Some(progress) = record.series[table.id as usize].as_mut() {
             progress.record(l.game, l.loser).map_err(|e| {
-                format!(
+                record_error!(
                     "{}: line {}: table {}: {e}: a series resumes only after its first games\n  \
                      {fix}",
                     path.display(),

@@ -10,6 +10,7 @@
 //! the game is played again from its start.
 
 use crate::config::{ConfigFile, Input, Tournament};
+use crate::error::Error;
 pub use crate::lines::{lines_in_id_order, LineReader, Numbered};
 use crate::settings::Settings;
 use crate::standings::Standings;
@@ -92,30 +93,6 @@ impl ResultLine {
     }
 }
 
-/// Why a tournament directory cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DirError {
-    /// Bad input: another tournament's directory, a directory in use (exit status 2).
-    Invalid(String),
-    /// The file system refuses: read-only, full, no permission (exit status 1: nothing is wrong
-    /// with the tournament; once the disk is fixed it can go on).
-    Disk(String),
-}
-
-impl std::fmt::Display for DirError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DirError::Invalid(m) | DirError::Disk(m) => f.write_str(m),
-        }
-    }
-}
-
-impl From<DirError> for String {
-    fn from(e: DirError) -> String {
-        e.to_string()
-    }
-}
-
 /// `path`, absolute, quoted for a shell when it needs to be.
 pub fn quote_path(path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -165,17 +142,17 @@ impl TournamentDir {
 
     /// Make a new tournament directory and write its configuration (the tournament and the
     /// settings of its run). Refuses a directory that already holds a tournament, or other
-    /// files; a directory that cannot be written is a [`DirError::Disk`].
+    /// files; a directory that cannot be written is a [`Error::Disk`].
     pub fn create(
         path: &Path,
         t: &Tournament,
         settings: &Settings,
-    ) -> Result<TournamentDir, DirError> {
+    ) -> Result<TournamentDir, Error> {
         let dir = TournamentDir {
             path: path.to_path_buf(),
         };
         if dir.config_path().exists() {
-            return Err(DirError::Invalid(format!(
+            return Err(Error::Invalid(format!(
                 "{}: this directory already holds a tournament\n  fix: finish it with `{}`, or \
                  choose another directory with --out",
                 dir.config_path().display(),
@@ -184,7 +161,7 @@ impl TournamentDir {
         }
         if let Ok(mut entries) = std::fs::read_dir(path) {
             if entries.next().is_some() {
-                return Err(DirError::Invalid(format!(
+                return Err(Error::Invalid(format!(
                     "{}: the directory is not empty and holds no tournament\n  fix: choose a new \
                      or empty directory with --out",
                     path.display()
@@ -192,7 +169,7 @@ impl TournamentDir {
             }
         }
         let cannot = |what: &str, p: &Path, e: std::io::Error| {
-            DirError::Disk(format!(
+            Error::Disk(format!(
                 "{}: cannot {what}: {e}\n  fix: give --out a directory that can be written (a \
                  read-write file system, with room and permission), or make {} writable",
                 p.display(),
@@ -215,7 +192,7 @@ impl TournamentDir {
 
     /// Write `DIR/tournament.toml` again (a resume that changed a setting, see
     /// [`crate::settings`]): atomically, so a kill leaves the old file or the new one.
-    pub fn rewrite_config(&self, file: &ConfigFile) -> Result<(), DirError> {
+    pub fn rewrite_config(&self, file: &ConfigFile) -> Result<(), Error> {
         let path = self.config_path();
         let tmp = self.path.join(format!(".{CONFIG_FILE}.tmp"));
         write_synced(&tmp, file.to_toml().as_bytes())
@@ -226,8 +203,8 @@ impl TournamentDir {
     }
 
     /// A file of this directory cannot be written: the games so far are safe; the fix.
-    pub fn unwritable(&self, file: &Path, e: std::io::Error) -> DirError {
-        DirError::Disk(format!(
+    pub fn unwritable(&self, file: &Path, e: std::io::Error) -> Error {
+        Error::Disk(format!(
             "{}: cannot write: {e}\n  the tournament directory {} cannot be written (a \
              read-only file system, an immutable file, permissions, a full disk?); the games \
              recorded so far are safe\n  fix: make it writable (mount it read-write, `chattr -i`, \
@@ -241,7 +218,7 @@ impl TournamentDir {
 
     /// Open an existing tournament directory and read its configuration. With `check_bots`, the
     /// bots must still exist (to play); without, only the record is read (standings).
-    pub fn open(path: &Path, check_bots: bool) -> Result<(TournamentDir, Tournament), String> {
+    pub fn open(path: &Path, check_bots: bool) -> Result<(TournamentDir, Tournament), Error> {
         let dir = TournamentDir {
             path: path.to_path_buf(),
         };
@@ -252,7 +229,7 @@ impl TournamentDir {
             } else {
                 "does not exist"
             };
-            return Err(format!(
+            return Err(disk_error!(
                 "{}: {what} (there is no {})\n  fix: give a directory made by `durak tournament` \
                  (by default under tournaments-out/)",
                 path.display(),
@@ -261,7 +238,7 @@ impl TournamentDir {
         }
         let file = ConfigFile::load(&config)?;
         if file.tournament.seed.is_none() {
-            return Err(format!(
+            return Err(disk_error!(
                 "{}: the configuration has no seed\n  fix: this file was not written by `durak \
                  tournament`; start the tournament again",
                 config.display()
@@ -274,7 +251,7 @@ impl TournamentDir {
             ..Input::default()
         };
         let t = input.resolve().map_err(|e| {
-            format!(
+            disk_error!(
                 "{e}\n  (in the tournament directory {}: was the bot moved or removed?)",
                 path.display()
             )
@@ -283,7 +260,7 @@ impl TournamentDir {
     }
 
     /// `tournament.toml` as written, and the run settings it records (see [`crate::settings`]).
-    pub fn recorded(&self) -> Result<(ConfigFile, Settings), String> {
+    pub fn recorded(&self) -> Result<(ConfigFile, Settings), Error> {
         let config = self.config_path();
         let file = ConfigFile::load(&config)?;
         let settings = Input {
@@ -296,7 +273,7 @@ impl TournamentDir {
 
     /// Read `results.jsonl` whole; a torn final line is reported, any other bad line is an
     /// error. (A run reads it line by line.)
-    pub fn read_results(&self) -> Result<ReadResults, String> {
+    pub fn read_results(&self) -> Result<ReadResults, Error> {
         read_results_file(&self.results_path())
     }
 
@@ -310,7 +287,7 @@ impl TournamentDir {
     /// The standings of what is recorded, reading `results.jsonl` one line at a time into the
     /// standings builder (which takes lines in any order, in memory that does not grow with
     /// them).
-    pub fn standings(&self, t: &Tournament) -> Result<Standings, String> {
+    pub fn standings(&self, t: &Tournament) -> Result<Standings, Error> {
         let mut b = Standings::builder(t);
         for l in LineReader::open(&self.results_path())? {
             b.add(&l?.line);
@@ -323,8 +300,8 @@ impl TournamentDir {
     /// second run on the same directory is refused instead of playing every game again.
     ///
     /// The results file is opened for appending here, so a directory that cannot be written
-    /// is found before anything is read or played ([`DirError::Disk`]).
-    pub fn lock(&self) -> Result<DirLock, DirError> {
+    /// is found before anything is read or played ([`Error::Disk`]).
+    pub fn lock(&self) -> Result<DirLock, Error> {
         let path = self.results_path();
         let file = OpenOptions::new()
             .read(true)
@@ -334,17 +311,14 @@ impl TournamentDir {
             .map_err(|e| self.unwritable(&path, e))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(DirLock { _file: file }),
-            Err(rustix::io::Errno::WOULDBLOCK) => Err(DirError::Invalid(format!(
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(Error::Invalid(format!(
                 "{}: another `durak tournament` is running on this directory (it holds {} \
                  locked)\n  fix: let it finish, or stop it and run `{}`",
                 self.path.display(),
                 RESULTS_FILE,
                 resume_command(&self.path)
             ))),
-            Err(e) => Err(DirError::Disk(format!(
-                "{}: cannot lock: {e}",
-                path.display()
-            ))),
+            Err(e) => Err(Error::Disk(format!("{}: cannot lock: {e}", path.display()))),
         }
     }
 
@@ -359,21 +333,23 @@ impl TournamentDir {
 
     /// Make the directory ready to resume: cut a torn final line, remove replays that were being
     /// written when the referee died.
-    pub fn repair(&self, read: &ReadResults) -> Result<(), String> {
+    pub fn repair(&self, read: &ReadResults) -> Result<(), Error> {
         self.repair_to(read.torn_tail.then_some(read.valid_len))
     }
 
     /// [`TournamentDir::repair`], the file cut at `valid_len` when its last line is torn.
-    pub fn repair_to(&self, torn: Option<u64>) -> Result<(), String> {
+    pub fn repair_to(&self, torn: Option<u64>) -> Result<(), Error> {
         let path = self.results_path();
         if let Some(valid_len) = torn {
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(|e| disk_error!("{}: {e}", path.display()))?;
             f.set_len(valid_len)
                 .and_then(|_| f.sync_all())
-                .map_err(|e| format!("{}: cannot cut the torn last line: {e}", path.display()))?;
+                .map_err(|e| {
+                    disk_error!("{}: cannot cut the torn last line: {e}", path.display())
+                })?;
         }
         if let Ok(entries) = std::fs::read_dir(self.replays_path()) {
             for e in entries.flatten() {
@@ -386,41 +362,41 @@ impl TournamentDir {
         Ok(())
     }
 
-    pub fn appender(&self) -> Result<ResultsWriter, String> {
+    pub fn appender(&self) -> Result<ResultsWriter, Error> {
         self.appender_of(&self.results_path())
     }
 
     /// `pending.jsonl` anew with `lines` (the finished games a resume takes in), made
     /// durable, and its appender.
-    pub fn restart_pending(&self, lines: &[ResultLine]) -> Result<ResultsWriter, String> {
+    pub fn restart_pending(&self, lines: &[ResultLine]) -> Result<ResultsWriter, Error> {
         let path = self.pending_path();
         let tmp = self.path.join(format!(".{PENDING_FILE}.tmp"));
         let mut text = String::new();
         for l in lines {
-            text.push_str(&serde_json::to_string(l).map_err(|e| e.to_string())?);
+            text.push_str(&serde_json::to_string(l).map_err(|e| Error::Run(e.to_string()))?);
             text.push('\n');
         }
         write_synced(&tmp, text.as_bytes())
             .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            .map_err(|e| disk_error!("{}: cannot write: {e}", path.display()))?;
         sync_dir(&self.path);
         self.appender_of(&path)
     }
 
-    fn appender_of(&self, path: &Path) -> Result<ResultsWriter, String> {
+    fn appender_of(&self, path: &Path) -> Result<ResultsWriter, Error> {
         let path = path.to_path_buf();
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| format!("{}: cannot open for appending: {e}", path.display()))?;
+            .map_err(|e| disk_error!("{}: cannot open for appending: {e}", path.display()))?;
         Ok(ResultsWriter { file })
     }
 }
 
 /// Read a results file whole (see [`TournamentDir::read_results`]). For small files and tests:
 /// a run and `durak standings` read it line by line ([`LineReader`], [`lines_in_id_order`]).
-pub fn read_results_file(path: &Path) -> Result<ReadResults, String> {
+pub fn read_results_file(path: &Path) -> Result<ReadResults, Error> {
     let mut reader = LineReader::open(path)?;
     let mut out = ReadResults::default();
     for l in reader.by_ref() {
@@ -551,7 +527,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(RESULTS_FILE);
         std::fs::write(&p, "{\"id\": 1}\n").unwrap();
-        let e = read_results_file(&p).unwrap_err();
+        let e = read_results_file(&p).unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
     }
 }

@@ -26,6 +26,7 @@
 //! per game (read `results.jsonl` for that).
 
 use crate::config::Tournament;
+use crate::error::Error;
 use crate::recorded::{pending_games, verify_results, Record};
 use crate::results::{lines_in_id_order, DirLock, FaultLine, ResultLine, TournamentDir};
 use crate::schedule::{Schedule, Table};
@@ -202,7 +203,7 @@ pub async fn run_tournament(
     dir: &TournamentDir,
     _held: &DirLock,
     opts: RunOptions,
-) -> Result<RunSummary, String> {
+) -> Result<RunSummary, Error> {
     let schedule = Schedule::build(t);
     let total = schedule.total_games();
     let scan = verify_results(t, dir)?;
@@ -355,8 +356,8 @@ pub async fn run_tournament(
     drop(to_writer);
     let stats = tokio::task::spawn_blocking(move || writer.join())
         .await
-        .map_err(|e| format!("the results writer failed: {e}"))?
-        .map_err(|_| "the results writer panicked".to_string())?;
+        .map_err(|e| run_error!("the results writer failed: {e}"))?
+        .map_err(|_| Error::Run("the results writer panicked".to_string()))?;
     let (error, recorded, closed, sprt) = {
         let s = shared.lock();
         (
@@ -366,9 +367,9 @@ pub async fn run_tournament(
             s.books.sprt.as_ref().map(SprtTracker::status),
         )
     };
-    if let Some(e) = error.or(first_error) {
+    if let Some(e) = error.map(Error::Run).or(first_error) {
         let kept = dir.count_results();
-        return Err(format!(
+        return Err(run_error!(
             "{e}\n  the {kept} game{} in {} {} safe; once the cause is fixed (a full disk?), \
              finish with `{}`",
             if kept == 1 { "" } else { "s" },
@@ -387,7 +388,7 @@ pub async fn run_tournament(
         // Every game is recorded: nothing is pending.
         let _ = std::fs::remove_file(dir.pending_path());
     } else {
-        return Err(format!(
+        return Err(run_error!(
             "{recorded} of {total} games recorded after every pass (a bug: please report it)\n  \
              finish with `{}`",
             crate::results::resume_command(&dir.path)
@@ -406,7 +407,7 @@ pub async fn run_tournament(
 
 /// The SPRT decided: the games finished but not recorded (in `pending.jsonl`: after the
 /// deciding one) are cancelled, their replays removed, and nothing is pending.
-fn cancel_pending(dir: &TournamentDir, recorded: &crate::recorded::GameSet) -> Result<(), String> {
+fn cancel_pending(dir: &TournamentDir, recorded: &crate::recorded::GameSet) -> Result<(), Error> {
     if let Ok(reader) = crate::results::LineReader::open(&dir.pending_path()) {
         for n in reader.map_while(Result::ok) {
             if let Some(r) = n.line.replay.filter(|_| !recorded.contains(n.line.id)) {
@@ -415,7 +416,7 @@ fn cancel_pending(dir: &TournamentDir, recorded: &crate::recorded::GameSet) -> R
         }
     }
     match std::fs::remove_file(dir.pending_path()) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(run_error!(
             "cannot remove {}: {e}",
             dir.pending_path().display()
         )),
@@ -490,13 +491,13 @@ fn mark_other_shards(
     shard: crate::shard::Shard,
     record: &mut Record,
     dir: &TournamentDir,
-) -> Result<usize, String> {
+) -> Result<usize, Error> {
     let mut outside = 0;
     for table in &schedule.tables {
         for i in (0..table.games).filter(|&i| !shard.holds(table, i)) {
             let id = table.id_of(i);
             if !record.recorded.insert(id) {
-                return Err(format!(
+                return Err(run_error!(
                     "{}: game {id} (table {}, game {i}) is recorded, but it is a game of shard {} \
                      and this directory plays shard {shard}\n  fix: resume each shard in its own \
                      directory",
@@ -559,7 +560,7 @@ async fn run_pass(
     record: &Arc<Record>,
     shared: &Arc<Shared>,
     to_writer: &SyncSender<Msg>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     // Slots: at most `concurrency` tables at once; slot i uses CPU group i when pinned.
     let concurrency = opts.concurrency.max(1);
     let cpu_groups = opts.cpu_groups.clone().filter(|g| g.len() == concurrency);
@@ -597,7 +598,7 @@ async fn run_pass(
                     limits: bot.limits,
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, Error>>()?;
         let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
         let mut cfg = MatchConfig::new(t.variant, seats, table.games, table.series_seed);
         cfg.replay_dir = Some(dir.replays_path());
@@ -670,7 +671,7 @@ async fn run_pass(
         }
     }
     match first_error {
-        Some(e) => Err(e),
+        Some(e) => Err(Error::Run(e)),
         None => Ok(()),
     }
 }
@@ -686,11 +687,11 @@ fn play_table(
     (shared, gate): (&Shared, Option<&Gate>),
     to_writer: &SyncSender<Msg>,
     root: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start a table's runtime: {e}"))?;
+        .map_err(|e| run_error!("cannot start a table's runtime: {e}"))?;
     let series = record.series[table.id as usize].as_ref();
     let plan = table
         .plan(|i| record.recorded.contains(table.id_of(i)), series)?
@@ -753,7 +754,7 @@ fn play_table(
     };
     rt.block_on(play_planned(cfg, plan, on_end, |_| {}))
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| Error::Run(e.to_string()))
 }
 
 /// A table's place among the `concurrency` running at once; given back when the table ends.

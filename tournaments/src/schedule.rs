@@ -19,6 +19,7 @@
 //!   follow [`Series`] (C-10): first dealer from the series seed, the loser deals next.
 
 use crate::config::{Format, Tournament};
+use crate::error::Error;
 use durak_referee::PlannedGame;
 use durak_rules::deck::{derive_seed, uniform_from_seed};
 use durak_rules::{Seat, Series};
@@ -243,13 +244,13 @@ impl Table {
         &'a self,
         played: impl Fn(u32) -> bool + 'a,
         series: Option<&SeriesProgress>,
-    ) -> Result<impl Iterator<Item = PlannedGame> + 'a, String> {
+    ) -> Result<impl Iterator<Item = PlannedGame> + 'a, Error> {
         let mut first_dealer = None;
         if self.is_series() {
             let progress = series.cloned().unwrap_or_else(|| SeriesProgress::new(self));
             let j = progress.played;
             if (0..j).any(|i| !played(i)) || (j..self.games).any(&played) {
-                return Err(format!(
+                return Err(record_error!(
                     "table {}: the results hold games of a series but not all the games before \
                      game {j}",
                     self.id
@@ -297,9 +298,9 @@ impl SeriesProgress {
     }
 
     /// Take the next game's outcome; `Err` when `index` is not the next game (a gap).
-    pub fn record(&mut self, index: u32, loser: Option<Seat>) -> Result<(), String> {
+    pub fn record(&mut self, index: u32, loser: Option<Seat>) -> Result<(), Error> {
         if index != self.played {
-            return Err(format!(
+            return Err(record_error!(
                 "game {index} of a series is recorded before game {}",
                 self.played
             ));

@@ -23,6 +23,7 @@
 //! [`Tournament`]: crate::config::Tournament
 
 use crate::config::{closest, ConfigFile, Input, Tournament};
+use crate::error::Error;
 use crate::shard::Shard;
 use durak_referee::isolation::format_limit;
 use durak_referee::{ResourceLimits, Sandbox};
@@ -45,11 +46,11 @@ impl Affinity {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Affinity, String> {
+    pub fn parse(s: &str) -> Result<Affinity, Error> {
         match s {
             "auto" => Ok(Affinity::Auto),
             "off" => Ok(Affinity::Off),
-            _ => Err(format!(
+            _ => Err(config_error!(
                 "unknown affinity {s:?}: choose \"auto\" or \"off\""
             )),
         }
@@ -73,11 +74,11 @@ impl ReplayFormat {
         }
     }
 
-    pub fn parse(s: &str) -> Result<ReplayFormat, String> {
+    pub fn parse(s: &str) -> Result<ReplayFormat, Error> {
         match s {
             "zstd" => Ok(ReplayFormat::Zstd),
             "plain" => Ok(ReplayFormat::Plain),
-            _ => Err(format!(
+            _ => Err(config_error!(
                 "unknown replay format {s:?}: choose \"zstd\" or \"plain\""
             )),
         }
@@ -109,12 +110,12 @@ const LIMIT_FIX: &str = "give a number with an optional K, M or G (powers of 102
                          \"unlimited\", as --limit takes it: e.g. memory = \"1G\", processes = 64";
 
 /// A `[tournament.limits]` value as `--limit KEY=VALUE` takes it.
-fn limit_text(v: &toml::Value) -> Result<String, String> {
+fn limit_text(v: &toml::Value) -> Result<String, Error> {
     match v {
         toml::Value::Integer(n) if *n >= 0 => Ok(n.to_string()),
-        toml::Value::Integer(n) => Err(format!("{n} is negative")),
+        toml::Value::Integer(n) => Err(config_error!("{n} is negative")),
         toml::Value::String(s) => Ok(s.clone()),
-        other => Err(format!("a {} is not a limit", other.type_str())),
+        other => Err(config_error!("a {} is not a limit", other.type_str())),
     }
 }
 
@@ -125,18 +126,13 @@ fn recorded_limit(v: Option<u64>) -> String {
 
 /// Set `key` to `value` in `limits`; `here` says where they come from. An unknown key gets the
 /// closest one as a suggestion and the list of keys.
-fn set_limit(
-    limits: &mut ResourceLimits,
-    key: &str,
-    value: &str,
-    here: &str,
-) -> Result<(), String> {
+fn set_limit(limits: &mut ResourceLimits, key: &str, value: &str, here: &str) -> Result<(), Error> {
     if !ResourceLimits::KEYS.contains(&key) {
         let guess = match closest(key, ResourceLimits::KEYS) {
             Some(k) => format!("did you mean `{k}`? "),
             None => String::new(),
         };
-        return Err(format!(
+        return Err(config_error!(
             "{here}: unknown limit `{key}`\n  fix: {guess}the limits are {}",
             ResourceLimits::KEYS.join(", ")
         ));
@@ -146,14 +142,14 @@ fn set_limit(
             .strip_prefix(&format!("{key}: "))
             .unwrap_or(&e)
             .to_string();
-        format!("{here}: {e}\n  fix: {LIMIT_FIX}")
+        config_error!("{here}: {e}\n  fix: {LIMIT_FIX}")
     })
 }
 
 impl Input {
     /// The run settings: the command line's, else the file's `[tournament]`, else the defaults.
     /// A bad value is refused with where it comes from and the fix.
-    pub fn resolve_settings(&self) -> Result<Settings, String> {
+    pub fn resolve_settings(&self) -> Result<Settings, Error> {
         let empty = ConfigFile::default();
         let file = self.file.as_ref().map(|(_, f)| f).unwrap_or(&empty);
         let t = &file.tournament;
@@ -169,7 +165,7 @@ impl Input {
         let (name, on) = pick!(name);
         if let Some(n) = &name {
             check_name(n).map_err(|e| {
-                format!(
+                config_error!(
                     "{}: {e}\n  fix: give a name on one line, without `/` (it names the \
                      tournament's directory, tournaments-out/NAME-SEED)",
                     self.setting("name", on, format!("{n:?}"))
@@ -180,7 +176,7 @@ impl Input {
         let sandbox = match sandbox {
             None => Sandbox::Default,
             Some(s) => s.parse::<Sandbox>().map_err(|e| {
-                format!(
+                config_error!(
                     "{}: {e}\n  fix: use \"default\" or \"strict\" (docs/SECURITY.md)",
                     self.setting("sandbox", os, format!("{s:?}"))
                 )
@@ -190,7 +186,7 @@ impl Input {
         let affinity = match affinity {
             None => Affinity::Auto,
             Some(a) => Affinity::parse(&a).map_err(|e| {
-                format!(
+                config_error!(
                     "{}: {e}\n  fix: use \"auto\" or \"off\"",
                     self.setting("affinity", oa, format!("{a:?}"))
                 )
@@ -202,14 +198,14 @@ impl Input {
         let shard = match shard {
             None => None,
             Some(text) => Some(text.parse::<Shard>().map_err(|e| {
-                format!("{}: {e}", self.setting("shard", osh, format!("{text:?}")))
+                config_error!("{}: {e}", self.setting("shard", osh, format!("{text:?}")))
             })?),
         };
         let (replays, or) = pick!(replays);
         let replays = match replays {
             None => ReplayFormat::default(),
             Some(r) => ReplayFormat::parse(&r).map_err(|e| {
-                format!(
+                config_error!(
                     "{}: {e}\n  fix: use \"zstd\" (compressed) or \"plain\"",
                     self.setting("replays", or, format!("{r:?}"))
                 )
@@ -219,7 +215,8 @@ impl Input {
         if let (Some((path, _)), Some(map)) = (&self.file, &t.limits) {
             for (key, v) in map {
                 let here = format!("{}: [tournament.limits] {key} = {v}", path.display());
-                let text = limit_text(v).map_err(|e| format!("{here}: {e}\n  fix: {LIMIT_FIX}"))?;
+                let text =
+                    limit_text(v).map_err(|e| config_error!("{here}: {e}\n  fix: {LIMIT_FIX}"))?;
                 set_limit(&mut limits, key, &text, &here)?;
             }
         }
@@ -242,13 +239,15 @@ impl Input {
 }
 
 /// A tournament name names a directory: one line, no `/`, not `.` or `..`.
-fn check_name(n: &str) -> Result<(), String> {
+fn check_name(n: &str) -> Result<(), Error> {
     if n.trim().is_empty() {
-        Err("the name is empty".into())
+        Err(Error::Config("the name is empty".into()))
     } else if n.chars().any(char::is_control) {
-        Err("the name holds a control character (a line break, a tab...)".into())
+        Err(Error::Config(
+            "the name holds a control character (a line break, a tab...)".into(),
+        ))
     } else if n.contains('/') || n == "." || n == ".." {
-        Err("the name is not a file name".into())
+        Err(Error::Config("the name is not a file name".into()))
     } else {
         Ok(())
     }
@@ -298,7 +297,7 @@ pub fn resume_settings(
     config_path: &Path,
     recorded: &ConfigFile,
     given: &Input,
-) -> Result<Resumed, String> {
+) -> Result<Resumed, Error> {
     let rec_input = Input {
         file: Some((config_path.to_path_buf(), recorded.clone())),
         ..Input::default()
@@ -452,7 +451,7 @@ pub fn resume_settings(
         }
     }
     if !conflicts.is_empty() {
-        return Err(format!(
+        return Err(resume_error!(
             "{}\n  (the games already played ran with the recorded settings; the rest must too, \
              for fairness and safety)\n  fix: leave {} out to go on as recorded: `{}`; or start a \
              new tournament in another directory with --out DIR",
@@ -619,7 +618,8 @@ mod tests {
     fn bad_limits_are_refused_with_file_key_and_fix() {
         let e = input("[tournament.limits]\nmemroy = \"1G\"\n")
             .resolve_settings()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("/tmp/conf/t.toml: [tournament.limits] memroy = \"1G\"")
                 && e.contains("did you mean `memory`?")
@@ -628,7 +628,8 @@ mod tests {
         );
         let e = input("[tournament.limits]\nzzz = 1\n")
             .resolve_settings()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains("did you mean") && e.contains("fix:"), "{e}");
         for (line, says) in [
             ("processes = \"lots\"", "is not a number"),
@@ -638,7 +639,8 @@ mod tests {
         ] {
             let e = input(&format!("[tournament.limits]\n{line}\n"))
                 .resolve_settings()
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.starts_with(&format!("/tmp/conf/t.toml: [tournament.limits] {line}"))
                     && e.contains(says)
@@ -648,13 +650,15 @@ mod tests {
         }
         let mut i = input(BOTS);
         cli_limit(&mut i, "procs", "5");
-        let e = i.resolve_settings().unwrap_err();
+        let e = i.resolve_settings().unwrap_err().to_string();
         assert!(
             e.contains("the command line: --limit procs=5") && e.contains("`processes`"),
             "{e}"
         );
         // A limits key that is not a table is the TOML's error, with the line.
-        let e = ConfigFile::parse("[tournament]\nlimits = 5\n", Path::new("t.toml")).unwrap_err();
+        let e = ConfigFile::parse("[tournament]\nlimits = 5\n", Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("t.toml") && e.contains("fix:"), "{e}");
     }
 
@@ -662,7 +666,8 @@ mod tests {
     fn bad_sandbox_affinity_and_name_are_refused_with_their_origin() {
         let e = input("[tournament]\nsandbox = \"strcit\"\n")
             .resolve_settings()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("/tmp/conf/t.toml: [tournament] sandbox = \"strcit\"")
                 && e.contains("\"strict\""),
@@ -670,12 +675,14 @@ mod tests {
         );
         let e = input("[tournament]\naffinity = \"on\"\n")
             .resolve_settings()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("affinity = \"on\"") && e.contains("fix:"), "{e}");
         for bad in ["a/b", "..", " ", "two\\nlines"] {
             let e = input(&format!("[tournament]\nname = \"{bad}\"\n"))
                 .resolve_settings()
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.contains("[tournament] name = ") && e.contains("fix:"),
                 "{bad}: {e}"
@@ -718,7 +725,7 @@ mod tests {
         ConfigFile::parse(&text, Path::new("x")).unwrap()
     }
 
-    fn resume_with(rec: &ConfigFile, given: Input) -> Result<Resumed, String> {
+    fn resume_with(rec: &ConfigFile, given: Input) -> Result<Resumed, Error> {
         resume_settings(Path::new("/d/tournament.toml"), rec, &given)
     }
 
@@ -743,7 +750,7 @@ mod tests {
         other.overrides.affinity = Some("auto".into());
         cli_limit(&mut other, "open_files", "200");
         cli_limit(&mut other, "memory", "2G"); // the default, as recorded: no conflict
-        let e = resume_with(&rec, other).unwrap_err();
+        let e = resume_with(&rec, other).unwrap_err().to_string();
         for says in [
             "/d/tournament.toml: [tournament] sandbox = \"strict\", but the command line: \
              --sandbox default",
@@ -765,7 +772,8 @@ mod tests {
                 ..Input::default()
             },
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("but /c/t.toml: [tournament] sandbox = \"default\""),
             "{e}"

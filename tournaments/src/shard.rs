@@ -17,6 +17,7 @@
 //! plays its games of the shard in index order (the index bots see in `game_start` is the
 //! schedule's, so deterministic bots play what they would have played on one machine).
 
+use crate::error::Error;
 use crate::schedule::{Schedule, Table};
 
 /// Shard `index` of `count` (`I/N`, from 1).
@@ -33,12 +34,12 @@ impl std::fmt::Display for Shard {
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = Error;
 
     /// `I/N` with `1 ≤ I ≤ N`.
-    fn from_str(s: &str) -> Result<Shard, String> {
+    fn from_str(s: &str) -> Result<Shard, Error> {
         let bad = || {
-            format!(
+            config_error!(
                 "{s:?} is not a shard: write I/N, the shard I (from 1) of N, e.g. 2/8 (a Slurm \
                  array task: $((SLURM_ARRAY_TASK_ID + 1))/N)"
             )
@@ -49,7 +50,7 @@ impl std::str::FromStr for Shard {
             n.trim().parse().map_err(|_| bad())?,
         );
         if count == 0 || index == 0 || index > count {
-            return Err(format!(
+            return Err(config_error!(
                 "{s:?}: shards are numbered 1 to N (here {index} of {count})"
             ));
         }
@@ -135,7 +136,7 @@ mod tests {
         assert_eq!((s.index, s.count), (2, 8));
         assert_eq!(s.to_string(), "2/8");
         for bad in ["0/3", "4/3", "1/0", "3", "a/b", "1/2/3", ""] {
-            let e = bad.parse::<Shard>().unwrap_err();
+            let e = bad.parse::<Shard>().unwrap_err().to_string();
             assert!(e.contains("shard") || e.contains("1 to N"), "{bad}: {e}");
         }
     }

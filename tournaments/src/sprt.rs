@@ -14,6 +14,7 @@
 //! rotations of the same deal close together (deal-major order) for the test to stop early.
 
 use crate::config::{Format, Tournament};
+use crate::error::Error;
 use crate::results::ResultLine;
 use crate::stats::sprt::{elo_interval, paired_values, Hypothesis, SprtParams};
 use crate::stats::{z_two_sided, PRIOR_DEALS};
@@ -90,15 +91,15 @@ impl SprtStatus {
 
 impl SprtTracker {
     /// A test of `t`'s challenger (gauntlet) against the field.
-    pub fn new(t: &Tournament, params: SprtParams) -> Result<SprtTracker, String> {
+    pub fn new(t: &Tournament, params: SprtParams) -> Result<SprtTracker, Error> {
         let challenger =
             match (&t.format, &t.challenger) {
                 (Format::Gauntlet, Some(c)) if t.bot_index(c).is_some() => c.clone(),
-                _ => return Err(
+                _ => return Err(Error::Config(
                     "--sprt tests a challenger against the field\n  fix: use --format gauntlet \
                      --challenger NAME"
                         .to_string(),
-                ),
+                )),
             };
         let k = t.table_size;
         let deal_values = paired_values(k);
@@ -119,7 +120,7 @@ impl SprtTracker {
     pub fn recorded(
         t: &Tournament,
         dir: &crate::results::TournamentDir,
-    ) -> Result<Option<SprtTracker>, String> {
+    ) -> Result<Option<SprtTracker>, Error> {
         let Some(p) = t.sprt else {
             return Ok(None);
         };

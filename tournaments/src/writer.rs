@@ -16,6 +16,7 @@
 //! Only this process's files are synced (not `syncfs`, which waits for every dirty page of the
 //! file system: seconds, when other programs write).
 
+use crate::error::Error;
 use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
 use crate::runner::{Observer, Shared};
@@ -137,7 +138,7 @@ pub(crate) fn spawn_writer(
     shared: Arc<Shared>,
     observer: Arc<dyn Observer>,
     dir: &TournamentDir,
-) -> Result<(SyncSender<Msg>, std::thread::JoinHandle<WriterStats>), String> {
+) -> Result<(SyncSender<Msg>, std::thread::JoinHandle<WriterStats>), Error> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(WRITER_QUEUE);
     let (to_commit, commits) = std::sync::mpsc::sync_channel::<Group>(1);
     let committer = Committer {
@@ -153,7 +154,7 @@ pub(crate) fn spawn_writer(
     let committer = std::thread::Builder::new()
         .name("results-commit".into())
         .spawn(move || committer.run(commits))
-        .map_err(|e| format!("cannot start the results committer: {e}"))?;
+        .map_err(|e| run_error!("cannot start the results committer: {e}"))?;
     let writer = Writer {
         pending,
         pending_path: dir.pending_path(),
@@ -168,7 +169,7 @@ pub(crate) fn spawn_writer(
             writer.run(rx);
             committer.join().unwrap_or_default()
         })
-        .map_err(|e| format!("cannot start the results writer: {e}"))?;
+        .map_err(|e| run_error!("cannot start the results writer: {e}"))?;
     Ok((tx, handle))
 }
 

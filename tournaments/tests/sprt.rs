@@ -334,6 +334,7 @@ fn three_seat_deals_score_in_ninths() {
     dup.format = Format::Duplicate;
     assert!(SprtTracker::new(&dup, params())
         .unwrap_err()
+        .to_string()
         .contains("--format gauntlet"));
 }
 

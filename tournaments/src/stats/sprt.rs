@@ -28,6 +28,8 @@
 //! when H1 holds. Paired deals count the luck of the deal once instead of in every game, so their
 //! scores spread less and the test decides in fewer games (see `examples/sprt_games.rs`).
 
+use crate::error::Error;
+
 /// What the test accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Hypothesis {
@@ -52,15 +54,15 @@ pub const REGULARISATION: f64 = 1e-3;
 
 impl SprtParams {
     /// Checked settings: finite Elos with `elo0 < elo1`, `0 < α, β` and `α + β < 1`.
-    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<SprtParams, String> {
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<SprtParams, Error> {
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-            return Err(format!(
+            return Err(config_error!(
                 "SPRT: elo0 ({elo0}) must be below elo1 ({elo1})\n  fix: e.g. elo0 = 0, elo1 = 10"
             ));
         }
         for (name, v) in [("alpha", alpha), ("beta", beta)] {
             if !(v > 0.0 && v < 0.5) {
-                return Err(format!(
+                return Err(config_error!(
                     "SPRT: {name} = {v} is not a probability between 0 and 0.5\n  fix: e.g. \
                      {name} = 0.05"
                 ));
