@@ -216,7 +216,11 @@ impl Board {
                  (?1, ?2) AND j.kind = 'ladder' AND j.id >= ?3 ORDER BY g.job, g.game",
                 store::GAME_COLUMNS
             ))?;
-            let mut rows = s.query(rusqlite::params![JobState::Done, JobState::Cancelled, first_job])?;
+            let mut rows = s.query(rusqlite::params![
+                JobState::Done,
+                JobState::Cancelled,
+                first_job
+            ])?;
             while let Some(r) = rows.next()? {
                 let g = store::row_to_game(r)?;
                 let state: JobState = r.get(store::GAME_COLUMN_COUNT)?;
