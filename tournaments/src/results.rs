@@ -229,7 +229,7 @@ impl TournamentDir {
             } else {
                 "does not exist"
             };
-            return Err(disk_error!(
+            return Err(invalid_error!(
                 "{}: {what} (there is no {})\n  fix: give a directory made by `durak tournament` \
                  (by default under tournaments-out/)",
                 path.display(),
@@ -238,7 +238,7 @@ impl TournamentDir {
         }
         let file = ConfigFile::load(&config)?;
         if file.tournament.seed.is_none() {
-            return Err(disk_error!(
+            return Err(invalid_error!(
                 "{}: the configuration has no seed\n  fix: this file was not written by `durak \
                  tournament`; start the tournament again",
                 config.display()
@@ -251,7 +251,7 @@ impl TournamentDir {
             ..Input::default()
         };
         let t = input.resolve().map_err(|e| {
-            disk_error!(
+            invalid_error!(
                 "{e}\n  (in the tournament directory {}: was the bot moved or removed?)",
                 path.display()
             )
