@@ -301,8 +301,11 @@ pub fn submit(
         println!("{t}");
     }
     // The server requires a new version not to be worse than the previous one: it plays it
-    // first ("Is my new version better?", the version's `previous`).
-    if state == Some(VersionState::Comparing) {
+    // first ("Is my new version better?", the version's `previous`). A short comparison may
+    // be over before the next poll: a version failed with a comparison was failed by it.
+    let failed_by_comparison =
+        state == Some(VersionState::Failed) && r.json["previous"].is_object();
+    if state == Some(VersionState::Comparing) || failed_by_comparison {
         eprintln!(
             "its check PASSED; {bot} version {n} now plays its previous version: it enters the \
              ladder unless it is worse"
