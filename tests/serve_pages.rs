@@ -193,10 +193,15 @@ fn the_version_page_is_cached_until_games_or_the_ladder_change_it() {
         (v["games"].as_u64()? > 0).then_some(v)
     });
     let n0 = first["games"].as_u64().unwrap();
-    let later = wait_for("more games on the version's page", 60, || {
+    wait_for("more games on the version's page", 60, || {
         let v = s.get(path).json;
         (v["games"].as_u64()? > n0).then_some(v)
     });
+    // Paused, so that the JSON and the page below show the same latest games (while the
+    // ladder plays, the game first in the JSON may have left the page's list by the time
+    // the page is fetched).
+    s.pause_and_settle();
+    let later = s.get(path).json;
     let g = &later["latest_games"][0];
     assert_eq!(g["seats"].as_array().unwrap().len(), 2, "{g}");
     assert!(
@@ -215,7 +220,6 @@ fn the_version_page_is_cached_until_games_or_the_ladder_change_it() {
     );
 
     // Paused, the page stays as it is; an organiser's decision shows at once.
-    s.pause_and_settle();
     let a = s.get(path).json;
     std::thread::sleep(Duration::from_millis(400));
     let b = s.get(path).json;
