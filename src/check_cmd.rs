@@ -2,6 +2,7 @@
 //! (the conformance suite and its report) and the registration of a checked bot in a
 //! tournament configuration (`[[bot]]` entries, as `durak_tournaments::config` reads them).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_checkbot::manifest::{self, Manifest};
@@ -112,13 +113,13 @@ pub struct SubmitArgs {
     ca_cert: Option<std::path::PathBuf>,
 }
 
-fn variants(v: &str) -> Result<Vec<Variant>, String> {
+fn variants(v: &str) -> CmdResult<Vec<Variant>> {
     if v == "both" {
         return Ok(vec![Variant::Prostoy, Variant::Podkidnoy]);
     }
     v.parse::<Variant>()
         .map(|v| vec![v])
-        .map_err(|e| format!("--variant {v:?}: {e}; choose prostoy, podkidnoy or both"))
+        .map_err(|e| bad_input!("--variant {v:?}: {e}; choose prostoy, podkidnoy or both"))
 }
 
 /// Words given separately, joined into one command line (quoting words with special characters).
@@ -142,11 +143,7 @@ fn join_words(words: &[String]) -> String {
         .join(" ")
 }
 
-fn run_check(
-    cmd: &BotCommand,
-    opts: &Options,
-    affinity: &crate::AffinityArg,
-) -> Result<Report, String> {
+fn run_check(cmd: &BotCommand, opts: &Options, affinity: &crate::AffinityArg) -> CmdResult<Report> {
     let rt = crate::runtime_sequential(affinity)?;
     Ok(rt.block_on(durak_checkbot::check_bot(cmd, opts)))
 }
@@ -200,15 +197,14 @@ pub fn check_bot(args: CheckBotArgs) -> CmdResult {
     let mut cmd = BotCommand::parse(&spec)?.with_sandbox(args.sandbox);
     if cmd.is_human() {
         return Err(
-            "check-bot checks a bot; to play against one yourself: durak play human BOT"
-                .to_string(),
+            "check-bot checks a bot; to play against one yourself: durak play human BOT".into(),
         );
     }
     if !spec.starts_with("builtin:") {
         // The bot runs where the user is (or in --cwd), as `durak submit` runs it in its folder.
         let dir = match &args.cwd {
             Some(dir) if !dir.is_dir() => {
-                return Err(format!("--cwd {}: not a directory", dir.display()))
+                return Err(bad_input!("--cwd {}: not a directory", dir.display()))
             }
             Some(dir) => {
                 std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?
@@ -299,7 +295,7 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
         args.path.clone()
     };
     if !folder.is_dir() {
-        return Err(format!(
+        return Err(bad_input!(
             "{}: not a folder\n  fix: give the bot's folder, the one holding its {}",
             args.path.display(),
             manifest::FILE
@@ -328,7 +324,7 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
         let config = ConfigFile::parse(&text, file)?;
         if let Some(b) = config.bots.iter().find(|b| b.name == m.name) {
-            return Err(format!(
+            return Err(bad_input!(
                 "{}: name = {:?}: the tournament {} already has a bot with this name (command \
                  {:?})\n  fix: choose another name in {}, or remove the old [[bot]] entry \
                  from {} to replace it",

@@ -35,7 +35,7 @@ pub struct ForkArgs {
 
 /// The seats of a fork: each command (resolved against `cwd`), named after it, with the limits
 /// the replay recorded for its seat.
-pub fn seat_specs(h: &Header, bots: &[String], cwd: &Path) -> Result<Vec<SeatSpec>, String> {
+pub fn seat_specs(h: &Header, bots: &[String], cwd: &Path) -> CmdResult<Vec<SeatSpec>> {
     bots.iter()
         .enumerate()
         .map(|(seat, spec)| {
@@ -61,10 +61,7 @@ pub fn run(args: ForkArgs) -> CmdResult {
     let seats = seat_specs(&sim.header, &args.bots, &cwd)?;
     let dir = args.replay_dir.unwrap_or_else(default_dir);
     let prefix = default_prefix(&args.replay, args.step);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let rt = crate::runtime_current_thread()?;
     let f = rt.block_on(fork(&sim, args.step, seats, &dir, &prefix))?;
     let source = args.replay.display().to_string();
     if args.json {

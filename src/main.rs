@@ -3,6 +3,7 @@
 
 mod analyze_cmd;
 mod check_cmd;
+mod error;
 mod fork_cmd;
 mod human;
 mod ops_cmd;
@@ -16,6 +17,7 @@ mod worker_cmd;
 
 use clap::{Parser, Subcommand};
 use durak_protocol::text::escape_controls_multiline;
+pub use error::{CmdError, CmdResult};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -126,27 +128,24 @@ fn main() -> ExitCode {
         Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
         Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
-        Command::WebSeat { socket } => {
-            durak_service::play::relay(&socket).map(|_| ExitCode::SUCCESS)
-        }
+        Command::WebSeat { socket } => durak_service::play::relay(&socket)
+            .map(|_| ExitCode::SUCCESS)
+            .map_err(CmdError::from),
         Command::Human(a) => human::run(a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             // An error may quote what a bot or a file said: nothing in it drives the terminal.
-            eprintln!("error: {}", escape_controls_multiline(&e));
-            ExitCode::from(2)
+            eprintln!("error: {}", escape_controls_multiline(&e.to_string()));
+            e.exit_code()
         }
     }
 }
 
-/// The error type of every subcommand: a message for the user (exit status 2).
-pub type CmdResult = Result<ExitCode, String>;
-
 fn bot(name: &str) -> CmdResult {
     if !durak_referee::process::BUILTINS.contains(&name) {
-        return Err(format!(
+        return Err(error::bad_input!(
             "unknown built-in bot {name:?}: choose one of {}",
             durak_referee::process::BUILTINS.join(", ")
         ));
@@ -156,11 +155,11 @@ fn bot(name: &str) -> CmdResult {
 }
 
 /// A multi-threaded tokio runtime, for tournaments (tables run concurrently).
-pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+pub fn runtime() -> CmdResult<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))
+        .map_err(|e| error::failed!("cannot start the async runtime: {e}"))
 }
 
 /// `--affinity` of the commands that play one match at a time.
@@ -175,12 +174,18 @@ pub struct AffinityArg {
 /// A single-threaded tokio runtime, for one match at a time (`play`, `check-bot`): a decision's
 /// round trip never hops between threads, which makes a match about 25% faster. With
 /// `--affinity auto`, the thread (and so every bot it starts) is pinned to one CPU first.
-pub fn runtime_sequential(affinity: &AffinityArg) -> Result<tokio::runtime::Runtime, String> {
+pub fn runtime_sequential(affinity: &AffinityArg) -> CmdResult<tokio::runtime::Runtime> {
     if affinity.affinity == "auto" {
         durak_referee::affinity::pin_to_current_cpu();
     }
+    runtime_current_thread()
+}
+
+/// A single-threaded tokio runtime, on whichever CPUs the kernel gives (`fork`, `regress`,
+/// `rerun`).
+pub fn runtime_current_thread() -> CmdResult<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))
+        .map_err(|e| error::failed!("cannot start the async runtime: {e}"))
 }

@@ -2,6 +2,7 @@
 //! `durak organiser-token` (a new organiser token, the old ones revoked) and `durak backup`
 //! (a copy of the data directory, taken while the server runs).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use std::path::PathBuf;
@@ -19,7 +20,7 @@ pub struct OrganiserTokenArgs {
 pub fn organiser_token(args: OrganiserTokenArgs) -> CmdResult {
     let db_path = args.data_dir.join("service.db");
     if !db_path.is_file() {
-        return Err(format!(
+        return Err(bad_input!(
             "{}: no service.db here: not a data directory of `durak serve`\n  fix: give the \
              folder the server was started with (--data-dir DIR); a first start that failed \
              left none, and the next start prints the organiser's token",

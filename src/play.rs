@@ -1,5 +1,6 @@
 //! `durak play`: one match (a series, C-10) between 2 to 6 bots.
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_protocol::text::{counted, escape_controls};
@@ -81,12 +82,8 @@ pub struct PlayArgs {
     bots: Vec<String>,
 }
 
-pub fn parse_variant(s: &str) -> Result<Variant, String> {
-    s.parse::<Variant>()
-}
-
 pub fn run(args: PlayArgs) -> CmdResult {
-    let variant = parse_variant(&args.variant)?;
+    let variant = args.variant.parse::<Variant>()?;
     variant.check_players(args.bots.len()).map_err(|e| {
         let n = args.bots.len();
         format!("{e} (you gave {n} bot{})", if n == 1 { "" } else { "s" })
@@ -102,7 +99,7 @@ pub fn run(args: PlayArgs) -> CmdResult {
     }
     let humans = args.bots.iter().filter(|b| b.as_str() == HUMAN).count();
     if humans > 1 {
-        return Err(format!(
+        return Err(bad_input!(
             "{humans} human seats: one person plays one seat (the others are bots)"
         ));
     }
@@ -112,7 +109,7 @@ pub fn run(args: PlayArgs) -> CmdResult {
         return Err(
             "the human seat plays in a terminal: run `durak play human BOT` in one, or \
              give --plain to type the moves as lines on stdin (stdin is not a terminal)"
-                .to_string(),
+                .into(),
         );
     }
     // The full-screen view owns the terminal while the match runs: the game lines wait.
@@ -154,7 +151,7 @@ pub fn run(args: PlayArgs) -> CmdResult {
     cfg.replay_dir = Some(match args.replay_dir {
         // A match never mixes its replays with another's, nor overwrites them.
         Some(dir) if holds_replays(&dir) => {
-            return Err(format!(
+            return Err(bad_input!(
                 "--replay-dir {}: it already holds replays (game-NNNN.jsonl) of another match; \
                  give another directory, or remove them first",
                 dir.display()

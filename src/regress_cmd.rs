@@ -10,6 +10,7 @@
 //! Exit status: 0 when every fork was played (whatever they gave), 2 for bad input (not a
 //! tournament directory, a bot not in it, a new command that does not exist).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_checkbot::fork::{default_prefix, fork};
@@ -75,7 +76,7 @@ impl Lost {
     }
 }
 
-fn new_command(spec: &str) -> Result<BotCommand, String> {
+fn new_command(spec: &str) -> CmdResult<BotCommand> {
     let mut c = BotCommand::parse(spec)?;
     if !spec.starts_with("builtin:") {
         c.cwd = Some(
@@ -91,7 +92,7 @@ pub fn run(args: RegressArgs) -> CmdResult {
     let (tdir, t) = TournamentDir::open(&args.dir, true)?;
     let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     if !names.contains(&args.bot.as_str()) {
-        return Err(format!(
+        return Err(bad_input!(
             "--bot {:?}: no such bot in {} (its bots: {})\n  fix: give one of these names",
             args.bot,
             args.dir.display(),
@@ -116,10 +117,7 @@ pub fn run(args: RegressArgs) -> CmdResult {
         .replay_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("regress"));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let rt = crate::runtime_current_thread()?;
     let mut solver = Solver::new(args.budget);
     let mut lost = Vec::new();
     for line in &results.lines {
@@ -166,7 +164,7 @@ pub fn run(args: RegressArgs) -> CmdResult {
                             limits: bot.limits,
                         })
                     })
-                    .collect::<Result<Vec<_>, String>>()?;
+                    .collect::<CmdResult<Vec<_>>>()?;
             let prefix = default_prefix(&game.replay, step);
             let f = rt.block_on(fork(&sim, step, seats, &out_dir, &prefix))?;
             game.fork = Some((f.record.replay.clone(), f.record.loser, f.record.draw));
@@ -177,7 +175,7 @@ pub fn run(args: RegressArgs) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report(args: &RegressArgs, lost: &[Lost]) -> Result<(), String> {
+fn print_report(args: &RegressArgs, lost: &[Lost]) -> CmdResult<()> {
     let forked = lost.iter().filter(|g| g.fork.is_some()).count();
     let saved: Vec<&Lost> = lost.iter().filter(|g| g.saved()).collect();
     let path = |p: &Path| p.display().to_string();

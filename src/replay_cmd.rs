@@ -5,6 +5,7 @@
 //! differing step is printed), 2 for bad input (missing file, not a replay, newer format, a cut
 //! or invalid line, a seat or step that does not exist).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_replay::{read_replay, simulate, text, tui, view, write_html_page};
@@ -45,7 +46,7 @@ pub fn run(args: ReplayArgs) -> CmdResult {
     let players = replay.header.players;
     if let Some(s) = args.seat {
         if s >= players {
-            return Err(format!(
+            return Err(bad_input!(
                 "--seat {s}: this game has seats 0 to {}",
                 players - 1
             ));
@@ -58,7 +59,7 @@ pub fn run(args: ReplayArgs) -> CmdResult {
     let steps = sim.steps.len();
     if let Some(n) = args.step {
         if n == 0 || n > steps {
-            return Err(format!(
+            return Err(bad_input!(
                 "--step {n}: this game has steps 1 to {steps} (see --all)"
             ));
         }

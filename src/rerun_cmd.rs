@@ -58,10 +58,7 @@ pub fn run(args: RerunArgs) -> CmdResult {
         cmd.cwd = Some(dir);
         cmd.check_exists()?;
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let rt = crate::runtime_current_thread()?;
     let r = rt.block_on(durak_checkbot::rerun::rerun(&sim, args.step, &cmd))?;
     print!("{}", r.to_text(&args.replay.display().to_string(), &spec));
     Ok(if r.legal {

@@ -1,5 +1,6 @@
 //! `durak serve` (the judge service, `service/`) and `durak submit --server` (an upload to it).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_service::config::{self, ConfigFile, Overrides, Registration};
@@ -86,7 +87,7 @@ pub fn serve(args: ServeArgs) -> CmdResult {
         Some("open") => Some(Registration::Open),
         Some("invite") => Some(Registration::Invite),
         Some(other) => {
-            return Err(format!(
+            return Err(bad_input!(
                 "--registration {other:?}: choose \"open\" or \"invite\""
             ))
         }

@@ -5,6 +5,7 @@ pub mod merge;
 mod progress;
 mod target;
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
 use durak_tournaments::config::TournamentSection;
@@ -152,7 +153,7 @@ pub struct StandingsArgs {
 
 impl TournamentArgs {
     /// Everything the command line sets in `[tournament]` terms (it wins over the file).
-    fn overrides(&self) -> Result<TournamentSection, String> {
+    fn overrides(&self) -> CmdResult<TournamentSection> {
         let mut limits = std::collections::BTreeMap::new();
         for l in &self.limits_rlimit {
             let (key, value) = l.split_once('=').ok_or_else(|| {
@@ -203,33 +204,8 @@ impl TournamentArgs {
     }
 }
 
-/// Why `durak tournament` stops before its games: bad input (exit status 2) or a disk that
-/// refuses (exit status 1, as for a disk error during the run).
-enum Fail {
-    Bad(String),
-    Disk(String),
-}
-
-impl From<String> for Fail {
-    fn from(e: String) -> Fail {
-        Fail::Bad(e)
-    }
-}
-
-impl From<durak_tournaments::Error> for Fail {
-    fn from(e: durak_tournaments::Error) -> Fail {
-        use durak_tournaments::Error;
-        match e {
-            Error::Disk(m) | Error::Run(m) => Fail::Disk(m),
-            Error::Config(m) | Error::Invalid(m) | Error::Record(m) | Error::Resume(m) => {
-                Fail::Bad(m)
-            }
-        }
-    }
-}
-
-fn current_dir() -> Result<PathBuf, String> {
-    std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))
+fn current_dir() -> CmdResult<PathBuf> {
+    std::env::current_dir().map_err(|e| bad_input!("cannot read the current directory: {e}"))
 }
 
 /// A note for people on stderr (not with --quiet).
@@ -239,18 +215,9 @@ pub(crate) fn note(quiet: bool, msg: &str) {
     }
 }
 
+/// `durak tournament`: a bad configuration or invocation exits 2 before any game; a directory
+/// that cannot be written, or a disk that refuses during the run, 1 (`CmdError`'s kinds).
 pub fn run(args: TournamentArgs) -> CmdResult {
-    match run_checked(args) {
-        Ok(code) => Ok(code),
-        Err(Fail::Bad(e)) => Err(e),
-        Err(Fail::Disk(e)) => {
-            eprintln!("error: {e}");
-            Ok(ExitCode::from(1))
-        }
-    }
-}
-
-fn run_checked(args: TournamentArgs) -> Result<ExitCode, Fail> {
     let cwd = current_dir()?;
     durak_referee::isolation::harden_referee();
     let Target {
@@ -548,7 +515,7 @@ pub(crate) fn print_standings(name: &str, s: &Standings, json: bool, csv: bool) 
 /// name and sandbox `DIR/tournament.toml` records, and, with `analyze`, each game's endgame
 /// values and the bots' endgame accuracy (issue 26). (It reads every line: the report needs them
 /// all, for its charts and the games list's data.)
-fn write_html(dir: &TournamentDir, analyze: bool) -> Result<PathBuf, String> {
+fn write_html(dir: &TournamentDir, analyze: bool) -> CmdResult<PathBuf> {
     let (_, t) = TournamentDir::open(&dir.path, false)?;
     let (_, settings) = dir.recorded()?;
     let read = dir.read_results()?;
@@ -561,7 +528,7 @@ fn write_html(dir: &TournamentDir, analyze: bool) -> Result<PathBuf, String> {
         hide_stderr: false,
         analyze,
     };
-    durak_report::write_report(&input, &dir.path.join("html"))
+    Ok(durak_report::write_report(&input, &dir.path.join("html"))?)
 }
 
 pub fn standings(args: StandingsArgs) -> CmdResult {
@@ -600,11 +567,7 @@ pub fn standings(args: StandingsArgs) -> CmdResult {
 
 /// The results of `dir`, checked against the tournament's schedule (a mismatch is refused,
 /// exit 2), with notes on what a kill or a hand may have left: a torn last line, missing replays.
-fn checked_results(
-    t: &Tournament,
-    dir: &TournamentDir,
-    quiet: bool,
-) -> Result<ResultsScan, String> {
+fn checked_results(t: &Tournament, dir: &TournamentDir, quiet: bool) -> CmdResult<ResultsScan> {
     let scan = verify_results(t, dir)?;
     if scan.torn_tail {
         note(

@@ -2,6 +2,7 @@
 //! `service/src/worker/`) and `durak worker-token` (the organiser issues, lists and revokes
 //! worker tokens).
 
+use crate::error::bad_input;
 use crate::CmdResult;
 use clap::{Args, Subcommand};
 use durak_service::client::Client;
@@ -128,7 +129,7 @@ pub fn worker_token(args: WorkerTokenArgs) -> CmdResult {
         TokenCommand::Revoke { id } => c.delete(&format!("/api/worker-tokens/{id}")),
     }?;
     if !(200..300).contains(&a.status) {
-        return Err(format!("{server}: {} {}", a.status, a.error()));
+        return Err(bad_input!("{server}: {} {}", a.status, a.error()));
     }
     match &args.what {
         TokenCommand::New { .. } => {

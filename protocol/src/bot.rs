@@ -1,6 +1,7 @@
 //! Fast decoding of referee messages for bots written in Rust (the built-in bots): typed,
 //! borrowed deserialization straight into engine types, skipping what a bot does not need.
 
+use crate::DecodeError;
 use durak_rules::{Card, CardSet, Decision, DecisionKind, Exchange, Legal, Seat, Suit, ToBeat};
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -128,8 +129,8 @@ fn to_beat(list: Vec<ToBeatDe>) -> arrayvec::ArrayVec<ToBeat, 6> {
 }
 
 /// Decode one line from the referee.
-pub fn read_for_bot(line: &str) -> Result<ForBot, String> {
-    let m: Incoming = serde_json::from_str(line).map_err(|e| e.to_string())?;
+pub fn read_for_bot(line: &str) -> Result<ForBot, DecodeError> {
+    let m: Incoming = serde_json::from_str(line)?;
     Ok(match m.kind {
         "hello" => ForBot::Hello,
         "game_start" => ForBot::GameStart {
@@ -142,9 +143,9 @@ pub fn read_for_bot(line: &str) -> Result<ForBot, String> {
                 Some("attack") => DecisionKind::Attack,
                 Some("defend") => DecisionKind::Defend,
                 Some("add") => DecisionKind::Add,
-                other => return Err(format!("unknown decision {other:?}")),
+                other => return Err(DecodeError::UnknownDecision(other.map(str::to_string))),
             };
-            let o = m.observation.ok_or("a request without observation")?;
+            let o = m.observation.ok_or(DecodeError::Missing("observation"))?;
             let l = m.legal.unwrap_or_default();
             let mut legal = Legal::empty();
             legal.decision = Decision {
@@ -175,9 +176,9 @@ pub fn read_for_bot(line: &str) -> Result<ForBot, String> {
                 .chars()
                 .next()
                 .and_then(Suit::from_letter)
-                .ok_or("bad trump_suit")?;
+                .ok_or(DecodeError::BadTrumpSuit)?;
             ForBot::Request {
-                id: m.id.ok_or("a request without id")?,
+                id: m.id.ok_or(DecodeError::Missing("id"))?,
                 legal: Box::new(legal),
                 trump,
             }

@@ -9,12 +9,14 @@
 //! the control characters of bot-provided text before it reaches a terminal.
 
 pub mod bot;
+mod error;
 pub mod judge;
 pub mod kinds;
 pub mod messages;
 pub mod schema;
 pub mod text;
 
+pub use error::DecodeError;
 pub use judge::judge_answer;
 pub use kinds::MessageKinds;
 pub use messages::*;

@@ -913,12 +913,16 @@ mod arrayvec_like {
 }
 
 /// Decode a request's decision and legal choices into the engine's [`Legal`] (for Rust bots).
-pub fn legal_from_request(req: &Value) -> Result<Legal, String> {
+pub fn legal_from_request(req: &Value) -> Result<Legal, crate::DecodeError> {
     let kind = match req["decision"].as_str() {
         Some("attack") => DecisionKind::Attack,
         Some("defend") => DecisionKind::Defend,
         Some("add") => DecisionKind::Add,
-        other => return Err(format!("unknown decision {other:?}")),
+        other => {
+            return Err(crate::DecodeError::UnknownDecision(
+                other.map(str::to_string),
+            ))
+        }
     };
     let l = &req["legal"];
     let o = &req["observation"];

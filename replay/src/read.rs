@@ -556,7 +556,7 @@ fn parse_header(value: &Value, source: &str, number: usize) -> Result<Header, Re
     let variant: Variant = raw
         .variant
         .parse()
-        .map_err(|e: String| bad(ErrorKind::InvalidLine, format!("invalid header: {e}")))?;
+        .map_err(|e| bad(ErrorKind::InvalidLine, format!("invalid header: {e}")))?;
     variant
         .check_players(raw.players)
         .map_err(|e| bad(ErrorKind::InvalidLine, format!("invalid header: {e}")))?;

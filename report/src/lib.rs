@@ -27,8 +27,11 @@
 
 pub mod charts;
 pub mod endgame;
+mod error;
 pub mod pages;
 pub mod scan;
+
+pub use error::{Error, Result};
 
 use durak_replay::html::layout::{self, Asset, Page};
 use durak_tournaments::results::ResultLine;
@@ -130,39 +133,53 @@ pub struct Written {
 }
 
 impl Written {
-    pub fn write(&mut self, path: &Path, text: &str) -> Result<(), String> {
+    pub fn write(&mut self, path: &Path, text: &str) -> Result<()> {
         if let Some(d) = path.parent() {
-            std::fs::create_dir_all(d)
-                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            create_dir(d)?;
         }
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, text).map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
         self.files += 1;
         self.bytes += text.len() as u64;
         Ok(())
     }
 
     /// A copy of `from` at `to` (a file of the tournament the pages link to).
-    pub fn copy(&mut self, from: &Path, to: &Path) -> Result<(), String> {
+    pub fn copy(&mut self, from: &Path, to: &Path) -> Result<()> {
         if let Some(d) = to.parent() {
-            std::fs::create_dir_all(d)
-                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            create_dir(d)?;
         }
-        let n = std::fs::copy(from, to)
-            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+        let n = std::fs::copy(from, to).map_err(|source| Error::Copy {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        })?;
         self.files += 1;
         self.bytes += n;
         Ok(())
     }
 }
 
+fn create_dir(path: &Path) -> Result<()> {
+    std::fs::create_dir_all(path).map_err(|source| Error::CreateDir {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// Write the report into `out` (created if need be); returns the index page's path.
-pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf, String> {
+pub fn write_report(input: &ReportInput<'_>, out: &Path) -> Result<PathBuf> {
     let t = input.t;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    layout::write_assets(out).map_err(|e| format!("cannot write into {}: {e}", out.display()))?;
+    create_dir(out)?;
+    let assets = |source| Error::Assets {
+        dir: out.to_path_buf(),
+        source,
+    };
+    layout::write_assets(out).map_err(assets)?;
     for a in [REPORT_CSS, REPORT_JS] {
-        a.write_into(out)
-            .map_err(|e| format!("cannot write into {}: {e}", out.display()))?;
+        a.write_into(out).map_err(assets)?;
     }
     let mut lines: Vec<&ResultLine> = input.lines.iter().collect();
     lines.sort_by_key(|l| l.id);

@@ -542,7 +542,7 @@ pub fn bot_page(ctx: &Context<'_>, i: usize) -> String {
 }
 
 /// `data/meta.js`: what the games list needs before any row.
-pub fn write_meta(ctx: &Context<'_>, out: &Path, written: &mut Written) -> Result<(), String> {
+pub fn write_meta(ctx: &Context<'_>, out: &Path, written: &mut Written) -> crate::Result<()> {
     let t = ctx.t();
     let meta = serde_json::json!({
         "count": ctx.games,
@@ -569,9 +569,8 @@ pub fn write_games_csv(
     lines: &[&ResultLine],
     path: &Path,
     written: &mut Written,
-) -> Result<(), String> {
+) -> crate::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let err = |e: csv::Error| format!("games.csv: {e}");
     w.write_record([
         "id",
         "table",
@@ -584,8 +583,7 @@ pub fn write_games_csv(
         "moves",
         "duration_ms",
         "replay",
-    ])
-    .map_err(err)?;
+    ])?;
     for l in lines {
         let faults: Vec<String> = l
             .faults
@@ -604,10 +602,11 @@ pub fn write_games_csv(
             l.moves.to_string(),
             l.duration_ms.to_string(),
             l.replay.clone().unwrap_or_default(),
-        ])
-        .map_err(err)?;
+        ])?;
     }
-    let bytes = w.into_inner().map_err(|e| format!("games.csv: {e}"))?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))?;
     written.write(
         path,
         &String::from_utf8(bytes).expect("CSV of UTF-8 is UTF-8"),

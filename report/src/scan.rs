@@ -161,7 +161,7 @@ pub fn scan(
     written: &mut Written,
     hide_stderr: bool,
     analyse: bool,
-) -> Result<Scan, String> {
+) -> crate::Result<Scan> {
     let mut bots: Vec<BotScan> = t.bots.iter().map(|_| BotScan::new()).collect();
     let index: BTreeMap<&str, usize> = t
         .bots
@@ -182,7 +182,7 @@ pub fn scan(
         written.write(&data.join(format!("rows-{chunk:05}.js")), &text)?;
         *chunks += 1;
         rows.clear();
-        Ok::<(), String>(())
+        Ok::<(), crate::Error>(())
     };
     for l in lines {
         let k = l.id / CHUNK as u64;

@@ -49,17 +49,14 @@ impl Deck {
     }
 
     /// A deck in a given order; every card must appear exactly once.
-    pub fn from_cards(cards: &[Card]) -> Result<Deck, String> {
+    pub fn from_cards(cards: &[Card]) -> Result<Deck, DeckError> {
         if cards.len() != 36 {
-            return Err(format!(
-                "C-1: a deck has 36 cards, this one has {}",
-                cards.len()
-            ));
+            return Err(DeckError::Size(cards.len()));
         }
         let mut seen = CardSet::EMPTY;
         for &c in cards {
             if seen.contains(c) {
-                return Err(format!("C-1: {c} appears twice in the deck"));
+                return Err(DeckError::Twice(c));
             }
             seen.insert(c);
         }
@@ -108,4 +105,21 @@ pub fn derive_seed(seed: u64, tag: u64, i: u64) -> u64 {
 /// A uniform number below `bound` from a seed (used to pick the first dealer of a series, C-10).
 pub fn uniform_from_seed(seed: u64, bound: u32) -> u32 {
     uniform_below(&mut chacha(seed), bound)
+}
+
+/// Cards that are not a deck (C-1): not 36, or one of them twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeckError {
+    /// A deck has 36 cards; this many were given.
+    #[error("C-1: a deck has 36 cards, this one has {0}")]
+    Size(usize),
+    /// This card appears more than once.
+    #[error("C-1: {0} appears twice in the deck")]
+    Twice(Card),
+}
+
+impl From<DeckError> for String {
+    fn from(e: DeckError) -> String {
+        e.to_string()
+    }
 }

@@ -19,7 +19,7 @@ pub mod solve;
 mod types;
 
 pub use card::{Card, CardParseError, CardSet, Rank, Suit};
-pub use deck::Deck;
+pub use deck::{Deck, DeckError};
 pub use game::Game;
 pub use series::Series;
 pub use types::*;

@@ -76,15 +76,24 @@ impl fmt::Display for Variant {
 }
 
 impl FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Variant, String> {
+    type Err = UnknownVariant;
+    fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
         match s.to_ascii_lowercase().as_str() {
             "prostoy" => Ok(Variant::Prostoy),
             "podkidnoy" => Ok(Variant::Podkidnoy),
-            _ => Err(format!(
-                "unknown variant {s:?}: the variants are prostoy and podkidnoy"
-            )),
+            _ => Err(UnknownVariant(s.to_string())),
         }
+    }
+}
+
+/// A variant's name that is neither `prostoy` nor `podkidnoy` (the text given).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant {0:?}: the variants are prostoy and podkidnoy")]
+pub struct UnknownVariant(pub String);
+
+impl From<UnknownVariant> for String {
+    fn from(e: UnknownVariant) -> String {
+        e.to_string()
     }
 }
 

@@ -95,14 +95,29 @@ fn c1_card_parsing_errors_say_what_is_wrong() {
 }
 
 #[test]
+fn an_unknown_variant_is_refused_naming_the_variants() {
+    assert_eq!("PodKidnoy".parse::<Variant>(), Ok(Variant::Podkidnoy));
+    let e = "durak".parse::<Variant>().unwrap_err();
+    assert_eq!(e, durak_rules::UnknownVariant("durak".into()));
+    assert_eq!(
+        e.to_string(),
+        "unknown variant \"durak\": the variants are prostoy and podkidnoy"
+    );
+}
+
+#[test]
 fn c1_a_deck_is_36_distinct_cards() {
     let all: Vec<Card> = CardSet::ALL.iter().collect();
     assert!(Deck::from_cards(&all).is_ok());
-    let e = Deck::from_cards(&all[..35]).unwrap_err();
+    assert_eq!(
+        Deck::from_cards(&all[..35]),
+        Err(durak_rules::DeckError::Size(35))
+    );
+    let e = Deck::from_cards(&all[..35]).unwrap_err().to_string();
     assert!(e.starts_with("C-1") && e.contains("35"), "{e}");
     let mut twice = all.clone();
     twice[35] = twice[0];
-    let e = Deck::from_cards(&twice).unwrap_err();
+    let e = Deck::from_cards(&twice).unwrap_err().to_string();
     assert!(
         e.starts_with("C-1") && e.contains("6C appears twice"),
         "{e}"

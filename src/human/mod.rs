@@ -46,17 +46,17 @@ pub struct Hello {
 
 /// Where the person plays: the full screen or plain lines.
 pub trait Front {
-    fn hello(&mut self, h: &Hello) -> Result<(), String>;
+    fn hello(&mut self, h: &Hello) -> Result<(), HumanError>;
     fn game_start(&mut self, game: u64, seat: usize);
     fn event(&mut self, e: &Value);
     /// The referee refused an answer (cannot happen to a move checked here; said anyway).
     fn refused(&mut self, message: &str);
     /// The game ended (`game_end`); `last`: the match's last game.
-    fn game_end(&mut self, msg: &Value, last: bool) -> Result<(), String>;
+    fn game_end(&mut self, msg: &Value, last: bool) -> Result<(), HumanError>;
     /// A decision: the move, or `None` when the person quits.
-    fn decide(&mut self, observation: &Value, legal: &Legal) -> Result<Option<Move>, String>;
+    fn decide(&mut self, observation: &Value, legal: &Legal) -> Result<Option<Move>, HumanError>;
     /// Nothing arrived for a while (the full screen follows a resized window).
-    fn idle(&mut self) -> Result<(), String> {
+    fn idle(&mut self) -> Result<(), HumanError> {
         Ok(())
     }
     fn match_end(&mut self);
@@ -74,8 +74,33 @@ fn is_tty(f: &File) -> bool {
     std::io::IsTerminal::is_terminal(f)
 }
 
+/// Why the human seat stopped before `match_end`: its exit status is 2 (the referee records any
+/// status but `HUMAN_QUIT` as the seat's crash).
+#[derive(Debug, thiserror::Error)]
+pub enum HumanError {
+    /// Started by hand with no terminal to play in.
+    #[error("the human seat needs a terminal (/dev/tty: {0}): run `durak play human BOT` in one")]
+    NoTerminal(std::io::Error),
+    /// The terminal could not be set up (raw mode, the alternate screen).
+    #[error("the terminal: {0}")]
+    Terminal(std::io::Error),
+    /// Reading the keys, drawing, or writing to the referee failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// An answer could not be written as JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The referee's request could not be decoded.
+    #[error("{0}")]
+    Request(#[from] proto::DecodeError),
+}
+
 /// Run the human seat until match_end or EOF.
 pub fn run(args: HumanArgs) -> crate::CmdResult {
+    Ok(seat(args)?)
+}
+
+fn seat(args: HumanArgs) -> Result<ExitCode, HumanError> {
     let (keys, screen) = match (passed_fd(HUMAN_KEYS_FD), passed_fd(HUMAN_SCREEN_FD)) {
         (Some(k), Some(s)) => (k, s),
         _ => {
@@ -84,10 +109,8 @@ pub fn run(args: HumanArgs) -> crate::CmdResult {
                 .read(true)
                 .write(true)
                 .open("/dev/tty")
-                .map_err(|e| {
-                    format!("the human seat needs a terminal (/dev/tty: {e}): run `durak play human BOT` in one")
-                })?;
-            (tty.try_clone().map_err(|e| e.to_string())?, tty)
+                .map_err(HumanError::NoTerminal)?;
+            (tty.try_clone()?, tty)
         }
     };
     let full_screen = !args.plain && is_tty(&keys) && is_tty(&screen);
@@ -171,10 +194,11 @@ pub fn run(args: HumanArgs) -> crate::CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-fn reply(out: &mut impl Write, v: &impl serde::Serialize) -> Result<(), String> {
-    serde_json::to_writer(&mut *out, v).map_err(|e| e.to_string())?;
-    out.write_all(b"\n").map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
+fn reply(out: &mut impl Write, v: &impl serde::Serialize) -> Result<(), HumanError> {
+    serde_json::to_writer(&mut *out, v)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// The faults of a `game_end`, in words ("seat 1 crash: ...").

@@ -2,7 +2,7 @@
 //! decision, numbered choices, a `> ` prompt), read and typed line by line. What a script or
 //! a test drives (`durak play --plain human BOT`), and what a screen that is not a terminal gets.
 
-use super::{fault_words, Front, Hello};
+use super::{fault_words, Front, Hello, HumanError};
 use durak_protocol::text::escape_controls;
 use durak_replay::moves::{choices, pretty, read_input, suit, verb, Input, HELP};
 use durak_rules::{Legal, Move};
@@ -36,7 +36,7 @@ impl Plain {
 }
 
 impl Front for Plain {
-    fn hello(&mut self, h: &Hello) -> Result<(), String> {
+    fn hello(&mut self, h: &Hello) -> Result<(), HumanError> {
         self.seat = h.seat;
         self.say(&format!(
             "You are seat {} of {} at {} durak, {} game(s). Type ? at a prompt for help.",
@@ -63,7 +63,7 @@ impl Front for Plain {
         ));
     }
 
-    fn game_end(&mut self, msg: &Value, _last: bool) -> Result<(), String> {
+    fn game_end(&mut self, msg: &Value, _last: bool) -> Result<(), HumanError> {
         let who = match msg["loser"].as_u64() {
             Some(l) if l as usize == self.seat => "you are the durak".to_string(),
             Some(l) => format!("seat {l} is the durak"),
@@ -79,7 +79,7 @@ impl Front for Plain {
         Ok(())
     }
 
-    fn decide(&mut self, o: &Value, legal: &Legal) -> Result<Option<Move>, String> {
+    fn decide(&mut self, o: &Value, legal: &Legal) -> Result<Option<Move>, HumanError> {
         let list = choices(legal);
         let mut text = format!("\n{}\n", position(o, legal));
         for (i, (t, _)) in list.iter().enumerate() {
@@ -89,7 +89,7 @@ impl Front for Plain {
         loop {
             let _ = self.screen.write_all(b"> ");
             let mut line = String::new();
-            if self.keys.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+            if self.keys.read_line(&mut line)? == 0 {
                 self.say("\n(end of input) You left the game.");
                 return Ok(None);
             }

@@ -4,7 +4,7 @@
 //! `durak play` restores the terminal after the match, in case this process was killed).
 
 use super::plain::describe_event;
-use super::{fault_words, Front, Hello};
+use super::{fault_words, Front, Hello, HumanError};
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
 use durak_replay::moves::{choices, read_input, verb, Input};
@@ -31,29 +31,29 @@ impl Tui {
         }
     }
 
-    fn start(&mut self) -> Result<(), String> {
+    fn start(&mut self) -> Result<(), HumanError> {
         let Some(mut out) = self.screen.take() else {
             return Ok(());
         };
-        crossterm::terminal::enable_raw_mode().map_err(|e| format!("the terminal: {e}"))?;
+        crossterm::terminal::enable_raw_mode().map_err(HumanError::Terminal)?;
         crossterm::execute!(out, EnterAlternateScreen, crossterm::cursor::Hide)
-            .map_err(|e| format!("the terminal: {e}"))?;
-        let term = Terminal::new(CrosstermBackend::new(out)).map_err(|e| e.to_string())?;
+            .map_err(HumanError::Terminal)?;
+        let term = Terminal::new(CrosstermBackend::new(out))?;
         self.term = Some(term);
         Ok(())
     }
 
-    fn draw(&mut self) -> Result<(), String> {
+    fn draw(&mut self) -> Result<(), HumanError> {
         if let (Some(t), Some(s)) = (self.term.as_mut(), self.seat.as_ref()) {
-            t.draw(|f| draw_seat(f, s)).map_err(|e| e.to_string())?;
+            t.draw(|f| draw_seat(f, s))?;
         }
         Ok(())
     }
 
     /// The next key press (a resized window is redrawn meanwhile).
-    fn key(&mut self) -> Result<KeyEvent, String> {
+    fn key(&mut self) -> Result<KeyEvent, HumanError> {
         loop {
-            match event::read().map_err(|e| e.to_string())? {
+            match event::read()? {
                 Event::Key(k) if k.kind != KeyEventKind::Release => return Ok(k),
                 Event::Resize(..) => self.draw()?,
                 _ => {}
@@ -87,7 +87,7 @@ impl Tui {
 }
 
 impl Front for Tui {
-    fn hello(&mut self, h: &Hello) -> Result<(), String> {
+    fn hello(&mut self, h: &Hello) -> Result<(), HumanError> {
         let mut s = SeatScreen::new(h.seat, h.players, &h.variant, h.games);
         s.names = h.names.clone();
         self.seat = Some(s);
@@ -122,7 +122,7 @@ impl Front for Tui {
         let _ = self.draw();
     }
 
-    fn game_end(&mut self, msg: &Value, last: bool) -> Result<(), String> {
+    fn game_end(&mut self, msg: &Value, last: bool) -> Result<(), HumanError> {
         if let Some(s) = self.seat.as_mut() {
             let loser = msg["loser"].as_u64().map(|l| l as usize);
             s.game_over(loser, &fault_words(msg), last);
@@ -133,7 +133,7 @@ impl Front for Tui {
         Ok(())
     }
 
-    fn decide(&mut self, o: &Value, legal: &Legal) -> Result<Option<Move>, String> {
+    fn decide(&mut self, o: &Value, legal: &Legal) -> Result<Option<Move>, HumanError> {
         let list = choices(legal);
         {
             let Some(s) = self.seat.as_mut() else {
@@ -187,9 +187,9 @@ impl Front for Tui {
         }
     }
 
-    fn idle(&mut self) -> Result<(), String> {
-        while event::poll(Duration::ZERO).map_err(|e| e.to_string())? {
-            match event::read().map_err(|e| e.to_string())? {
+    fn idle(&mut self) -> Result<(), HumanError> {
+        while event::poll(Duration::ZERO)? {
+            match event::read()? {
                 Event::Resize(..) => self.draw()?,
                 // Not the person's turn: keys wait for it, but Ctrl-C leaves at once.
                 Event::Key(k) if ctrl_c(&k) => {

@@ -1,7 +1,9 @@
 //! What `durak tournament` plays: a new tournament (from a configuration file, bots on the
 //! command line, or the demo) or the one a `--resume` directory holds, with its settings.
 
-use super::{note, Fail, TournamentArgs};
+use super::{note, TournamentArgs};
+use crate::error::bad_input;
+use crate::CmdResult;
 use durak_tournaments::config::{BotSection, ConfigFile, Input, TournamentSection};
 use durak_tournaments::results::resume_command;
 use durak_tournaments::settings::{resume_settings, Settings};
@@ -40,7 +42,7 @@ pub(super) struct Target {
 }
 
 /// A new tournament: from a configuration file and/or bots, or the demo.
-pub(super) fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<Target, Fail> {
+pub(super) fn new_target(args: &TournamentArgs, cwd: &Path) -> CmdResult<Target> {
     let demo = args.config.is_none() && args.bots.is_empty();
     let mut input = Input {
         file: None,
@@ -92,23 +94,19 @@ pub(super) fn new_target(args: &TournamentArgs, cwd: &Path) -> Result<Target, Fa
 }
 
 /// An SPRT decides from every game in order, which no shard sees: refused, with the fix.
-pub(super) fn refuse_sharded_sprt(t: &Tournament, settings: &Settings) -> Result<(), Fail> {
+pub(super) fn refuse_sharded_sprt(t: &Tournament, settings: &Settings) -> CmdResult<()> {
     match (settings.shard, t.sprt) {
-        (Some(sh), Some(_)) => Err(Fail::Bad(format!(
+        (Some(sh), Some(_)) => Err(bad_input!(
             "--shard {sh} with an SPRT: the test decides from every game in order, which no \
              shard sees\n  fix: run an SPRT on one machine, or shard a tournament without --sprt"
-        ))),
+        )),
         _ => Ok(()),
     }
 }
 
 /// `--resume DIR`: the tournament DIR holds, with the settings it records; anything else given
 /// must agree with it (settings that may change are taken, noted and recorded).
-pub(super) fn resume_target(
-    args: &TournamentArgs,
-    path: &Path,
-    cwd: &Path,
-) -> Result<Target, Fail> {
+pub(super) fn resume_target(args: &TournamentArgs, path: &Path, cwd: &Path) -> CmdResult<Target> {
     let (dir, mut stored) = TournamentDir::open(path, true)?;
     let (recorded, _) = dir.recorded()?;
     let all = args.overrides()?;
@@ -171,14 +169,14 @@ pub(super) fn resume_target(
         })?;
         let diff = given.differences(&stored);
         if !diff.is_empty() {
-            return Err(Fail::Bad(format!(
+            return Err(bad_input!(
                 "{}: this directory holds another tournament: {}\n  fix: run `{}` with no other \
                  options to finish the tournament it holds, or start this one in a new \
                  directory with --out DIR",
                 dir.config_path().display(),
                 diff.join("; "),
                 resume_command(path)
-            )));
+            ));
         }
     }
     // The run settings: the recorded ones; what was given again must agree, or be a change
@@ -208,7 +206,7 @@ pub(super) fn resume_target(
 }
 
 /// The demo: the built-in bots and the sample bots whose interpreters are present.
-fn demo_config(quiet: bool, cwd: &Path) -> Result<ConfigFile, String> {
+fn demo_config(quiet: bool, cwd: &Path) -> CmdResult<ConfigFile> {
     let mut bots = vec![
         BotSection {
             name: "builtin:random".into(),
