@@ -1,0 +1,128 @@
+//! Checks of the code itself that keep it so (docs/TESTING.md, "Checks that keep the code so"):
+//! errors at crate boundaries are typed, not `Result<_, String>` (issue 27), counted by
+//! `scripts/count-string-errors.sh`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The most `Result<_, String>` the workspace's non-test code may hold. Lower it when you type
+/// some more; never raise it: give the new code an error enum (`thiserror`) whose kind says
+/// what a caller does, keeping the message with the file, the field and the fix.
+const STRING_ERRORS_CEILING: usize = 192;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The script's output for `dir` (with `--list`): the total, and the rest of its lines.
+fn count(dir: &Path) -> Option<(usize, String)> {
+    common::require("python3", "python3")?;
+    let script: PathBuf = root().join("scripts/count-string-errors.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg("--list")
+        .arg(dir)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} failed: {}\n{stdout}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
+    let total = first.trim().parse().unwrap_or_else(|_| {
+        panic!(
+            "the first line of {} is the total: {stdout}",
+            script.display()
+        )
+    });
+    Some((total, rest.to_string()))
+}
+
+#[test]
+fn string_errors_stay_under_their_ceiling() {
+    let Some((total, listing)) = count(root()) else {
+        return;
+    };
+    assert!(
+        total <= STRING_ERRORS_CEILING,
+        "scripts/count-string-errors.sh counts {total} `Result<_, String>` in non-test code, more \
+         than the ceiling of {STRING_ERRORS_CEILING} (tests/code_checks.rs): errors at crate \
+         boundaries are typed (issue 27; docs/TESTING.md, \"Checks that keep the code so\").\n  \
+         fix: return an error enum (thiserror) whose kind says what the caller does, keeping \
+         the message's file, field and fix, instead of a String. By crate, then each one:\n{listing}"
+    );
+}
+
+/// The counter sees what it should and nothing else: a signature over several lines, a path to
+/// `String`, a type alias and its use count; comments, strings, `#[cfg(test)]` items, `tests/`
+/// and `examples/` do not.
+#[test]
+fn the_counter_counts_string_errors_and_only_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    w("a/Cargo.toml", "[package]\nname = \"crate-a\"\n");
+    w(
+        "a/src/lib.rs",
+        r##"// fn c() -> Result<(), String> in a comment
+/* and Result<(), String> in a block */
+pub type R<T> = std::result::Result<T, String>;
+fn f() -> R<u8> { let _ = "Result<(), String>"; let _ = '"'; Ok(1) }
+fn g()
+    -> Result<
+        Box<dyn Fn(u8) -> Vec<u8>>,
+        String,
+    > { todo!() }
+fn h() -> Result<u8, std::string::String> { Ok(1) }
+fn typed() -> Result<u8, MyError> { Ok(1) }
+fn j<'a>(x: &'a str) -> Result<&'a str, String> { let _ = r#"Result<(), String>"#; Ok(x) }
+fn k() { let _ = ["1"].iter().map(|s| s.parse::<u8>().map_err(|e| e.to_string())).collect::<Result<Vec<u8>, String>>(); }
+#[cfg(test)]
+mod tests { fn t() -> Result<(), String> { Ok(()) } }
+#[cfg(test)]
+mod more;
+"##,
+    );
+    w("a/src/more.rs", "fn t() -> Result<(), String> { Ok(()) }\n");
+    w("a/tests/t.rs", "fn t() -> Result<(), String> { Ok(()) }\n");
+    w(
+        "a/examples/e.rs",
+        "fn t() -> Result<(), String> { Ok(()) }\n",
+    );
+    w("b/Cargo.toml", "[package]\nname = \"crate-b\"\n");
+    w(
+        "b/src/lib.rs",
+        "pub fn b() -> Result<(), String> { Ok(()) }\n",
+    );
+    let Some((total, listing)) = count(dir.path()) else {
+        return;
+    };
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines[..2], ["crate-a 6", "crate-b 1"], "{listing}");
+    let places: Vec<&str> = lines[2..]
+        .iter()
+        .map(|l| l.split(": ").next().unwrap())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "a/src/lib.rs:3",
+            "a/src/lib.rs:4",
+            "a/src/lib.rs:6",
+            "a/src/lib.rs:10",
+            "a/src/lib.rs:12",
+            "a/src/lib.rs:13",
+            "b/src/lib.rs:1"
+        ],
+        "{listing}"
+    );
+    assert_eq!(total, 7);
+}
