@@ -146,6 +146,30 @@ pub(crate) struct State {
 }
 
 impl Shared {
+    fn new(
+        books: Books,
+        done: usize,
+        faults: usize,
+        schedule: &Schedule,
+        opts: &RunOptions,
+    ) -> Shared {
+        Shared {
+            state: Mutex::new(State {
+                books,
+                done,
+                faults,
+                error: None,
+            }),
+            wake: Condvar::new(),
+            stop: (0..schedule.tables.len())
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            halt: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            outside: opts.stop.clone(),
+        }
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -247,25 +271,12 @@ pub async fn run_tournament(
     let pending = dir.restart_pending(&prefill)?;
     opts.observer.start(total - outside, already, scan.faults);
 
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State {
-            books: Books {
-                sprt: tracker,
-                budget: opts.stop_after,
-                ..Books::new(discipline, scan.record, Sequencer::default())
-            },
-            done: already,
-            faults: scan.faults,
-            error: None,
-        }),
-        wake: Condvar::new(),
-        stop: (0..schedule.tables.len())
-            .map(|_| AtomicBool::new(false))
-            .collect(),
-        halt: AtomicBool::new(false),
-        closed: AtomicBool::new(false),
-        outside: opts.stop.clone(),
-    });
+    let books = Books {
+        sprt: tracker,
+        budget: opts.stop_after,
+        ..Books::new(discipline, scan.record, Sequencer::default())
+    };
+    let shared = Arc::new(Shared::new(books, already, scan.faults, &schedule, &opts));
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
         pending,
@@ -273,85 +284,7 @@ pub async fn run_tournament(
         opts.observer.clone(),
         dir,
     )?;
-    let mut prefill = Some(prefill);
-    let mut first_error = None;
-    // Each pass plays the games not yet accepted; a pass that stops a table (a bot disqualified
-    // in a game before it) leaves work for the next. Every such stop disqualifies a bot more,
-    // so there are at most as many passes as bots, plus one.
-    for _pass in 0..=t.bots.len() {
-        // What the pass plays: the games not recorded, nor held from a killed run (the first
-        // pass takes those in). The tables' plans read a snapshot of that (a bit per game, and
-        // where each series stands); the sequencer expects every game not recorded.
-        let held = prefill.take().unwrap_or_default();
-        let (record, sequenced): (Arc<Record>, Vec<u32>) = {
-            let mut s = shared.lock();
-            let mut record = s.books.record.clone();
-            let sequenced: Vec<u32> = schedule
-                .tables
-                .iter()
-                .filter(|table| has_work(table, &record))
-                .map(|table| table.id)
-                .collect();
-            for l in &held {
-                record.recorded.insert(l.id);
-                if let Some(p) = record.series[l.table as usize].as_mut() {
-                    let _ = p.record(l.game, l.loser);
-                }
-            }
-            let held_max = s.books.seq.held_max;
-            s.books.seq = Sequencer::with_held(
-                sequenced.iter().map(|&id| &schedule.tables[id as usize]),
-                &s.books.record,
-                held,
-            );
-            s.books.seq.held_max = s.books.seq.held_max.max(held_max);
-            (Arc::new(record), sequenced)
-        };
-        for s in &shared.stop {
-            s.store(false, Ordering::SeqCst);
-        }
-        if sequenced.is_empty() {
-            break;
-        }
-        let work: Vec<&Table> = schedule
-            .tables
-            .iter()
-            .filter(|table| has_work(table, &record))
-            .collect();
-        // A table with held games only plays nothing: it has ended.
-        let idle: Vec<u32> = sequenced
-            .iter()
-            .copied()
-            .filter(|&id| !has_work(&schedule.tables[id as usize], &record))
-            .collect();
-        if !idle.is_empty() {
-            let tx = to_writer.clone();
-            let _ = tokio::task::spawn_blocking(move || {
-                for id in idle {
-                    let _ = tx.send(Msg::TableEnded(id));
-                }
-            })
-            .await;
-        }
-        if let Err(e) = run_pass(t, dir, &opts, work, &record, &shared, &to_writer).await {
-            first_error.get_or_insert(e);
-        }
-        // Everything the pass sent is sequenced (and durable) before the next is planned.
-        let (reply, answered) = std::sync::mpsc::sync_channel(1);
-        let tx = to_writer.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            tx.send(Msg::Barrier(reply)).ok()?;
-            answered.recv().ok()
-        })
-        .await;
-        let mut s = shared.lock();
-        if shared.stopped_outside() && s.books.closed.is_none() {
-            s.books.closed = Some(Closed::Stopped);
-        }
-        if s.error.is_some() || first_error.is_some() || s.books.closed.is_some() {
-            break;
-        }
-    }
+    let first_error = run_passes(t, dir, &opts, &schedule, &shared, &to_writer, prefill).await;
     // Every table is done: the writer records what is left and stops.
     drop(to_writer);
     let stats = tokio::task::spawn_blocking(move || writer.join())
@@ -378,6 +311,126 @@ pub async fn run_tournament(
             crate::results::resume_command(&dir.path)
         ));
     }
+    settle_pending(dir, &shared, closed, recorded, total)?;
+    Ok(RunSummary {
+        total: total - outside,
+        already,
+        played: (recorded - outside - already).saturating_sub(recovered),
+        recovered: recovered.min(recorded - outside - already),
+        writer: stats,
+        sprt,
+        closed,
+    })
+}
+
+/// The passes: each plays the games not yet accepted; a pass that stops a table (a bot
+/// disqualified in a game before it) leaves work for the next. Every such stop disqualifies a
+/// bot more, so there are at most as many passes as bots, plus one. Returns the first error of
+/// a pass.
+async fn run_passes(
+    t: &Tournament,
+    dir: &TournamentDir,
+    opts: &RunOptions,
+    schedule: &Schedule,
+    shared: &Arc<Shared>,
+    to_writer: &SyncSender<Msg>,
+    prefill: Vec<ResultLine>,
+) -> Option<Error> {
+    let mut prefill = Some(prefill);
+    let mut first_error = None;
+    for _pass in 0..=t.bots.len() {
+        let held = prefill.take().unwrap_or_default();
+        let (record, sequenced) = plan_pass(shared, schedule, held);
+        for s in &shared.stop {
+            s.store(false, Ordering::SeqCst);
+        }
+        if sequenced.is_empty() {
+            break;
+        }
+        let work: Vec<&Table> = schedule
+            .tables
+            .iter()
+            .filter(|table| has_work(table, &record))
+            .collect();
+        // A table with held games only plays nothing: it has ended.
+        let idle: Vec<u32> = sequenced
+            .iter()
+            .copied()
+            .filter(|&id| !has_work(&schedule.tables[id as usize], &record))
+            .collect();
+        if !idle.is_empty() {
+            let tx = to_writer.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                for id in idle {
+                    let _ = tx.send(Msg::TableEnded(id));
+                }
+            })
+            .await;
+        }
+        if let Err(e) = run_pass(t, dir, opts, work, &record, shared, to_writer).await {
+            first_error.get_or_insert(e);
+        }
+        // Everything the pass sent is sequenced (and durable) before the next is planned.
+        let (reply, answered) = std::sync::mpsc::sync_channel(1);
+        let tx = to_writer.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            tx.send(Msg::Barrier(reply)).ok()?;
+            answered.recv().ok()
+        })
+        .await;
+        let mut s = shared.lock();
+        if shared.stopped_outside() && s.books.closed.is_none() {
+            s.books.closed = Some(Closed::Stopped);
+        }
+        if s.error.is_some() || first_error.is_some() || s.books.closed.is_some() {
+            break;
+        }
+    }
+    first_error
+}
+
+/// What a pass plays: the games not recorded, nor `held` from a killed run (the first pass
+/// takes those in). The tables' plans read a snapshot of that (a bit per game, and where each
+/// series stands); the sequencer expects every game not recorded. Returns the snapshot and the
+/// tables sequenced.
+fn plan_pass(
+    shared: &Shared,
+    schedule: &Schedule,
+    held: Vec<ResultLine>,
+) -> (Arc<Record>, Vec<u32>) {
+    let mut s = shared.lock();
+    let mut record = s.books.record.clone();
+    let sequenced: Vec<u32> = schedule
+        .tables
+        .iter()
+        .filter(|table| has_work(table, &record))
+        .map(|table| table.id)
+        .collect();
+    for l in &held {
+        record.recorded.insert(l.id);
+        if let Some(p) = record.series[l.table as usize].as_mut() {
+            let _ = p.record(l.game, l.loser);
+        }
+    }
+    let held_max = s.books.seq.held_max;
+    s.books.seq = Sequencer::with_held(
+        sequenced.iter().map(|&id| &schedule.tables[id as usize]),
+        &s.books.record,
+        held,
+    );
+    s.books.seq.held_max = s.books.seq.held_max.max(held_max);
+    (Arc::new(record), sequenced)
+}
+
+/// After the passes: what is pending goes (cancelled once the SPRT decided, removed when every
+/// game is recorded) or stays for the resume (a budget or an outside stop).
+fn settle_pending(
+    dir: &TournamentDir,
+    shared: &Shared,
+    closed: Option<Closed>,
+    recorded: usize,
+    total: usize,
+) -> Result<(), Error> {
     if closed == Some(Closed::Decided) {
         // The tournament is over: what finished after the deciding game is cancelled.
         let record = shared.lock().books.record.recorded.clone();
@@ -394,15 +447,7 @@ pub async fn run_tournament(
             crate::results::resume_command(&dir.path)
         ));
     }
-    Ok(RunSummary {
-        total: total - outside,
-        already,
-        played: (recorded - outside - already).saturating_sub(recovered),
-        recovered: recovered.min(recorded - outside - already),
-        writer: stats,
-        sprt,
-        closed,
-    })
+    Ok(())
 }
 
 /// The SPRT decided: the games finished but not recorded (in `pending.jsonl`: after the
