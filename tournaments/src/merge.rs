@@ -254,7 +254,7 @@ fn verify_parts(
                 } else {
                     ""
                 },
-                crate::results::resume_command(&p.dir.path)
+                crate::error::resume_command(&p.dir.path)
             ));
         }
         missing_replays += scan.missing_replays;

@@ -31,29 +31,16 @@ use crate::recorded::{pending_games, verify_results, Record};
 use crate::results::{lines_in_id_order, DirLock, FaultLine, ResultLine, TournamentDir};
 use crate::schedule::{Schedule, Table};
 use crate::sequencer::{Books, Closed, Discipline, Sequencer};
+use crate::shared::Shared;
+pub use crate::shared::{Observer, Silent};
 use crate::sprt::{SprtStatus, SprtTracker};
 use crate::writer::{spawn_writer, Job, Msg, WriterStats};
 use durak_referee::{play_planned, GameRecord, MatchConfig, ReplayLog, SeatSpec};
 use durak_rules::Seat;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-/// What a caller sees of a running tournament (a progress bar, a log).
-pub trait Observer: Send + Sync {
-    /// Before the first game: games in the schedule, games already in the results, faults in
-    /// them.
-    fn start(&self, _total: usize, _done: usize, _faults: usize) {}
-    /// After each game is recorded (durable).
-    fn game(&self, _line: &ResultLine, _done: usize, _faults: usize) {}
-    /// A bot was disqualified.
-    fn disqualified(&self, _bot: &str, _reason: &str) {}
-}
-
-/// An observer that sees nothing.
-pub struct Silent;
-impl Observer for Silent {}
 
 pub struct RunOptions {
     /// Tables playing at once (each has its own bot processes).
@@ -121,97 +108,6 @@ pub struct RunSummary {
     pub closed: Option<Closed>,
 }
 
-/// The state the tables and the results writer share.
-pub(crate) struct Shared {
-    state: Mutex<State>,
-    /// Notified when held games go, a table stops or the run fails: tables waiting for the
-    /// writer look again.
-    pub(crate) wake: Condvar,
-    /// Per table: stop at the next game (a late game stopped it, in this pass).
-    stop: Vec<AtomicBool>,
-    /// Every table stops (an error).
-    halt: AtomicBool,
-    /// Every table stops: no more games are accepted ([`Closed`]).
-    closed: AtomicBool,
-    /// [`RunOptions::stop`].
-    outside: Option<Arc<AtomicBool>>,
-}
-
-pub(crate) struct State {
-    pub(crate) books: Books,
-    /// Games recorded (durable), and the faults in them.
-    pub(crate) done: usize,
-    pub(crate) faults: usize,
-    pub(crate) error: Option<String>,
-}
-
-impl Shared {
-    fn new(
-        books: Books,
-        done: usize,
-        faults: usize,
-        schedule: &Schedule,
-        opts: &RunOptions,
-    ) -> Shared {
-        Shared {
-            state: Mutex::new(State {
-                books,
-                done,
-                faults,
-                error: None,
-            }),
-            wake: Condvar::new(),
-            stop: (0..schedule.tables.len())
-                .map(|_| AtomicBool::new(false))
-                .collect(),
-            halt: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            outside: opts.stop.clone(),
-        }
-    }
-
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// `table` stops at its next game (it is played again in the next pass).
-    pub(crate) fn stop_table(&self, table: u32) {
-        if let Some(s) = self.stop.get(table as usize) {
-            s.store(true, Ordering::SeqCst);
-        }
-        self.wake.notify_all();
-    }
-
-    /// The run fails: every table stops at its next game.
-    pub(crate) fn fail(&self, e: String) {
-        self.lock().error.get_or_insert(e);
-        self.halt.store(true, Ordering::SeqCst);
-        self.wake.notify_all();
-    }
-
-    /// No more games are accepted: every table stops at its next game.
-    pub(crate) fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.wake.notify_all();
-    }
-
-    fn stopped_outside(&self) -> bool {
-        self.outside
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::SeqCst))
-    }
-
-    fn stopped(&self, table: u32) -> bool {
-        self.stopped_outside()
-            || self.halt.load(Ordering::SeqCst)
-            || self.closed.load(Ordering::SeqCst)
-            || self
-                .stop
-                .get(table as usize)
-                .is_some_and(|s| s.load(Ordering::SeqCst))
-    }
-}
-
 /// Play every game of the tournament not yet in `dir`'s results.
 ///
 /// Tables play concurrently, but what is recorded does not depend on it: finished games are
@@ -240,7 +136,7 @@ pub async fn run_tournament(
     let already = scan.count();
     // The SPRT over the games recorded; decided already (a run that ended, or was killed
     // after the deciding game), nothing more is played.
-    let tracker = SprtTracker::recorded(t, dir)?;
+    let tracker = SprtTracker::recorded(t, &dir.results_path())?;
     if let Some(status) = tracker
         .as_ref()
         .map(SprtTracker::status)
@@ -276,7 +172,13 @@ pub async fn run_tournament(
         budget: opts.stop_after,
         ..Books::new(discipline, scan.record, Sequencer::default())
     };
-    let shared = Arc::new(Shared::new(books, already, scan.faults, &schedule, &opts));
+    let shared = Arc::new(Shared::new(
+        books,
+        already,
+        scan.faults,
+        schedule.tables.len(),
+        opts.stop.clone(),
+    ));
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
         pending,
@@ -308,7 +210,7 @@ pub async fn run_tournament(
             if kept == 1 { "" } else { "s" },
             dir.results_path().display(),
             if kept == 1 { "is" } else { "are" },
-            crate::results::resume_command(&dir.path)
+            crate::error::resume_command(&dir.path)
         ));
     }
     settle_pending(dir, &shared, closed, recorded, total)?;
@@ -444,7 +346,7 @@ fn settle_pending(
         return Err(run_error!(
             "{recorded} of {total} games recorded after every pass (a bug: please report it)\n  \
              finish with `{}`",
-            crate::results::resume_command(&dir.path)
+            crate::error::resume_command(&dir.path)
         ));
     }
     Ok(())
@@ -916,22 +818,11 @@ mod tests {
         .unwrap();
         let schedule = Schedule::build(&t);
         let record = Record::new(&schedule);
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                books: {
-                    let seq = Sequencer::new(&schedule.tables, &record);
-                    Books::new(Discipline::new(&t), record, seq)
-                },
-                done: 0,
-                faults: 0,
-                error: None,
-            }),
-            wake: Condvar::new(),
-            stop: vec![AtomicBool::new(false), AtomicBool::new(false)],
-            halt: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            outside: None,
-        });
+        let books = {
+            let seq = Sequencer::new(&schedule.tables, &record);
+            Books::new(Discipline::new(&t), record, seq)
+        };
+        let shared = Arc::new(Shared::new(books, 0, 0, 2, None));
         let (tx, writer) = spawn_writer(
             td.appender().unwrap(),
             td.restart_pending(&[]).unwrap(),

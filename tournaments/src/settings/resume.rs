@@ -266,7 +266,7 @@ impl Resume<'_> {
             } else {
                 "them"
             },
-            crate::results::resume_command(self.config_path.parent().unwrap_or(Path::new(".")))
+            crate::error::resume_command(self.config_path.parent().unwrap_or(Path::new(".")))
         ))
     }
 

@@ -26,7 +26,7 @@ mod render;
 pub use builder::{scheduled_games, StandingsBuilder};
 
 use crate::config::Tournament;
-use crate::results::ResultLine;
+use crate::line::ResultLine;
 use crate::stats::compare::{los, tie_groups};
 use crate::stats::fit::{fit, Fit};
 use crate::stats::pair::DealOutcomes;
