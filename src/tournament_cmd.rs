@@ -251,7 +251,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
     // anything starts.
     let recorded = checked_results(&t, &dir, args.quiet)?.count();
     // With the SPRT: the test over the games recorded (a resume of a decided run plays nothing).
-    let sprt = durak_tournaments::sprt::SprtTracker::recorded(&t, &dir)?;
+    let sprt = durak_tournaments::sprt::SprtTracker::recorded(&t, &dir.results_path())?;
     let decided = sprt
         .as_ref()
         .map(|s| s.status())

@@ -1,5 +1,8 @@
 //! The crate's one error type: what went wrong, by kind, each message keeping the file, the
-//! field and the fix it names (the text a person reads is unchanged by the kind).
+//! field and the fix it names (the text a person reads is unchanged by the kind), and the
+//! commands such a fix gives.
+
+use std::path::Path;
 
 /// An error of a tournament: the configuration, the directory, its record, a resume, a run.
 ///
@@ -71,4 +74,16 @@ macro_rules! invalid_error {
 /// `Error::Run(format!(...))`.
 macro_rules! run_error {
     ($($t:tt)*) => { $crate::error::Error::Run(format!($($t)*)) };
+}
+
+/// `path`, absolute, quoted for a shell when it needs to be.
+pub fn quote_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    shell_words::quote(&abs.to_string_lossy()).into_owned()
+}
+
+/// The command that finishes the tournament in `path` exactly as it was configured (every
+/// setting is in its `tournament.toml`), from any directory.
+pub fn resume_command(path: &Path) -> String {
+    format!("durak tournament --resume {}", quote_path(path))
 }

@@ -8,6 +8,8 @@
 //!   starts, with the file, the key and the fix in every refusal.
 //! - [`schedule`]: tables and games from the tournament seed — round-robin, duplicate deals
 //!   (the default), series (C-10) and gauntlet. The same seed gives the same schedule and decks.
+//! - [`line`]: one result line (a finished game), a leaf every reader of results uses;
+//!   [`lines`] reads a results file a line at a time, in file or id order.
 //! - [`results`]: the tournament directory (`tournament.toml`, `results.jsonl`, `replays/`); one
 //!   JSON line per finished game, appended and fsynced after its replay is on disk.
 //! - [`runner`]: plays the tables concurrently, disqualifies failing bots, resumes after a kill;
@@ -27,6 +29,7 @@
 #[macro_use]
 pub mod error;
 pub mod config;
+pub mod line;
 pub mod lines;
 pub mod merge;
 pub mod recorded;
@@ -36,6 +39,7 @@ pub mod schedule;
 pub mod sequencer;
 pub mod settings;
 pub mod shard;
+pub mod shared;
 pub mod sprt;
 pub mod standings;
 pub mod stats;

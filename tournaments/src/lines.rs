@@ -3,7 +3,7 @@
 //! merging the few ascending runs the file is made of.
 
 use crate::error::Error;
-use crate::results::{read_results_file, ResultLine};
+use crate::line::ResultLine;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -186,6 +186,28 @@ impl Iterator for Merge {
         let (i, _) = best?;
         self.parts[i].next().map(|r| r.map(|n| n.line))
     }
+}
+
+/// The results read back: the lines in file order, and where the valid part of the file ends.
+#[derive(Clone, Debug, Default)]
+pub struct ReadResults {
+    pub lines: Vec<ResultLine>,
+    pub valid_len: u64,
+    /// A final line cut short (a kill during the write): dropped.
+    pub torn_tail: bool,
+}
+
+/// Read a results file whole (see [`TournamentDir::read_results`]). For small files and tests:
+/// a run and `durak standings` read it line by line ([`LineReader`], [`lines_in_id_order`]).
+pub fn read_results_file(path: &Path) -> Result<ReadResults, Error> {
+    let mut reader = LineReader::open(path)?;
+    let mut out = ReadResults::default();
+    for l in reader.by_ref() {
+        out.lines.push(l?.line);
+    }
+    out.valid_len = reader.valid_len();
+    out.torn_tail = reader.torn_tail();
+    Ok(out)
 }
 
 #[cfg(test)]

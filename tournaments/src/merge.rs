@@ -71,34 +71,54 @@ pub fn merge(
     };
     let (first_dir, t) = TournamentDir::open(first_path, false)?;
     let (_, first_settings) = first_dir.recorded()?;
-    let first_config = first_dir.config_path();
     let schedule = Schedule::build(&t);
+    let mut parts = open_parts(dirs, &t, &first_dir, &first_settings)?;
+    check_every_shard(&parts, &first_dir)?;
+    parts.sort_by_key(|p| p.shard.index);
+    let (missing_replays, first_missing) = verify_parts(&parts, &t, &schedule)?;
+    check_disqualifications(&parts, &t, &schedule)?;
+    let out_dir = TournamentDir {
+        path: out.to_path_buf(),
+    };
+    let settings = Settings {
+        shard: None,
+        ..first_settings
+    };
+    let (linked, copied, games) = write_merged(&parts, &out_dir, &t, &settings, &schedule)?;
+    // The merged directory is a finished tournament, as `durak standings` reads it.
+    let scan = verify_results(&t, &out_dir)?;
+    debug_assert_eq!(scan.count(), schedule.total_games());
+    Ok((
+        out_dir,
+        t,
+        settings,
+        Merged {
+            shards: parts.len(),
+            games,
+            linked,
+            copied,
+            missing_replays,
+            first_missing,
+        },
+    ))
+}
+
+/// Each directory opened: of the same tournament, under the same settings, of the same split,
+/// each shard once.
+fn open_parts(
+    dirs: &[PathBuf],
+    t: &Tournament,
+    first_dir: &TournamentDir,
+    first_settings: &Settings,
+) -> Result<Vec<Part>, Error> {
+    let first_config = first_dir.config_path();
     let mut parts: Vec<Part> = Vec::new();
     for path in dirs {
         let (dir, here) = TournamentDir::open(path, false)?;
         let (_, settings) = dir.recorded()?;
         let config = dir.config_path();
-        let mut diff = here.differences(&t);
-        if settings.sandbox != first_settings.sandbox {
-            diff.push(format!(
-                "sandbox is {} there and {} here",
-                first_settings.sandbox, settings.sandbox
-            ));
-        }
-        if settings.affinity != first_settings.affinity {
-            diff.push(format!(
-                "affinity is {} there and {} here",
-                first_settings.affinity.name(),
-                settings.affinity.name()
-            ));
-        }
-        if settings.limits != first_settings.limits {
-            diff.push(format!(
-                "[tournament.limits] are {} there and {} here",
-                limits_text(&first_settings),
-                limits_text(&settings)
-            ));
-        }
+        let mut diff = here.differences(t);
+        diff.extend(settings_differences(first_settings, &settings));
         if !diff.is_empty() {
             return Err(invalid_error!(
                 "{}: another tournament than {} (there): {}\n  fix: merge only the shards of \
@@ -133,6 +153,38 @@ pub fn merge(
         }
         parts.push(Part { dir, shard });
     }
+    Ok(parts)
+}
+
+/// The settings the games ran under that differ between the first shard and another.
+fn settings_differences(first: &Settings, here: &Settings) -> Vec<String> {
+    let mut diff = Vec::new();
+    if here.sandbox != first.sandbox {
+        diff.push(format!(
+            "sandbox is {} there and {} here",
+            first.sandbox, here.sandbox
+        ));
+    }
+    if here.affinity != first.affinity {
+        diff.push(format!(
+            "affinity is {} there and {} here",
+            first.affinity.name(),
+            here.affinity.name()
+        ));
+    }
+    if here.limits != first.limits {
+        diff.push(format!(
+            "[tournament.limits] are {} there and {} here",
+            limits_text(first),
+            limits_text(here)
+        ));
+    }
+    diff
+}
+
+/// Every shard of the split given.
+fn check_every_shard(parts: &[Part], first_dir: &TournamentDir) -> Result<(), Error> {
+    let first_config = first_dir.config_path();
     let count = parts[0].shard.count;
     let missing: Vec<String> = (1..=count)
         .filter(|i| !parts.iter().any(|p| p.shard.index == *i))
@@ -153,16 +205,25 @@ pub fn merge(
                 .join(", ")
         ));
     }
-    parts.sort_by_key(|p| p.shard.index);
+    Ok(())
+}
 
+/// Each shard holding its own games only, and finished. Returns the replays named but missing
+/// (how many, and the first).
+fn verify_parts(
+    parts: &[Part],
+    t: &Tournament,
+    schedule: &Schedule,
+) -> Result<(usize, Option<PathBuf>), Error> {
+    let count = parts[0].shard.count;
     // Each shard holding its own games only (verify_results refuses lines that are not games
     // of the tournament, and a game twice in one file), then finished. The lines' shards come
     // first: a game of another shard counted as one of this shard's would make it look
     // unfinished or over-full, with a `--resume` fix that then refuses.
     let mut missing_replays = 0;
     let mut first_missing = None;
-    for p in &parts {
-        let scan = verify_results(&t, &p.dir)?;
+    for p in parts {
+        let scan = verify_results(t, &p.dir)?;
         for l in lines_in_id_order(&p.dir.results_path())? {
             let l = l?;
             let (table, g) = schedule.game(l.id).expect("verified against the schedule");
@@ -180,7 +241,7 @@ pub fn merge(
                 ));
             }
         }
-        let expected = p.shard.games(&schedule);
+        let expected = p.shard.games(schedule);
         if scan.count() != expected || scan.torn_tail {
             return Err(invalid_error!(
                 "{}: shard {} is not finished: {} of its {expected} games recorded{}\n  fix: \
@@ -193,7 +254,7 @@ pub fn merge(
                 } else {
                     ""
                 },
-                crate::results::resume_command(&p.dir.path)
+                crate::error::resume_command(&p.dir.path)
             ));
         }
         missing_replays += scan.missing_replays;
@@ -201,10 +262,19 @@ pub fn merge(
             first_missing = scan.first_missing;
         }
     }
-    // The disqualifications, as one machine would have decided them.
-    let mut discipline = Discipline::new(&t);
+    Ok((missing_replays, first_missing))
+}
+
+/// The disqualifications, as one machine would have decided them.
+fn check_disqualifications(
+    parts: &[Part],
+    t: &Tournament,
+    schedule: &Schedule,
+) -> Result<(), Error> {
+    let count = parts[0].shard.count;
+    let mut discipline = Discipline::new(t);
     let mut seen = GameSet::new(schedule.total_games());
-    for l in merged_lines(&parts)? {
+    for l in merged_lines(parts)? {
         let l = l?;
         if !seen.insert(l.id) {
             return Err(invalid_error!(
@@ -212,13 +282,22 @@ pub fn merge(
                 l.id
             ));
         }
-        check_discipline(&mut discipline, &l, &parts, count, &schedule)?;
+        check_discipline(&mut discipline, &l, parts, count, schedule)?;
     }
+    Ok(())
+}
 
-    // Write the merged directory.
-    let out_dir = TournamentDir {
-        path: out.to_path_buf(),
-    };
+/// Write the merged directory: `tournament.toml`, the results in id order and the replays
+/// (linked, or copied). Returns how many replays were linked and copied, and the games.
+fn write_merged(
+    parts: &[Part],
+    out_dir: &TournamentDir,
+    t: &Tournament,
+    settings: &Settings,
+    schedule: &Schedule,
+) -> Result<(usize, usize, usize), Error> {
+    let out = out_dir.path.as_path();
+    let count = parts[0].shard.count;
     if out.join(CONFIG_FILE).exists()
         || std::fs::read_dir(out).is_ok_and(|mut e| e.next().is_some())
     {
@@ -229,13 +308,9 @@ pub fn merge(
     }
     std::fs::create_dir_all(out_dir.replays_path())
         .map_err(|e| disk_error!("{}: cannot create: {e}", out.display()))?;
-    let settings = Settings {
-        shard: None,
-        ..first_settings
-    };
     write_file(
         &out_dir.config_path(),
-        t.to_record(&settings).to_toml().as_bytes(),
+        t.to_record(settings).to_toml().as_bytes(),
     )?;
     let tmp = out.join(format!(".{RESULTS_FILE}.tmp"));
     let mut w = std::io::BufWriter::new(
@@ -243,10 +318,10 @@ pub fn merge(
             .map_err(|e| disk_error!("{}: cannot create: {e}", tmp.display()))?,
     );
     let (mut linked, mut copied, mut games) = (0, 0, 0);
-    for l in merged_lines(&parts)? {
+    for l in merged_lines(parts)? {
         let l = l?;
         if let Some(r) = &l.replay {
-            let part = &parts[shard_of(&schedule, &l, count) as usize - 1];
+            let part = &parts[shard_of(schedule, &l, count) as usize - 1];
             let (from, to) = (part.dir.path.join(r), out.join(r));
             if from.is_file() {
                 if std::fs::hard_link(&from, &to).is_ok() {
@@ -269,22 +344,7 @@ pub fn merge(
         .map_err(|e| disk_error!("{}: cannot write: {e}", tmp.display()))?;
     std::fs::rename(&tmp, out_dir.results_path())
         .map_err(|e| disk_error!("{}: cannot write: {e}", out_dir.results_path().display()))?;
-    // The merged directory is a finished tournament, as `durak standings` reads it.
-    let scan = verify_results(&t, &out_dir)?;
-    debug_assert_eq!(scan.count(), schedule.total_games());
-    Ok((
-        out_dir,
-        t,
-        settings,
-        Merged {
-            shards: parts.len(),
-            games,
-            linked,
-            copied,
-            missing_replays,
-            first_missing,
-        },
-    ))
+    Ok((linked, copied, games))
 }
 
 fn limits_text(s: &Settings) -> String {

@@ -187,7 +187,7 @@ fn ends_with_result(text: &str) -> bool {
 }
 
 /// Faults of a result line that a bot committed (forfeits are not).
-pub fn count_faults(l: &crate::results::ResultLine) -> usize {
+pub fn count_faults(l: &crate::line::ResultLine) -> usize {
     l.faults
         .iter()
         .filter(|f| f.kind != FaultKind::Forfeit)

@@ -11,12 +11,11 @@
 
 use crate::config::{ConfigFile, Input, Tournament};
 use crate::error::Error;
-pub use crate::lines::{lines_in_id_order, LineReader, Numbered};
+pub use crate::error::{quote_path, resume_command};
+pub use crate::line::{FaultLine, ResultLine};
+pub use crate::lines::{lines_in_id_order, read_results_file, LineReader, Numbered, ReadResults};
 use crate::settings::Settings;
 use crate::standings::Standings;
-use durak_protocol::FaultKind;
-use durak_rules::Seat;
-use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,82 +28,6 @@ pub const REPLAYS_DIR: &str = "replays";
 /// in `results.jsonl`. Removed when the tournament is finished.
 pub const PENDING_FILE: &str = "pending.jsonl";
 
-/// A fault in a result line: the seat, its bot, the kind and the details.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FaultLine {
-    pub seat: Seat,
-    pub bot: String,
-    pub kind: FaultKind,
-    pub detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
-}
-
-/// One finished game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResultLine {
-    /// The game's stable id (its position in the schedule).
-    pub id: u64,
-    pub table: u32,
-    /// Index at the table.
-    pub game: u32,
-    /// Duplicate deal number (duplicate and gauntlet formats).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deal: Option<u32>,
-    /// Bot name at each seat.
-    pub seats: Vec<String>,
-    /// Deck seed.
-    pub seed: u64,
-    pub dealer: Seat,
-    /// The durak's seat; `null` for a draw.
-    pub loser: Option<Seat>,
-    /// The durak's name.
-    pub durak: Option<String>,
-    pub draw: bool,
-    pub faults: Vec<FaultLine>,
-    pub moves: u32,
-    /// The replay, relative to the tournament directory.
-    pub replay: Option<String>,
-    pub duration_ms: u64,
-    /// Bots disqualified after this game.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub disqualified: Vec<String>,
-    /// Set when the referee ended the game as a draw at its move limit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub move_limit: Option<u32>,
-    /// Why earlier attempts at this game were voided (a bot starved by the machine past ten
-    /// times its limit, its own time still under it) and the game played again with the same
-    /// deal; oldest first (see `durak_referee::GameRecord::voided`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub voided: Vec<String>,
-    /// The game was given up after 3 voided attempts: it counts for nobody (no loser, no
-    /// draw), and `voided` says why (see `durak_referee::GameRecord::void`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub void: bool,
-}
-
-impl ResultLine {
-    /// The line without what varies between identical runs (timings).
-    pub fn without_timing(&self) -> ResultLine {
-        ResultLine {
-            duration_ms: 0,
-            ..self.clone()
-        }
-    }
-}
-
-/// `path`, absolute, quoted for a shell when it needs to be.
-pub fn quote_path(path: &Path) -> String {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    shell_words::quote(&abs.to_string_lossy()).into_owned()
-}
-
-/// The command that finishes the tournament in `path` exactly as it was configured (every
-/// setting is in its `tournament.toml`), from any directory.
-pub fn resume_command(path: &Path) -> String {
-    format!("durak tournament --resume {}", quote_path(path))
-}
-
 /// A tournament directory.
 #[derive(Clone, Debug)]
 pub struct TournamentDir {
@@ -115,15 +38,6 @@ pub struct TournamentDir {
 #[derive(Debug)]
 pub struct DirLock {
     _file: File,
-}
-
-/// The results read back: the lines in file order, and where the valid part of the file ends.
-#[derive(Clone, Debug, Default)]
-pub struct ReadResults {
-    pub lines: Vec<ResultLine>,
-    pub valid_len: u64,
-    /// A final line cut short (a kill during the write): dropped.
-    pub torn_tail: bool,
 }
 
 impl TournamentDir {
@@ -392,19 +306,6 @@ impl TournamentDir {
             .map_err(|e| disk_error!("{}: cannot open for appending: {e}", path.display()))?;
         Ok(ResultsWriter { file })
     }
-}
-
-/// Read a results file whole (see [`TournamentDir::read_results`]). For small files and tests:
-/// a run and `durak standings` read it line by line ([`LineReader`], [`lines_in_id_order`]).
-pub fn read_results_file(path: &Path) -> Result<ReadResults, Error> {
-    let mut reader = LineReader::open(path)?;
-    let mut out = ReadResults::default();
-    for l in reader.by_ref() {
-        out.lines.push(l?.line);
-    }
-    out.valid_len = reader.valid_len();
-    out.torn_tail = reader.torn_tail();
-    Ok(out)
 }
 
 /// Appends result lines, fsynced before `append_all` returns.

@@ -31,29 +31,16 @@ use crate::recorded::{pending_games, verify_results, Record};
 use crate::results::{lines_in_id_order, DirLock, FaultLine, ResultLine, TournamentDir};
 use crate::schedule::{Schedule, Table};
 use crate::sequencer::{Books, Closed, Discipline, Sequencer};
+use crate::shared::Shared;
+pub use crate::shared::{Observer, Silent};
 use crate::sprt::{SprtStatus, SprtTracker};
 use crate::writer::{spawn_writer, Job, Msg, WriterStats};
 use durak_referee::{play_planned, GameRecord, MatchConfig, ReplayLog, SeatSpec};
 use durak_rules::Seat;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-/// What a caller sees of a running tournament (a progress bar, a log).
-pub trait Observer: Send + Sync {
-    /// Before the first game: games in the schedule, games already in the results, faults in
-    /// them.
-    fn start(&self, _total: usize, _done: usize, _faults: usize) {}
-    /// After each game is recorded (durable).
-    fn game(&self, _line: &ResultLine, _done: usize, _faults: usize) {}
-    /// A bot was disqualified.
-    fn disqualified(&self, _bot: &str, _reason: &str) {}
-}
-
-/// An observer that sees nothing.
-pub struct Silent;
-impl Observer for Silent {}
 
 pub struct RunOptions {
     /// Tables playing at once (each has its own bot processes).
@@ -121,73 +108,6 @@ pub struct RunSummary {
     pub closed: Option<Closed>,
 }
 
-/// The state the tables and the results writer share.
-pub(crate) struct Shared {
-    state: Mutex<State>,
-    /// Notified when held games go, a table stops or the run fails: tables waiting for the
-    /// writer look again.
-    pub(crate) wake: Condvar,
-    /// Per table: stop at the next game (a late game stopped it, in this pass).
-    stop: Vec<AtomicBool>,
-    /// Every table stops (an error).
-    halt: AtomicBool,
-    /// Every table stops: no more games are accepted ([`Closed`]).
-    closed: AtomicBool,
-    /// [`RunOptions::stop`].
-    outside: Option<Arc<AtomicBool>>,
-}
-
-pub(crate) struct State {
-    pub(crate) books: Books,
-    /// Games recorded (durable), and the faults in them.
-    pub(crate) done: usize,
-    pub(crate) faults: usize,
-    pub(crate) error: Option<String>,
-}
-
-impl Shared {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// `table` stops at its next game (it is played again in the next pass).
-    pub(crate) fn stop_table(&self, table: u32) {
-        if let Some(s) = self.stop.get(table as usize) {
-            s.store(true, Ordering::SeqCst);
-        }
-        self.wake.notify_all();
-    }
-
-    /// The run fails: every table stops at its next game.
-    pub(crate) fn fail(&self, e: String) {
-        self.lock().error.get_or_insert(e);
-        self.halt.store(true, Ordering::SeqCst);
-        self.wake.notify_all();
-    }
-
-    /// No more games are accepted: every table stops at its next game.
-    pub(crate) fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.wake.notify_all();
-    }
-
-    fn stopped_outside(&self) -> bool {
-        self.outside
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::SeqCst))
-    }
-
-    fn stopped(&self, table: u32) -> bool {
-        self.stopped_outside()
-            || self.halt.load(Ordering::SeqCst)
-            || self.closed.load(Ordering::SeqCst)
-            || self
-                .stop
-                .get(table as usize)
-                .is_some_and(|s| s.load(Ordering::SeqCst))
-    }
-}
-
 /// Play every game of the tournament not yet in `dir`'s results.
 ///
 /// Tables play concurrently, but what is recorded does not depend on it: finished games are
@@ -216,7 +136,7 @@ pub async fn run_tournament(
     let already = scan.count();
     // The SPRT over the games recorded; decided already (a run that ended, or was killed
     // after the deciding game), nothing more is played.
-    let tracker = SprtTracker::recorded(t, dir)?;
+    let tracker = SprtTracker::recorded(t, &dir.results_path())?;
     if let Some(status) = tracker
         .as_ref()
         .map(SprtTracker::status)
@@ -247,25 +167,18 @@ pub async fn run_tournament(
     let pending = dir.restart_pending(&prefill)?;
     opts.observer.start(total - outside, already, scan.faults);
 
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State {
-            books: Books {
-                sprt: tracker,
-                budget: opts.stop_after,
-                ..Books::new(discipline, scan.record, Sequencer::default())
-            },
-            done: already,
-            faults: scan.faults,
-            error: None,
-        }),
-        wake: Condvar::new(),
-        stop: (0..schedule.tables.len())
-            .map(|_| AtomicBool::new(false))
-            .collect(),
-        halt: AtomicBool::new(false),
-        closed: AtomicBool::new(false),
-        outside: opts.stop.clone(),
-    });
+    let books = Books {
+        sprt: tracker,
+        budget: opts.stop_after,
+        ..Books::new(discipline, scan.record, Sequencer::default())
+    };
+    let shared = Arc::new(Shared::new(
+        books,
+        already,
+        scan.faults,
+        schedule.tables.len(),
+        opts.stop.clone(),
+    ));
     let (to_writer, writer) = spawn_writer(
         dir.appender()?,
         pending,
@@ -273,40 +186,63 @@ pub async fn run_tournament(
         opts.observer.clone(),
         dir,
     )?;
+    let first_error = run_passes(t, dir, &opts, &schedule, &shared, &to_writer, prefill).await;
+    // Every table is done: the writer records what is left and stops.
+    drop(to_writer);
+    let stats = tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .map_err(|e| run_error!("the results writer failed: {e}"))?
+        .map_err(|_| Error::Run("the results writer panicked".to_string()))?;
+    let (error, recorded, closed, sprt) = {
+        let s = shared.lock();
+        (
+            s.error.clone(),
+            s.books.record.recorded.len(),
+            s.books.closed,
+            s.books.sprt.as_ref().map(SprtTracker::status),
+        )
+    };
+    if let Some(e) = error.map(Error::Run).or(first_error) {
+        let kept = dir.count_results();
+        return Err(run_error!(
+            "{e}\n  the {kept} game{} in {} {} safe; once the cause is fixed (a full disk?), \
+             finish with `{}`",
+            if kept == 1 { "" } else { "s" },
+            dir.results_path().display(),
+            if kept == 1 { "is" } else { "are" },
+            crate::error::resume_command(&dir.path)
+        ));
+    }
+    settle_pending(dir, &shared, closed, recorded, total)?;
+    Ok(RunSummary {
+        total: total - outside,
+        already,
+        played: (recorded - outside - already).saturating_sub(recovered),
+        recovered: recovered.min(recorded - outside - already),
+        writer: stats,
+        sprt,
+        closed,
+    })
+}
+
+/// The passes: each plays the games not yet accepted; a pass that stops a table (a bot
+/// disqualified in a game before it) leaves work for the next. Every such stop disqualifies a
+/// bot more, so there are at most as many passes as bots, plus one. Returns the first error of
+/// a pass.
+async fn run_passes(
+    t: &Tournament,
+    dir: &TournamentDir,
+    opts: &RunOptions,
+    schedule: &Schedule,
+    shared: &Arc<Shared>,
+    to_writer: &SyncSender<Msg>,
+    prefill: Vec<ResultLine>,
+) -> Option<Error> {
     let mut prefill = Some(prefill);
     let mut first_error = None;
-    // Each pass plays the games not yet accepted; a pass that stops a table (a bot disqualified
-    // in a game before it) leaves work for the next. Every such stop disqualifies a bot more,
-    // so there are at most as many passes as bots, plus one.
     for _pass in 0..=t.bots.len() {
-        // What the pass plays: the games not recorded, nor held from a killed run (the first
-        // pass takes those in). The tables' plans read a snapshot of that (a bit per game, and
-        // where each series stands); the sequencer expects every game not recorded.
         let held = prefill.take().unwrap_or_default();
-        let (record, sequenced): (Arc<Record>, Vec<u32>) = {
-            let mut s = shared.lock();
-            let mut record = s.books.record.clone();
-            let sequenced: Vec<u32> = schedule
-                .tables
-                .iter()
-                .filter(|table| has_work(table, &record))
-                .map(|table| table.id)
-                .collect();
-            for l in &held {
-                record.recorded.insert(l.id);
-                if let Some(p) = record.series[l.table as usize].as_mut() {
-                    let _ = p.record(l.game, l.loser);
-                }
-            }
-            let held_max = s.books.seq.held_max;
-            s.books.seq = Sequencer::with_held(
-                sequenced.iter().map(|&id| &schedule.tables[id as usize]),
-                &s.books.record,
-                held,
-            );
-            s.books.seq.held_max = s.books.seq.held_max.max(held_max);
-            (Arc::new(record), sequenced)
-        };
+        let (record, sequenced) = plan_pass(shared, schedule, held);
         for s in &shared.stop {
             s.store(false, Ordering::SeqCst);
         }
@@ -333,7 +269,7 @@ pub async fn run_tournament(
             })
             .await;
         }
-        if let Err(e) = run_pass(t, dir, &opts, work, &record, &shared, &to_writer).await {
+        if let Err(e) = run_pass(t, dir, opts, work, &record, shared, to_writer).await {
             first_error.get_or_insert(e);
         }
         // Everything the pass sent is sequenced (and durable) before the next is planned.
@@ -352,32 +288,51 @@ pub async fn run_tournament(
             break;
         }
     }
-    // Every table is done: the writer records what is left and stops.
-    drop(to_writer);
-    let stats = tokio::task::spawn_blocking(move || writer.join())
-        .await
-        .map_err(|e| run_error!("the results writer failed: {e}"))?
-        .map_err(|_| Error::Run("the results writer panicked".to_string()))?;
-    let (error, recorded, closed, sprt) = {
-        let s = shared.lock();
-        (
-            s.error.clone(),
-            s.books.record.recorded.len(),
-            s.books.closed,
-            s.books.sprt.as_ref().map(SprtTracker::status),
-        )
-    };
-    if let Some(e) = error.map(Error::Run).or(first_error) {
-        let kept = dir.count_results();
-        return Err(run_error!(
-            "{e}\n  the {kept} game{} in {} {} safe; once the cause is fixed (a full disk?), \
-             finish with `{}`",
-            if kept == 1 { "" } else { "s" },
-            dir.results_path().display(),
-            if kept == 1 { "is" } else { "are" },
-            crate::results::resume_command(&dir.path)
-        ));
+    first_error
+}
+
+/// What a pass plays: the games not recorded, nor `held` from a killed run (the first pass
+/// takes those in). The tables' plans read a snapshot of that (a bit per game, and where each
+/// series stands); the sequencer expects every game not recorded. Returns the snapshot and the
+/// tables sequenced.
+fn plan_pass(
+    shared: &Shared,
+    schedule: &Schedule,
+    held: Vec<ResultLine>,
+) -> (Arc<Record>, Vec<u32>) {
+    let mut s = shared.lock();
+    let mut record = s.books.record.clone();
+    let sequenced: Vec<u32> = schedule
+        .tables
+        .iter()
+        .filter(|table| has_work(table, &record))
+        .map(|table| table.id)
+        .collect();
+    for l in &held {
+        record.recorded.insert(l.id);
+        if let Some(p) = record.series[l.table as usize].as_mut() {
+            let _ = p.record(l.game, l.loser);
+        }
     }
+    let held_max = s.books.seq.held_max;
+    s.books.seq = Sequencer::with_held(
+        sequenced.iter().map(|&id| &schedule.tables[id as usize]),
+        &s.books.record,
+        held,
+    );
+    s.books.seq.held_max = s.books.seq.held_max.max(held_max);
+    (Arc::new(record), sequenced)
+}
+
+/// After the passes: what is pending goes (cancelled once the SPRT decided, removed when every
+/// game is recorded) or stays for the resume (a budget or an outside stop).
+fn settle_pending(
+    dir: &TournamentDir,
+    shared: &Shared,
+    closed: Option<Closed>,
+    recorded: usize,
+    total: usize,
+) -> Result<(), Error> {
     if closed == Some(Closed::Decided) {
         // The tournament is over: what finished after the deciding game is cancelled.
         let record = shared.lock().books.record.recorded.clone();
@@ -391,18 +346,10 @@ pub async fn run_tournament(
         return Err(run_error!(
             "{recorded} of {total} games recorded after every pass (a bug: please report it)\n  \
              finish with `{}`",
-            crate::results::resume_command(&dir.path)
+            crate::error::resume_command(&dir.path)
         ));
     }
-    Ok(RunSummary {
-        total: total - outside,
-        already,
-        played: (recorded - outside - already).saturating_sub(recovered),
-        recovered: recovered.min(recorded - outside - already),
-        writer: stats,
-        sprt,
-        closed,
-    })
+    Ok(())
 }
 
 /// The SPRT decided: the games finished but not recorded (in `pending.jsonl`: after the
@@ -871,22 +818,11 @@ mod tests {
         .unwrap();
         let schedule = Schedule::build(&t);
         let record = Record::new(&schedule);
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                books: {
-                    let seq = Sequencer::new(&schedule.tables, &record);
-                    Books::new(Discipline::new(&t), record, seq)
-                },
-                done: 0,
-                faults: 0,
-                error: None,
-            }),
-            wake: Condvar::new(),
-            stop: vec![AtomicBool::new(false), AtomicBool::new(false)],
-            halt: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            outside: None,
-        });
+        let books = {
+            let seq = Sequencer::new(&schedule.tables, &record);
+            Books::new(Discipline::new(&t), record, seq)
+        };
+        let shared = Arc::new(Shared::new(books, 0, 0, 2, None));
         let (tx, writer) = spawn_writer(
             td.appender().unwrap(),
             td.restart_pending(&[]).unwrap(),

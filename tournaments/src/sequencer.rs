@@ -14,8 +14,8 @@
 //! game: the resume takes it in again ([`Sequencer::with_held`]).
 
 use crate::config::Tournament;
+use crate::line::{FaultLine, ResultLine};
 use crate::recorded::Record;
-use crate::results::{FaultLine, ResultLine};
 use crate::schedule::Table;
 use crate::sprt::SprtTracker;
 use durak_protocol::FaultKind;

@@ -15,11 +15,12 @@
 
 use crate::config::{Format, Tournament};
 use crate::error::Error;
-use crate::results::ResultLine;
+use crate::line::ResultLine;
 use crate::stats::sprt::{elo_interval, paired_values, Hypothesis, SprtParams};
 use crate::stats::{z_two_sided, PRIOR_DEALS};
 use std::collections::HashMap;
 use std::fmt;
+use std::path::Path;
 
 /// The SPRT's state over the games seen so far.
 #[derive(Clone, Debug)]
@@ -115,17 +116,14 @@ impl SprtTracker {
         })
     }
 
-    /// The test over the games `dir` has recorded, for a tournament with the SPRT (`None`
-    /// without).
-    pub fn recorded(
-        t: &Tournament,
-        dir: &crate::results::TournamentDir,
-    ) -> Result<Option<SprtTracker>, Error> {
+    /// The test over the games recorded in `results` (a tournament directory's
+    /// `results.jsonl`), for a tournament with the SPRT (`None` without).
+    pub fn recorded(t: &Tournament, results: &Path) -> Result<Option<SprtTracker>, Error> {
         let Some(p) = t.sprt else {
             return Ok(None);
         };
         let mut tracker = SprtTracker::new(t, p)?;
-        for l in crate::results::LineReader::open(&dir.results_path())? {
+        for l in crate::lines::LineReader::open(results)? {
             tracker.add(&l?.line);
         }
         Ok(Some(tracker))

@@ -19,8 +19,8 @@
 use crate::error::Error;
 use crate::recorded::count_faults;
 use crate::results::{ResultLine, ResultsWriter, TournamentDir};
-use crate::runner::{Observer, Shared};
 use crate::sequencer::{Closed, Decided};
+use crate::shared::{Observer, Shared};
 use durak_referee::replay::{sync_files, sync_path};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};

@@ -6,7 +6,7 @@
 
 use super::Standings;
 use crate::config::{Format, Tournament};
-use crate::results::ResultLine;
+use crate::line::ResultLine;
 use crate::stats::fit::{Clusters, Group};
 use crate::stats::pair::{DealOutcomes, PairSums};
 use std::collections::{BTreeMap, HashMap};

@@ -26,7 +26,7 @@ mod render;
 pub use builder::{scheduled_games, StandingsBuilder};
 
 use crate::config::Tournament;
-use crate::results::ResultLine;
+use crate::line::ResultLine;
 use crate::stats::compare::{los, tie_groups};
 use crate::stats::fit::{fit, Fit};
 use crate::stats::pair::DealOutcomes;
@@ -210,49 +210,13 @@ fn assemble(b: StandingsBuilder) -> Standings {
     let t = &b.t;
     let n = t.bots.len();
     let z = z_two_sided();
-    // Bots with a game that counts are in the fit.
-    let mut rated = vec![false; n];
-    for c in b.combos.iter().filter(|c| c.games > c.void) {
-        for &m in &c.members {
-            rated[m] = true;
-        }
-    }
-    let mut fitted: Vec<Option<usize>> = vec![None; n];
-    let mut fitted_bots = Vec::new();
-    for i in (0..n).filter(|&i| rated[i]) {
-        fitted[i] = Some(fitted_bots.len());
-        fitted_bots.push(i);
-    }
-    let groups: Vec<_> = b
-        .combos
-        .iter()
-        .filter(|c| c.games > c.void)
-        .map(|c| c.group(&fitted, b.deals))
-        .collect();
-    let f: Fit = fit(
-        fitted_bots.len(),
-        &groups,
-        PRIOR_SD_ELO / ELO_PER_NAT,
-        PRIOR_DEALS,
-    );
+    let (fitted, f) = fit_rated(&b);
     let (cov, interval_kind) = match (&f.paired_cov, b.deals) {
         (Some(p), true) => (p, "paired"),
         _ => (&f.model_cov, "unpaired"),
     };
-
-    // Rank order: rated bots by rating (then name), then the others by name. Ratings equal to
-    // 1e-10 (identical records, summed in another order) count as equal.
-    let key = |a: usize| (f.theta[a] * 1e10).round() as i64;
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&x, &y| match (fitted[x], fitted[y]) {
-        (Some(a), Some(b)) => key(b)
-            .cmp(&key(a))
-            .then(t.bots[x].name.cmp(&t.bots[y].name)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => t.bots[x].name.cmp(&t.bots[y].name),
-    });
-    let rated_count = fitted_bots.len();
+    let order = rank_order(t, &fitted, &f);
+    let rated_count = fitted.iter().flatten().count();
     let los_at = |i: usize, j: usize| -> f64 {
         los(
             &f.theta,
@@ -270,61 +234,19 @@ fn assemble(b: StandingsBuilder) -> Standings {
             rank_of[p] = (g.start + 1, g.len() > 1);
         }
     }
-
+    let one = OneStanding {
+        b: &b,
+        f: &f,
+        fitted: &fitted,
+        cov,
+        paired: interval_kind == "paired",
+        z,
+    };
     let standings: Vec<BotStanding> = order
         .iter()
         .enumerate()
-        .map(|(pos, &i)| {
-            let c = &b.bots[i];
-            let (rank, tied) = rank_of[pos];
-            let interval = |a: usize, cov: &nalgebra::DMatrix<f64>| {
-                let e = f.theta[a] * ELO_PER_NAT;
-                let half = z * cov[(a, a)].max(0.0).sqrt() * ELO_PER_NAT;
-                let (no_lower, no_upper) = f.unbounded[a];
-                [
-                    (!no_lower).then_some(e - half),
-                    (!no_upper).then_some(e + half),
-                ]
-            };
-            let (elo, ci, unpaired) = match fitted[i] {
-                Some(a) => (
-                    Some(f.theta[a] * ELO_PER_NAT),
-                    interval(a, cov),
-                    (interval_kind == "paired").then(|| interval(a, &f.model_cov)),
-                ),
-                None => (None, [None, None], None),
-            };
-            let rate = if c.games == 0 {
-                0.0
-            } else {
-                c.losses as f64 / c.games as f64
-            };
-            let (lo, hi) = wilson(c.losses, c.games, z);
-            BotStanding {
-                rank,
-                rank_label: if fitted[i].is_none() {
-                    "-".to_string()
-                } else if tied {
-                    format!("={rank}")
-                } else {
-                    rank.to_string()
-                },
-                tied,
-                bot: t.bots[i].name.clone(),
-                elo,
-                elo_ci95: ci,
-                elo_ci95_unpaired: unpaired,
-                games: c.games,
-                losses: c.losses,
-                draws: c.draws,
-                faults: c.faults.clone(),
-                loss_rate: rate,
-                loss_rate_ci95: [lo, hi],
-                disqualified_after_game: c.disqualified_after,
-            }
-        })
+        .map(|(pos, &i)| one.standing(i, rank_of[pos]))
         .collect();
-
     let los_matrix: Vec<Vec<Option<f64>>> = (0..n)
         .map(|i| {
             (0..n)
@@ -364,5 +286,113 @@ fn assemble(b: StandingsBuilder) -> Standings {
         head_to_head: h2h,
         pairs,
         sprt,
+    }
+}
+
+/// The ratings' fit over the bots with a game that counts: each bot's index in the fit (`None`:
+/// no rating), and the fit.
+fn fit_rated(b: &StandingsBuilder) -> (Vec<Option<usize>>, Fit) {
+    let n = b.t.bots.len();
+    let mut rated = vec![false; n];
+    for c in b.combos.iter().filter(|c| c.games > c.void) {
+        for &m in &c.members {
+            rated[m] = true;
+        }
+    }
+    let mut fitted: Vec<Option<usize>> = vec![None; n];
+    let mut count = 0;
+    for i in (0..n).filter(|&i| rated[i]) {
+        fitted[i] = Some(count);
+        count += 1;
+    }
+    let groups: Vec<_> = b
+        .combos
+        .iter()
+        .filter(|c| c.games > c.void)
+        .map(|c| c.group(&fitted, b.deals))
+        .collect();
+    let f = fit(count, &groups, PRIOR_SD_ELO / ELO_PER_NAT, PRIOR_DEALS);
+    (fitted, f)
+}
+
+/// Rank order: rated bots by rating (then name), then the others by name. Ratings equal to
+/// 1e-10 (identical records, summed in another order) count as equal.
+fn rank_order(t: &Tournament, fitted: &[Option<usize>], f: &Fit) -> Vec<usize> {
+    let key = |a: usize| (f.theta[a] * 1e10).round() as i64;
+    let mut order: Vec<usize> = (0..t.bots.len()).collect();
+    order.sort_by(|&x, &y| match (fitted[x], fitted[y]) {
+        (Some(a), Some(b)) => key(b)
+            .cmp(&key(a))
+            .then(t.bots[x].name.cmp(&t.bots[y].name)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => t.bots[x].name.cmp(&t.bots[y].name),
+    });
+    order
+}
+
+/// What a bot's row is made of.
+struct OneStanding<'a> {
+    b: &'a StandingsBuilder,
+    f: &'a Fit,
+    fitted: &'a [Option<usize>],
+    /// The covariance the intervals are read from (paired where the deals are).
+    cov: &'a nalgebra::DMatrix<f64>,
+    paired: bool,
+    z: f64,
+}
+
+impl OneStanding<'_> {
+    /// The rating interval of the fit's bot `a` from `cov` (an end the data do not bound is
+    /// `None`).
+    fn interval(&self, a: usize, cov: &nalgebra::DMatrix<f64>) -> [Option<f64>; 2] {
+        let e = self.f.theta[a] * ELO_PER_NAT;
+        let half = self.z * cov[(a, a)].max(0.0).sqrt() * ELO_PER_NAT;
+        let (no_lower, no_upper) = self.f.unbounded[a];
+        [
+            (!no_lower).then_some(e - half),
+            (!no_upper).then_some(e + half),
+        ]
+    }
+
+    /// Bot `i`'s row, at `rank` (`tied`: with others).
+    fn standing(&self, i: usize, (rank, tied): (usize, bool)) -> BotStanding {
+        let c = &self.b.bots[i];
+        let (elo, ci, unpaired) = match self.fitted[i] {
+            Some(a) => (
+                Some(self.f.theta[a] * ELO_PER_NAT),
+                self.interval(a, self.cov),
+                self.paired.then(|| self.interval(a, &self.f.model_cov)),
+            ),
+            None => (None, [None, None], None),
+        };
+        let rate = if c.games == 0 {
+            0.0
+        } else {
+            c.losses as f64 / c.games as f64
+        };
+        let (lo, hi) = wilson(c.losses, c.games, self.z);
+        BotStanding {
+            rank,
+            rank_label: if self.fitted[i].is_none() {
+                "-".to_string()
+            } else if tied {
+                format!("={rank}")
+            } else {
+                rank.to_string()
+            },
+            tied,
+            bot: self.b.t.bots[i].name.clone(),
+            elo,
+            elo_ci95: ci,
+            elo_ci95_unpaired: unpaired,
+            games: c.games,
+            losses: c.losses,
+            draws: c.draws,
+            faults: c.faults.clone(),
+            loss_rate: rate,
+            loss_rate_ci95: [lo, hi],
+            disqualified_after_game: c.disqualified_after,
+        }
     }
 }

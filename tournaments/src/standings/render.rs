@@ -110,6 +110,15 @@ impl Standings {
             ));
         }
         out.push_str(&format!("{}\n", self.legend()));
+        self.standings_text(&mut out);
+        self.los_text(&mut out);
+        self.head_to_head_text(&mut out);
+        self.pairs_text(&mut out);
+        out
+    }
+
+    /// The standings' table.
+    fn standings_text(&self, out: &mut String) {
         let mut table = TextTable::new();
         table.load_preset(COMPACT).set_header(vec![
             "#",
@@ -146,130 +155,141 @@ impl Standings {
         }
         out.push_str(&table.to_string());
         out.push('\n');
+    }
 
+    /// The LOS matrix, between rated bots (two at least).
+    fn los_text(&self, out: &mut String) {
         let rated = self.rated();
-        if rated >= 2 {
-            out.push_str("\nLOS: the likelihood that the row bot is better than the column bot\n");
-            let mut m = TextTable::new();
-            let mut header = vec!["LOS".to_string()];
-            header.extend(self.standings[..rated].iter().map(|s| s.bot.clone()));
-            m.load_preset(COMPACT).set_header(header);
-            for (i, s) in self.standings[..rated].iter().enumerate() {
-                let mut cells = vec![s.bot.clone()];
-                cells.extend((0..rated).map(|j| match self.los[i][j] {
-                    Some(l) => fmt_los(l),
-                    None => "·".to_string(),
-                }));
-                m.add_row(cells);
-            }
-            for c in 1..=rated {
-                if let Some(col) = m.column_mut(c) {
-                    col.set_cell_alignment(CellAlignment::Right);
-                }
-            }
-            out.push_str(&m.to_string());
-            out.push('\n');
+        if rated < 2 {
+            return;
         }
-
-        if !self.head_to_head.is_empty() {
-            let order: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
-            let mut cross = TextTable::new();
-            let mut header = vec![if self.table_size == 2 {
-                "wins-losses-draws".to_string()
-            } else {
-                "ahead-behind/games".to_string()
-            }];
-            header.extend(order.iter().map(|b| b.to_string()));
-            cross.load_preset(COMPACT).set_header(header);
-            for row in &order {
-                let mut cells = vec![row.to_string()];
-                for col in &order {
-                    cells.push(if row == col {
-                        "·".to_string()
-                    } else {
-                        self.h2h_cell(row, col).unwrap_or_default()
-                    });
-                }
-                cross.add_row(cells);
-            }
-            for c in 1..=order.len() {
-                if let Some(col) = cross.column_mut(c) {
-                    col.set_cell_alignment(CellAlignment::Center);
-                }
-            }
-            out.push('\n');
-            out.push_str(self.h2h_legend());
-            out.push('\n');
-            out.push_str(&cross.to_string());
-            out.push('\n');
+        out.push_str("\nLOS: the likelihood that the row bot is better than the column bot\n");
+        let mut m = TextTable::new();
+        let mut header = vec!["LOS".to_string()];
+        header.extend(self.standings[..rated].iter().map(|s| s.bot.clone()));
+        m.load_preset(COMPACT).set_header(header);
+        for (i, s) in self.standings[..rated].iter().enumerate() {
+            let mut cells = vec![s.bot.clone()];
+            cells.extend((0..rated).map(|j| match self.los[i][j] {
+                Some(l) => fmt_los(l),
+                None => "·".to_string(),
+            }));
+            m.add_row(cells);
         }
+        for c in 1..=rated {
+            if let Some(col) = m.column_mut(c) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        out.push_str(&m.to_string());
+        out.push('\n');
+    }
 
-        if !self.pairs.is_empty() {
-            let paired = self.pairs.iter().any(|p| p.paired.is_some());
-            let deals = self.pairs.iter().any(|p| p.deals.is_some());
-            let mut header = vec!["bot", "opponent", "games", "score", "Elo"];
-            if paired {
-                header.extend(["95% paired", "95% unpaired", "width", "LOS"]);
-            } else {
-                header.extend(["95%", "LOS"]);
-            }
-            if deals {
-                header.push("deals 0-½-1-1½-2");
-            }
-            let mut p = TextTable::new();
-            p.load_preset(COMPACT).set_header(header);
-            for x in &self.pairs {
-                let mut cells = vec![
-                    x.bot.clone(),
-                    x.opponent.clone(),
-                    x.games.to_string(),
-                    x.score
-                        .map(|s| format!("{:.1}%", 100.0 * s))
-                        .unwrap_or_else(|| "-".into()),
-                    fmt_pair_elo(x),
-                ];
-                let main = if paired { &x.paired } else { &x.unpaired };
-                if paired {
-                    cells.push(fmt_pair_interval(&x.paired));
-                    cells.push(fmt_pair_interval(&x.unpaired));
-                    cells.push(
-                        x.paired_width_ratio
-                            .map(|r| format!("{:.0}%", 100.0 * r))
-                            .unwrap_or_else(|| "-".into()),
-                    );
+    /// The head-to-head cross table.
+    fn head_to_head_text(&self, out: &mut String) {
+        if self.head_to_head.is_empty() {
+            return;
+        }
+        let order: Vec<&str> = self.standings.iter().map(|s| s.bot.as_str()).collect();
+        let mut cross = TextTable::new();
+        let mut header = vec![if self.table_size == 2 {
+            "wins-losses-draws".to_string()
+        } else {
+            "ahead-behind/games".to_string()
+        }];
+        header.extend(order.iter().map(|b| b.to_string()));
+        cross.load_preset(COMPACT).set_header(header);
+        for row in &order {
+            let mut cells = vec![row.to_string()];
+            for col in &order {
+                cells.push(if row == col {
+                    "·".to_string()
                 } else {
-                    cells.push(fmt_pair_interval(&x.unpaired));
-                }
+                    self.h2h_cell(row, col).unwrap_or_default()
+                });
+            }
+            cross.add_row(cells);
+        }
+        for c in 1..=order.len() {
+            if let Some(col) = cross.column_mut(c) {
+                col.set_cell_alignment(CellAlignment::Center);
+            }
+        }
+        out.push('\n');
+        out.push_str(self.h2h_legend());
+        out.push('\n');
+        out.push_str(&cross.to_string());
+        out.push('\n');
+    }
+
+    /// The pairs' table (each bot against each opponent).
+    fn pairs_text(&self, out: &mut String) {
+        if self.pairs.is_empty() {
+            return;
+        }
+        let paired = self.pairs.iter().any(|p| p.paired.is_some());
+        let deals = self.pairs.iter().any(|p| p.deals.is_some());
+        let mut header = vec!["bot", "opponent", "games", "score", "Elo"];
+        if paired {
+            header.extend(["95% paired", "95% unpaired", "width", "LOS"]);
+        } else {
+            header.extend(["95%", "LOS"]);
+        }
+        if deals {
+            header.push("deals 0-½-1-1½-2");
+        }
+        let mut p = TextTable::new();
+        p.load_preset(COMPACT).set_header(header);
+        for x in &self.pairs {
+            let mut cells = vec![
+                x.bot.clone(),
+                x.opponent.clone(),
+                x.games.to_string(),
+                x.score
+                    .map(|s| format!("{:.1}%", 100.0 * s))
+                    .unwrap_or_else(|| "-".into()),
+                fmt_pair_elo(x),
+            ];
+            let main = if paired { &x.paired } else { &x.unpaired };
+            if paired {
+                cells.push(fmt_pair_interval(&x.paired));
+                cells.push(fmt_pair_interval(&x.unpaired));
                 cells.push(
-                    main.as_ref()
-                        .map(|i| fmt_los(i.los))
+                    x.paired_width_ratio
+                        .map(|r| format!("{:.0}%", 100.0 * r))
                         .unwrap_or_else(|| "-".into()),
                 );
-                if deals {
-                    cells.push(x.deals.map(|d| pentanomial(&d)).unwrap_or_default());
-                }
-                p.add_row(cells);
+            } else {
+                cells.push(fmt_pair_interval(&x.unpaired));
             }
-            for c in 2..(if paired { 9 } else { 7 }) {
-                if let Some(col) = p.column_mut(c) {
-                    col.set_cell_alignment(CellAlignment::Right);
-                }
-            }
-            out.push('\n');
-            out.push_str(&self.pairs_legend());
-            if paired {
-                out.push_str(" Width: the paired interval's, of the unpaired one's.");
-            }
+            cells.push(
+                main.as_ref()
+                    .map(|i| fmt_los(i.los))
+                    .unwrap_or_else(|| "-".into()),
+            );
             if deals {
-                out.push_str(
-                    " Deals: how many scored 0, ½, 1 (split, or two draws), 1½ and 2 points of 2.",
-                );
+                cells.push(x.deals.map(|d| pentanomial(&d)).unwrap_or_default());
             }
-            out.push('\n');
-            out.push_str(&p.to_string());
-            out.push('\n');
+            p.add_row(cells);
         }
-        out
+        for c in 2..(if paired { 9 } else { 7 }) {
+            if let Some(col) = p.column_mut(c) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        out.push('\n');
+        out.push_str(&self.pairs_legend());
+        if paired {
+            out.push_str(" Width: the paired interval's, of the unpaired one's.");
+        }
+        if deals {
+            out.push_str(
+                " Deals: how many scored 0, ½, 1 (split, or two draws), 1½ and 2 points of 2.",
+            );
+        }
+        out.push('\n');
+        out.push_str(&p.to_string());
+        out.push('\n');
     }
 
     /// One CSV row per bot, in rank order (written by the `csv` crate: a bot's name is quoted
