@@ -17,6 +17,44 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+/// The data directory cannot be made, held or kept private: the path and what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DataDirError {
+    /// `what`: what could not be done to `path` ("cannot create it", "cannot open", ...).
+    #[error("{}: {what}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot set its mode to {mode:o}: {source}", path.display())]
+    Mode {
+        path: PathBuf,
+        mode: u32,
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: another `durak serve` is running on this data directory (it holds {} locked)\n  \
+         fix: stop it, or give this one another --data-dir",
+        root.display(),
+        lock.display()
+    )]
+    Locked { root: PathBuf, lock: PathBuf },
+}
+
+/// A failure `what` of `path`, for `map_err`.
+fn io_error(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> DataDirError {
+    let path = path.to_path_buf();
+    move |source| DataDirError::Io { path, what, source }
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<DataDirError> for String {
+    fn from(e: DataDirError) -> String {
+        e.to_string()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Paths {
     pub root: PathBuf,
@@ -53,23 +91,21 @@ impl Paths {
     /// Hold the data directory: an exclusive `flock` on `DATA/lock`, released when the file
     /// drops or the process dies (even by SIGKILL). A second server on the same directory is
     /// refused (both would hand out the same jobs).
-    pub fn lock(&self) -> Result<std::fs::File, String> {
+    pub fn lock(&self) -> Result<std::fs::File, DataDirError> {
         let path = self.root.join("lock");
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+            .map_err(io_error(&path, "cannot open"))?;
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(file),
-            Err(rustix::io::Errno::WOULDBLOCK) => Err(format!(
-                "{}: another `durak serve` is running on this data directory (it holds {} \
-                 locked)\n  fix: stop it, or give this one another --data-dir",
-                self.root.display(),
-                path.display()
-            )),
-            Err(e) => Err(format!("{}: cannot lock: {e}", path.display())),
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(DataDirError::Locked {
+                root: self.root.clone(),
+                lock: path,
+            }),
+            Err(e) => Err(io_error(&path, "cannot lock")(e.into())),
         }
     }
 
@@ -80,16 +116,19 @@ impl Paths {
     /// root runs each bot under a uid of its own, which must pass through to its folder: then
     /// the directory and `bots/` are 0711 (others pass through, but cannot list them) and each
     /// version's folder is opened to bots by [`open_for_bots`].
-    pub fn make_private(&self, bots_other_uid: bool) -> Result<(), String> {
+    pub fn make_private(&self, bots_other_uid: bool) -> Result<(), DataDirError> {
         use std::os::unix::fs::PermissionsExt;
         let set = |p: &Path, mode: u32| match std::fs::set_permissions(
             p,
             std::fs::Permissions::from_mode(mode),
         ) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
-                "{}: cannot set its mode to {mode:o}: {e}",
-                p.display()
-            )),
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                Err(DataDirError::Mode {
+                    path: p.to_path_buf(),
+                    mode,
+                    source,
+                })
+            }
             _ => Ok(()),
         };
         let pass = if bots_other_uid { 0o711 } else { 0o700 };
@@ -110,15 +149,14 @@ impl Paths {
     }
 
     /// Create the directories.
-    pub fn create(&self) -> Result<(), String> {
+    pub fn create(&self) -> Result<(), DataDirError> {
         for d in [
             self.uploads(),
             self.bots(),
             self.replays(),
             self.tournaments(),
         ] {
-            std::fs::create_dir_all(&d)
-                .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
+            std::fs::create_dir_all(&d).map_err(io_error(&d, "cannot create it"))?;
         }
         Ok(())
     }
@@ -127,7 +165,7 @@ impl Paths {
 /// Create the database file readable by the server's user only (0600) before SQLite opens it:
 /// SQLite gives `-wal` and `-shm` the database's mode. (No umask: bubblewrap would make the
 /// folders of a strict sandbox with it, out of the bot's reach.)
-pub fn private_db(path: &Path) -> Result<(), String> {
+pub fn private_db(path: &Path) -> Result<(), DataDirError> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .write(true)
@@ -136,7 +174,7 @@ pub fn private_db(path: &Path) -> Result<(), String> {
         .mode(0o600)
         .open(path)
         .map(|_| ())
-        .map_err(|e| format!("{}: cannot create it: {e}", path.display()))
+        .map_err(io_error(path, "cannot create it"))
 }
 
 /// A version's folder as its bots need it: strict mode as root runs a bot under a uid of its
@@ -460,7 +498,7 @@ pub fn version_games(
 
 /// The step of each seat's first decision asked in game (job, game) (`None`: that seat was
 /// never asked), as [`save_rerun_steps`] stored it; `None`: not computed yet.
-pub fn rerun_steps(db: &Db, job: i64, game: u32) -> Result<Option<Vec<Option<usize>>>, String> {
+pub fn rerun_steps(db: &Db, job: i64, game: u32) -> Result<Option<Vec<Option<usize>>>, DbError> {
     let text: Option<String> = db.read(|c| {
         c.query_row(
             "SELECT steps FROM game_rerun_steps WHERE job = ?1 AND game = ?2",
@@ -478,8 +516,8 @@ pub fn save_rerun_steps(
     job: i64,
     game: u32,
     steps: &[Option<usize>],
-) -> Result<(), String> {
-    let text = serde_json::to_string(steps).map_err(|e| e.to_string())?;
+) -> Result<(), DbError> {
+    let text = serde_json::json!(steps).to_string();
     db.write_relaxed(|c| {
         c.execute(
             "INSERT OR REPLACE INTO game_rerun_steps (job, game, steps) VALUES (?1, ?2, ?3)",
@@ -487,7 +525,6 @@ pub fn save_rerun_steps(
         )
         .map(|_| ())
     })
-    .map_err(|e| e.to_string())
 }
 
 /// The latest games of a version in which it faulted (at most `limit`).
@@ -661,5 +698,25 @@ mod tests {
         assert_eq!(rerun_steps(&db, 1, 3).unwrap(), None);
         save_rerun_steps(&db, 1, 3, &[Some(2), None]).unwrap();
         assert_eq!(rerun_steps(&db, 1, 3).unwrap(), Some(vec![Some(2), None]));
+    }
+
+    #[test]
+    fn a_second_server_on_one_data_directory_is_refused_with_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let paths = Paths::new(d.path());
+        paths.create().unwrap();
+        let _held = paths.lock().unwrap();
+        let e = paths.lock().unwrap_err();
+        assert!(matches!(e, DataDirError::Locked { .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.contains("another `durak serve`") && m.contains("fix:"),
+            "{m}"
+        );
+        // A data directory that cannot be made names the path.
+        let file = d.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let e = Paths::new(&file).create().unwrap_err();
+        assert!(e.to_string().contains("uploads: cannot create it: "), "{e}");
     }
 }

@@ -536,9 +536,10 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
             c.version, c.summary
         );
         crate::domain::versions::fail_comparison(&ladder.db, v.id, &reason)?;
-        return ladder.versions_changed();
+        return Ok(ladder.versions_changed()?);
     }
-    crate::checker::enter_ladder(ladder, v.id, None).map(|_| ())
+    crate::checker::enter_ladder(ladder, v.id, None)?;
+    Ok(())
 }
 
 #[cfg(test)]

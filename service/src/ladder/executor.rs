@@ -360,9 +360,8 @@ impl Table<'_> {
             if f.lost.load(Ordering::SeqCst) || ladder.is_cancelled(f.job.id) || ladder.stopping() {
                 continue;
             }
-            let counted = jobs::finish(&ladder.db, f.job.id, self.owner)
-                .map_err(String::from)
-                .and_then(|mine| match mine {
+            let counted =
+                jobs::finish(&ladder.db, f.job.id, self.owner).and_then(|mine| match mine {
                     true => ladder.board.add_job(&ladder.db, f.job.id, true),
                     false => Ok(()),
                 });
