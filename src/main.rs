@@ -126,9 +126,9 @@ fn main() -> ExitCode {
         Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
         Command::Backup(args) => ops_cmd::backup(args),
         Command::Bot { name } => bot(&name),
-        Command::WebSeat { socket } => {
-            durak_service::play::relay(&socket).map(|_| ExitCode::SUCCESS)
-        }
+        Command::WebSeat { socket } => durak_service::play::relay(&socket)
+            .map(|_| ExitCode::SUCCESS)
+            .map_err(String::from),
         Command::Human(a) => human::run(a),
     };
     match result {

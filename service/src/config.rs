@@ -588,12 +588,12 @@ fn tls_files(
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Config, String> {
-        let f: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
-        Ok(resolve(
-            Some((Path::new("serve.toml"), &f)),
-            &Overrides::default(),
-        )?)
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        let f: ConfigFile = toml::from_str(text).map_err(|e| ConfigError::NotToml {
+            path: "serve.toml".into(),
+            detail: e.to_string(),
+        })?;
+        resolve(Some((Path::new("serve.toml"), &f)), &Overrides::default())
     }
 
     #[test]
@@ -645,17 +645,21 @@ mod tests {
         assert_eq!(c.rate.burst, 2);
         assert_eq!(c.rate.trusted_proxies.len(), 2);
         assert_eq!(c.check_concurrency, 3);
-        let e = parse("[check]\nconcurrency = 0\n").unwrap_err();
+        let e = parse("[check]\nconcurrency = 0\n").unwrap_err().to_string();
         assert!(
             e.starts_with("serve.toml: [check] concurrency = 0") && e.contains("fix:"),
             "{e}"
         );
-        let e = parse("[quota]\nstorage = \"lots\"\n").unwrap_err();
+        let e = parse("[quota]\nstorage = \"lots\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("serve.toml") && e.contains("[quota] storage"),
             "{e}"
         );
-        let e = parse("trusted_proxies = [\"proxy.example\"]\n").unwrap_err();
+        let e = parse("trusted_proxies = [\"proxy.example\"]\n")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("serve.toml: trusted_proxies") && e.contains("fix:"),
             "{e}"
@@ -675,7 +679,7 @@ mod tests {
         };
         let c = resolve(Some((Path::new("serve.toml"), &f)), &o).unwrap();
         assert_eq!(c.ladder.lease_ms, 2_000);
-        let e = parse("[ladder]\nlease_s = 0\n").unwrap_err();
+        let e = parse("[ladder]\nlease_s = 0\n").unwrap_err().to_string();
         assert!(e.contains("lease_s = 0") && e.contains("fix:"), "{e}");
     }
 
@@ -723,14 +727,14 @@ mod tests {
             .tls
             .unwrap();
         assert_eq!((t.cert, t.key), ("new.pem".into(), "k.pem".into()));
-        let e = parse("[tls]\ncert = \"c.pem\"\n").unwrap_err();
+        let e = parse("[tls]\ncert = \"c.pem\"\n").unwrap_err().to_string();
         assert!(
             e.starts_with("serve.toml: [tls] cert")
                 && e.contains("[tls] key")
                 && e.contains("fix:"),
             "{e}"
         );
-        let e = parse("[tls]\nkey = \"k.pem\"\n").unwrap_err();
+        let e = parse("[tls]\nkey = \"k.pem\"\n").unwrap_err().to_string();
         assert!(
             e.contains("without a certificate") && e.contains("fix:"),
             "{e}"
@@ -751,13 +755,17 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_key_and_the_fix() {
-        let e = parse("[ladder]\ntable_size = 7\n").unwrap_err();
+        let e = parse("[ladder]\ntable_size = 7\n").unwrap_err().to_string();
         assert!(e.contains("table_size = 7") && e.contains("fix:"), "{e}");
-        let e = parse("listen = \"nowhere\"\n").unwrap_err();
+        let e = parse("listen = \"nowhere\"\n").unwrap_err().to_string();
         assert!(e.contains("listen") && e.contains("fix:"), "{e}");
-        let e = parse("[ladder]\nhouse_bots = [\"python3 x.py\"]\n").unwrap_err();
+        let e = parse("[ladder]\nhouse_bots = [\"python3 x.py\"]\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("house_bots") && e.contains("fix:"), "{e}");
-        let e = parse("[upload]\nmax_archive = \"lots\"\n").unwrap_err();
+        let e = parse("[upload]\nmax_archive = \"lots\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("max_archive"), "{e}");
         let e: Result<ConfigFile, _> = toml::from_str("[ladder]\nspeed = 1\n");
         assert!(e.unwrap_err().to_string().contains("speed"));

@@ -23,6 +23,9 @@ pub enum PlayError {
     /// A seat's command, or the game's variant, that the referee cannot take (`0`: why).
     #[error("{0}")]
     Seat(String),
+    /// The bot's version cannot be seated.
+    #[error(transparent)]
+    Bot(#[from] crate::ladder::executor::SeatError),
     #[error("the new game's row is gone")]
     RowGone,
     #[error("its bot's version is no longer in the ladder")]
@@ -33,6 +36,13 @@ pub enum PlayError {
     /// Move `n` (from 1) kept in the game's row is not one of the protocol's answers.
     #[error("move {n}: {detail}")]
     BadMove { n: usize, detail: String },
+}
+
+/// `durak web-seat` prints it.
+impl From<PlayError> for String {
+    fn from(e: PlayError) -> String {
+        e.to_string()
+    }
 }
 
 impl PlayError {

@@ -39,7 +39,7 @@ pub(super) fn match_config(
         command: human,
         limits,
     };
-    let mut bot = executor::seat_spec(ladder, v).map_err(PlayError::Seat)?;
+    let mut bot = executor::seat_spec(ladder, v)?;
     bot.name = format!("{} v{}", v.bot, v.n);
     let mut seats = vec![bot];
     seats.insert(row.seat.min(1), person);

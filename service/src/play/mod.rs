@@ -122,16 +122,27 @@ pub enum SeatChoice {
 
 impl SeatChoice {
     /// `0`, `1` or `random` (absent: seat 0).
-    pub fn parse(text: Option<&str>) -> Result<SeatChoice, String> {
+    pub fn parse(text: Option<&str>) -> Result<SeatChoice, NotASeat> {
         match text.unwrap_or("0") {
             "0" => Ok(SeatChoice::Seat(0)),
             "1" => Ok(SeatChoice::Seat(1)),
             "random" => Ok(SeatChoice::Random),
-            other => Err(format!(
-                "seat = {other:?}: not a seat\n  fix: seat = \"0\" (you attack first), \"1\" \
-                 (the bot does) or \"random\""
-            )),
+            other => Err(NotASeat(other.to_string())),
         }
+    }
+}
+
+/// A seat asked for that is none: the request's fault, [`NotASeat::status`] 400.
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error(
+    "seat = {0:?}: not a seat\n  fix: seat = \"0\" (you attack first), \"1\" (the bot does) or \
+     \"random\""
+)]
+pub struct NotASeat(pub String);
+
+impl NotASeat {
+    pub fn status(&self) -> u16 {
+        400
     }
 }
 
@@ -481,11 +492,11 @@ impl PlayGame {
 
 /// `durak web-seat SOCKET`: the person's seat as the referee starts it, copying its stdin to
 /// the socket and the socket to its stdout until either ends.
-pub fn relay(socket: &Path) -> Result<(), String> {
+pub fn relay(socket: &Path) -> Result<(), PlayError> {
     use std::io::{Read, Write};
     use std::os::unix::net::UnixStream;
-    let stream = UnixStream::connect(socket).map_err(|e| format!("{}: {e}", socket.display()))?;
-    let mut up = stream.try_clone().map_err(|e| e.to_string())?;
+    let stream = UnixStream::connect(socket).map_err(PlayError::io(socket))?;
+    let mut up = stream.try_clone().map_err(PlayError::io(socket))?;
     std::thread::spawn(move || {
         let _ = std::io::copy(&mut std::io::stdin().lock(), &mut up);
         let _ = up.shutdown(std::net::Shutdown::Write);
@@ -577,6 +588,8 @@ mod tests {
         assert_eq!(SeatChoice::parse(Some("1")), Ok(SeatChoice::Seat(1)));
         assert_eq!(SeatChoice::parse(Some("random")), Ok(SeatChoice::Random));
         let e = SeatChoice::parse(Some("2")).unwrap_err();
+        assert_eq!(e.status(), 400);
+        let e = e.to_string();
         assert!(e.contains("seat = \"2\"") && e.contains("fix:"), "{e}");
     }
 
