@@ -508,13 +508,12 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     }
     let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
-    let compare =
-        crate::ladder::compare::resolve(&f.compare).map_err(|e| in_file(key("[compare]", e)))?;
+    let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
     let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
     let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
     let (play_move_ms, play_max_games, play_variants) =
         crate::play::resolve(&f.play, variant).map_err(in_file)?;
-    let season = crate::season::resolve(&f.season).map_err(|e| in_file(key("[season]", e)))?;
+    let season = crate::season::resolve(&f.season).map_err(in_file)?;
     Ok(Config {
         listen,
         data_dir,
