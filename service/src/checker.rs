@@ -305,6 +305,19 @@ pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, crate::db::DbError
 mod tests {
     use super::*;
 
+    /// A check that could not run says what failed in that module's words (the author reads
+    /// it as the version's reason); a version that cannot be seated names it.
+    #[test]
+    fn a_check_that_cannot_run_says_why() {
+        let e = CheckError::from(archive::ArchiveError::NoManifest);
+        assert!(
+            e.to_string().starts_with("the archive has no bot.toml"),
+            "{e}"
+        );
+        let e = crate::ladder::executor::SeatError::NoFolder(3);
+        assert_eq!(e.to_string(), "version 3 has no folder");
+    }
+
     #[test]
     fn the_report_shows_paths_relative_to_the_bot() {
         let json = r#"{"cwd":"/srv/d/bots/v3","text":"started in /srv/d/bots/v3/ (cannot open /srv/d/bots/v3/x, /srv/d/uploads/v3.archive); a word: d/bots"}"#;

@@ -481,6 +481,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_database_from_a_newer_durak_is_named_with_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("service.db");
+        drop(Db::open(&p).unwrap());
+        let c = Connection::open(&p).unwrap();
+        c.pragma_update(None, "user_version", 999).unwrap();
+        drop(c);
+        let e = Db::open(&p).err().expect("refused");
+        assert!(matches!(e, OpenError::Migrations { .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.contains("service.db") && m.contains("fix: this database may come"),
+            "{m}"
+        );
+    }
+
+    #[test]
     fn migrations_are_valid() {
         migrations().validate().unwrap();
     }

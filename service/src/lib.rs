@@ -307,3 +307,24 @@ async fn shutdown_signal() {
         _ = term.recv() => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_taken_stops_the_start_with_the_fix_and_touches_no_data() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let o = config::Overrides {
+            listen: Some(taken.local_addr().unwrap().to_string()),
+            sandbox: Some("default".into()),
+            data_dir: Some(d.path().join("data")),
+            ..Default::default()
+        };
+        let e = serve(config::resolve(None, &o).unwrap()).unwrap_err();
+        assert!(matches!(e, ServeError::Listen { .. }), "{e:?}");
+        assert!(e.to_string().contains("fix: choose another address"), "{e}");
+        assert!(!d.path().join("data").exists());
+    }
+}

@@ -472,6 +472,18 @@ pub fn wait_for(t: Ticket, d: Duration) -> Answer {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_game_not_recorded_says_why() {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let e = wait_for(Ticket(rx), Duration::from_millis(1)).unwrap_err();
+        assert!(matches!(e, RecordError::NotDurable(0)), "{e:?}");
+        assert_eq!(e.to_string(), "not durable within 0 s");
+        let (_, rx) = mpsc::sync_channel::<Answer>(1);
+        drop(tx);
+        let e = Ticket(rx).wait().unwrap_err();
+        assert_eq!(e.to_string(), "the recorder stopped");
+    }
+
     fn game(job: i64, game: u32, seats: Vec<i64>, faults: Vec<Fault>, text: &str) -> GameIn {
         GameIn {
             job,

@@ -129,3 +129,61 @@ pub enum JobError {
     #[error("{0}")]
     Replay(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worker::{run, Options, Played};
+
+    fn options(server: &str, concurrency: usize) -> Options {
+        Options {
+            server: server.into(),
+            token: "dk_x".into(),
+            sandbox: durak_referee::Sandbox::Default,
+            concurrency,
+            cache: std::env::temp_dir().join("durak-worker-test-unused"),
+            retry_for: std::time::Duration::from_secs(1),
+            verbose: false,
+            trust: Default::default(),
+        }
+    }
+
+    #[test]
+    fn flags_are_refused_before_anything_is_asked_with_the_fix() {
+        let e = run(options("judge.example.org", 1)).unwrap_err();
+        assert!(matches!(e, WorkerError::NoScheme { .. }), "{e:?}");
+        assert!(
+            e.to_string().contains("fix: https://judge.example.org"),
+            "{e}"
+        );
+        let e = run(options("ftp://judge.example.org", 1)).unwrap_err();
+        assert!(e.to_string().contains("ftp:// is not supported"), "{e}");
+        let e = run(options("http://127.0.0.1:9", 0)).unwrap_err();
+        assert!(matches!(e, WorkerError::NoSlots), "{e:?}");
+    }
+
+    #[test]
+    fn a_replay_that_is_not_base64_is_a_replay_error() {
+        let p = Played {
+            game: 0,
+            result: crate::ladder::verify::PostedResult {
+                loser: None,
+                draw: true,
+                moves: 0,
+            },
+            replay_zst: "not base64!".into(),
+        };
+        assert!(matches!(p.text(), Err(JobError::Replay(_))));
+        let e = FetchError::Sha {
+            label: "ada/bot v2".into(),
+            id: 7,
+            got: "ab".into(),
+            sha: "cd".into(),
+        };
+        assert!(
+            e.to_string()
+                .contains("(version 7) does not match its SHA-256"),
+            "{e}"
+        );
+    }
+}
