@@ -130,7 +130,7 @@ fn main() -> ExitCode {
         Command::Bot { name } => bot(&name),
         Command::WebSeat { socket } => durak_service::play::relay(&socket)
             .map(|_| ExitCode::SUCCESS)
-            .map_err(CmdError::from),
+            .map_err(|e| CmdError::from(String::from(e))),
         Command::Human(a) => human::run(a),
     };
     match result {

@@ -49,7 +49,7 @@ fn status_error(url: &str, ca: Option<&Path>) -> Option<String> {
             assert_eq!(a.status, 200, "{}", a.json);
             None
         }
-        Err(e) => Some(e),
+        Err(e) => Some(e.to_string()),
     }
 }
 

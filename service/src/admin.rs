@@ -36,8 +36,35 @@ pub fn invites(db: &Db) -> Result<Vec<Invite>, crate::db::DbError> {
     })
 }
 
+/// Why the organiser's change was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("there is no invite {0}")]
+    NoInvite(i64),
+    #[error("invite {0} was used already: suspend the account it made instead")]
+    InviteUsed(i64),
+    #[error("there is no account {0}")]
+    NoAccount(i64),
+    #[error("the organiser's own account cannot be suspended")]
+    Organiser,
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+}
+
+impl AdminError {
+    /// Its HTTP status: 404 for none such, 409 for a change that cannot be made to it, 500 for
+    /// the database.
+    pub fn status(&self) -> u16 {
+        match self {
+            AdminError::NoInvite(_) | AdminError::NoAccount(_) => 404,
+            AdminError::InviteUsed(_) | AdminError::Organiser => 409,
+            AdminError::Db(_) => 500,
+        }
+    }
+}
+
 /// Revoke an unused invite: `Err` names why not (none such, used already).
-pub fn revoke_invite(db: &Db, id: i64) -> Result<(), String> {
+pub fn revoke_invite(db: &Db, id: i64) -> Result<(), AdminError> {
     let n = db.write(|c| {
         c.execute(
             "UPDATE invites SET revoked = COALESCE(revoked, ?2) WHERE id = ?1 AND used_by IS \
@@ -48,9 +75,9 @@ pub fn revoke_invite(db: &Db, id: i64) -> Result<(), String> {
     if n == 0 {
         let known = invites(db)?.into_iter().any(|i| i.id == id);
         return Err(if known {
-            format!("invite {id} was used already: suspend the account it made instead")
+            AdminError::InviteUsed(id)
         } else {
-            format!("there is no invite {id}")
+            AdminError::NoInvite(id)
         });
     }
     Ok(())
@@ -96,7 +123,7 @@ pub fn accounts(db: &Db) -> Result<Vec<AccountRow>, crate::db::DbError> {
 
 /// Suspend an account (`reason`: why, shown to its author when a token is refused) or, with
 /// `None`, reinstate it. The organiser's own account cannot be suspended.
-pub fn set_suspended(db: &Db, id: i64, reason: Option<&str>) -> Result<(), String> {
+pub fn set_suspended(db: &Db, id: i64, reason: Option<&str>) -> Result<(), AdminError> {
     let n = db.write(|c| {
         c.execute(
             "UPDATE accounts SET suspended = ?2 WHERE id = ?1 AND organiser = 0",
@@ -106,8 +133,8 @@ pub fn set_suspended(db: &Db, id: i64, reason: Option<&str>) -> Result<(), Strin
     if n == 0 {
         let known = accounts(db)?.into_iter().find(|a| a.id == id);
         return Err(match known {
-            Some(_) => "the organiser's own account cannot be suspended".to_string(),
-            None => format!("there is no account {id}"),
+            Some(_) => AdminError::Organiser,
+            None => AdminError::NoAccount(id),
         });
     }
     Ok(())
@@ -129,12 +156,20 @@ mod tests {
         let (used, unused) = (list[1].id, list[0].id);
         assert_eq!(list[1].used_by.as_deref(), Some("ada"));
         let e = revoke_invite(&db, used).unwrap_err();
-        assert!(e.contains("used already"), "{e}");
+        assert_eq!(e.status(), 409);
+        assert!(e.to_string().contains("used already"), "{e}");
         revoke_invite(&db, unused).unwrap();
         assert!(invites(&db).unwrap()[0].revoked.is_some());
         let e = auth::create_account(&db, "bob", false, Some(&b)).unwrap_err();
         assert!(e.to_string().contains("revoked"), "{e}");
-        assert!(revoke_invite(&db, 99).unwrap_err().contains("no invite 99"));
+        let e = revoke_invite(&db, 99).unwrap_err();
+        assert_eq!(
+            (e.status(), e.to_string().as_str()),
+            (404, "there is no invite 99")
+        );
+        // The database failing is the server's fault, not a change refused.
+        let broken = AdminError::from(crate::db::DbError(rusqlite::Error::InvalidQuery));
+        assert_eq!(broken.status(), 500);
     }
 
     #[test]
@@ -158,6 +193,8 @@ mod tests {
         assert_eq!(auth::account_of(&db, &token).unwrap(), Some(ada));
         let org = accounts(&db).unwrap().into_iter().find(|a| a.organiser);
         let e = set_suspended(&db, org.unwrap().id, Some("x")).unwrap_err();
-        assert!(e.contains("cannot be suspended"), "{e}");
+        assert!(matches!(e, AdminError::Organiser), "{e:?}");
+        assert!(e.to_string().contains("cannot be suspended"), "{e}");
+        assert_eq!(set_suspended(&db, 99, None).unwrap_err().status(), 404);
     }
 }

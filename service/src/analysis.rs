@@ -10,7 +10,7 @@
 //! stored rows; when the thread catches up it touches the board, so cached views show the new
 //! sums. A game is never solved twice.
 
-use crate::db::Db;
+use crate::db::{Db, DbError};
 use crate::store::{GameRow, Paths};
 use durak_replay::analyze::{analyze_within, Accuracy, SeatSummary};
 use durak_replay::html::data::endgame_codes;
@@ -50,6 +50,36 @@ pub struct VersionAccuracy {
     pub tally: Accuracy,
 }
 
+/// Why a game's analysis cannot be read or made: the server's fault (500), never the request's.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// A stored row is not the JSON this module writes.
+    #[error("game_analysis: {0}")]
+    Stored(#[from] serde_json::Error),
+    /// The game's replay cannot be read (`replay`: its path in the data directory).
+    #[error("{replay}: {detail}")]
+    Unreadable { replay: String, detail: String },
+    /// The replay is read but is not one (`0`: the parser's words).
+    #[error("{0}")]
+    NotAReplay(String),
+}
+
+/// The views still speak in strings.
+impl From<AnalysisError> for String {
+    fn from(e: AnalysisError) -> String {
+        e.to_string()
+    }
+}
+
+/// A page or the API asking for an analysis answers 500 when it cannot be read.
+impl From<AnalysisError> for crate::http::ApiError {
+    fn from(e: AnalysisError) -> crate::http::ApiError {
+        crate::http::ApiError::internal(e)
+    }
+}
+
 fn seat_figures(s: &SeatSummary) -> [u64; 3] {
     [
         s.decisions as u64,
@@ -58,7 +88,7 @@ fn seat_figures(s: &SeatSummary) -> [u64; 3] {
     ]
 }
 
-fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, String> {
+fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, AnalysisError> {
     db.read(|c| {
         c.query_row(
             "SELECT endgame, seats FROM game_analysis WHERE job = ?1 AND game = ?2",
@@ -69,19 +99,23 @@ fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, String> 
     })?
     .map(|(e, s)| {
         Ok(GameAnalysis {
-            endgame: serde_json::from_str(&e).map_err(|e| format!("game_analysis: {e}"))?,
-            seats: serde_json::from_str(&s).map_err(|e| format!("game_analysis: {e}"))?,
+            endgame: serde_json::from_str(&e)?,
+            seats: serde_json::from_str(&s)?,
         })
     })
     .transpose()
 }
 
 /// Analyse a game's replay and store it.
-fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> {
+fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, AnalysisError> {
     let path = paths.root.join(&g.replay);
-    let text = durak_referee::replay::read_replay_bytes(&path)
-        .map_err(|e| format!("{}: {e}", g.replay))?;
-    let replay = durak_replay::parse_replay(&text, &g.replay).map_err(|e| e.to_string())?;
+    let text =
+        durak_referee::replay::read_replay_bytes(&path).map_err(|e| AnalysisError::Unreadable {
+            replay: g.replay.clone(),
+            detail: e.to_string(),
+        })?;
+    let replay = durak_replay::parse_replay(&text, &g.replay)
+        .map_err(|e| AnalysisError::NotAReplay(e.to_string()))?;
     let a = analyze_within(&durak_replay::simulate(&replay), BUDGET);
     let out = GameAnalysis {
         endgame: endgame_codes(&a),
@@ -96,7 +130,7 @@ fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, String> 
 }
 
 /// Store a game's analysis (once: a second row for it is ignored).
-fn keep(db: &Db, g: &GameRow, endgame: &str, seats: &str) -> Result<(), String> {
+fn keep(db: &Db, g: &GameRow, endgame: &str, seats: &str) -> Result<(), DbError> {
     db.write(|c| {
         c.execute(
             "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, ?3, ?4)",
@@ -108,7 +142,7 @@ fn keep(db: &Db, g: &GameRow, endgame: &str, seats: &str) -> Result<(), String> 
 
 /// A game's analysis, when the background thread has made it ([`run`]): a request never
 /// solves (a reader asking for many new games' pages would otherwise spend the server's CPU).
-pub fn of_game(db: &Db, g: &GameRow) -> Result<Option<GameAnalysis>, String> {
+pub fn of_game(db: &Db, g: &GameRow) -> Result<Option<GameAnalysis>, AnalysisError> {
     stored(db, g.job, g.game)
 }
 
@@ -118,7 +152,7 @@ pub const NOT_YET: &str = "Endgame values: this game is not analysed yet (the se
 
 /// Version `v`'s endgame accuracy over its games analysed so far: the sums of their stored
 /// rows (nothing is solved here; see [`run`]).
-pub fn of_version(db: &Db, v: i64) -> Result<VersionAccuracy, String> {
+pub fn of_version(db: &Db, v: i64) -> Result<VersionAccuracy, AnalysisError> {
     let rows: Vec<(i64, String)> = db.read(|c| {
         let mut s = c.prepare(
             "SELECT s.seat, a.seats FROM game_seats s JOIN game_analysis a ON a.job = s.job \
@@ -130,8 +164,7 @@ pub fn of_version(db: &Db, v: i64) -> Result<VersionAccuracy, String> {
     let mut tally = Accuracy::default();
     let mut out = VersionAccuracy::default();
     for (seat, seats) in &rows {
-        let seats: Vec<[u64; 3]> =
-            serde_json::from_str(seats).map_err(|e| format!("game_analysis: {e}"))?;
+        let seats: Vec<[u64; 3]> = serde_json::from_str(seats)?;
         if let Some(&[decisions, blunders, threw]) = seats.get(*seat as usize) {
             tally.add(&SeatSummary {
                 decisions: decisions as usize,
@@ -222,6 +255,30 @@ pub fn run(ladder: &crate::ladder::Ladder) {
 }
 
 /// Keep a game whose replay could not be analysed as analysed with no values.
-fn mark_unreadable(db: &Db, g: &GameRow) -> Result<(), String> {
+fn mark_unreadable(db: &Db, g: &GameRow) -> Result<(), DbError> {
     keep(db, g, "[]", "[]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_row_that_is_not_json_is_named_as_the_analysis_table_s() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        assert_eq!(stored(&db, 1, 0).unwrap(), None);
+        db.write(|c| {
+            c.execute(
+                "INSERT INTO game_analysis (job, game, endgame, seats) VALUES (1, 0, 'x', '[]')",
+                [],
+            )
+        })
+        .unwrap();
+        let e = stored(&db, 1, 0).unwrap_err();
+        assert!(matches!(e, AnalysisError::Stored(_)), "{e:?}");
+        assert!(e.to_string().starts_with("game_analysis: "), "{e}");
+        let api: crate::http::ApiError = e.into();
+        assert_eq!(api.status.as_u16(), 500);
+    }
 }

@@ -31,6 +31,100 @@ pub struct Unpacked {
 const MAX_PATH: usize = 1024;
 const MAX_DEPTH: usize = 32;
 
+/// Why an archive was refused (or could not be unpacked here), each with what to do about it.
+/// Every variant but [`ArchiveError::Local`] is the upload's fault: [`ArchiveError::status`].
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("the path {start:?}... is longer than {MAX_PATH} bytes")]
+    PathTooLong { start: String },
+    #[error("the path {path:?} has a \"..\": an archive's entries must stay inside its folder")]
+    ParentDir { path: String },
+    #[error("the path {path:?} is absolute: an archive's entries must be relative to its folder")]
+    Absolute { path: String },
+    #[error("the path {path:?} is more than {MAX_DEPTH} folders deep")]
+    TooDeep { path: String },
+    #[error(
+        "the archive has more than {max} entries (files, folders, links): the limit of this server"
+    )]
+    TooManyEntries { max: u64 },
+    #[error(
+        "the entry {entry} goes through the symlink {link}: refused (it could lead out of the \
+         folder)"
+    )]
+    ThroughSymlink { entry: String, link: String },
+    #[error("the archive holds {entry} twice: refused")]
+    Twice { entry: String },
+    #[error(
+        "the archive unpacks to more than {max} bytes (a decompression bomb, or simply too big): \
+         the limit of this server; leave out build outputs and data the bot does not need"
+    )]
+    TooBig { max: u64 },
+    #[error(
+        "the symlink {link} -> {target:?} points out of the folder (absolute, or with a \"..\"): \
+         refused; a symlink in a bot's folder may only point further down it"
+    )]
+    LinkOut { link: String, target: String },
+    #[error("the hard link {link} -> {target:?} points out of the folder: {why}")]
+    HardLinkOut {
+        link: String,
+        target: String,
+        why: Box<ArchiveError>,
+    },
+    #[error(
+        "the hard link {link} -> {target:?} does not point to a file earlier in the archive: \
+         refused"
+    )]
+    HardLinkNotFile { link: String, target: String },
+    #[error(
+        "the entry {entry} is a {kind} (a device, fifo or the like): a bot's folder holds only \
+         files, folders and symlinks"
+    )]
+    Special { entry: String, kind: String },
+    /// The archive's bytes cannot be read as what they claim to be (`what`: the detail).
+    #[error("{what}")]
+    Damaged { what: String },
+    #[error(
+        "the upload is not a tar.gz or zip archive: pack the bot's folder with `tar czf \
+         bot.tar.gz -C my-bot .` or `zip -r bot.zip .` inside it (durak submit --server does it \
+         for you)"
+    )]
+    NotAnArchive,
+    #[error(
+        "the archive has no {manifest} at its root (nor in its only folder): pack the bot's \
+         folder, the one holding {manifest}",
+        manifest = durak_checkbot::manifest::FILE
+    )]
+    NoManifest,
+    /// This machine failed (a folder or file that cannot be created or read): not the upload's
+    /// fault. `what`: what was being done.
+    #[error("{what}{source}")]
+    Local {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+impl ArchiveError {
+    /// The HTTP status of an upload refused so: 400 for the archive's faults, 500 for this
+    /// machine's.
+    pub fn status(&self) -> u16 {
+        match self {
+            ArchiveError::Local { .. } => 500,
+            _ => 400,
+        }
+    }
+}
+
+/// A failure of this machine, `what` (ending in ": ", or empty) being what was being done.
+fn local(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ArchiveError {
+    let what = what.into();
+    move |source| ArchiveError::Local { what, source }
+}
+
+fn damaged(what: String) -> ArchiveError {
+    ArchiveError::Damaged { what }
+}
+
 /// The archive's kind from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -56,12 +150,11 @@ struct Writer<'a> {
 }
 
 /// A relative path inside the archive, checked: no root, no `..`, not too long or deep.
-fn clean(name: &str) -> Result<PathBuf, String> {
+fn clean(name: &str) -> Result<PathBuf, ArchiveError> {
     if name.len() > MAX_PATH {
-        return Err(format!(
-            "the path {:?}... is longer than {MAX_PATH} bytes",
-            &name[..64]
-        ));
+        return Err(ArchiveError::PathTooLong {
+            start: name[..64].to_string(),
+        });
     }
     let p = Path::new(name);
     let mut out = PathBuf::new();
@@ -69,43 +162,31 @@ fn clean(name: &str) -> Result<PathBuf, String> {
         match c {
             Component::Normal(n) => out.push(n),
             Component::CurDir => {}
-            Component::ParentDir => {
-                return Err(format!(
-                    "the path {name:?} has a \"..\": an archive's entries must stay inside its \
-                     folder"
-                ))
-            }
+            Component::ParentDir => return Err(ArchiveError::ParentDir { path: name.into() }),
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!(
-                    "the path {name:?} is absolute: an archive's entries must be relative to \
-                     its folder"
-                ))
+                return Err(ArchiveError::Absolute { path: name.into() })
             }
         }
     }
     if out.components().count() > MAX_DEPTH {
-        return Err(format!(
-            "the path {name:?} is more than {MAX_DEPTH} folders deep"
-        ));
+        return Err(ArchiveError::TooDeep { path: name.into() });
     }
     Ok(out)
 }
 
 impl Writer<'_> {
-    fn count(&mut self) -> Result<(), String> {
+    fn count(&mut self) -> Result<(), ArchiveError> {
         self.files += 1;
         if self.files > self.limits.max_files {
-            return Err(format!(
-                "the archive has more than {} entries (files, folders, links): the limit of \
-                 this server",
-                self.limits.max_files
-            ));
+            return Err(ArchiveError::TooManyEntries {
+                max: self.limits.max_files,
+            });
         }
         Ok(())
     }
 
     /// The destination of `rel`, after checking that no folder on the way is a symlink.
-    fn target(&self, rel: &Path) -> Result<PathBuf, String> {
+    fn target(&self, rel: &Path) -> Result<PathBuf, ArchiveError> {
         let mut cur = self.dest.to_path_buf();
         let comps: Vec<_> = rel.components().collect();
         for (i, c) in comps.iter().enumerate() {
@@ -113,12 +194,14 @@ impl Writer<'_> {
             if i + 1 < comps.len() {
                 if let Ok(m) = std::fs::symlink_metadata(&cur) {
                     if m.file_type().is_symlink() {
-                        return Err(format!(
-                            "the entry {} goes through the symlink {}: refused (it could lead \
-                             out of the folder)",
-                            rel.display(),
-                            cur.strip_prefix(self.dest).unwrap_or(&cur).display()
-                        ));
+                        return Err(ArchiveError::ThroughSymlink {
+                            entry: rel.display().to_string(),
+                            link: cur
+                                .strip_prefix(self.dest)
+                                .unwrap_or(&cur)
+                                .display()
+                                .to_string(),
+                        });
                     }
                 }
             }
@@ -126,108 +209,109 @@ impl Writer<'_> {
         Ok(cur)
     }
 
-    fn dir(&mut self, rel: &Path) -> Result<(), String> {
+    fn dir(&mut self, rel: &Path) -> Result<(), ArchiveError> {
         self.count()?;
         let to = self.target(rel)?;
-        std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", rel.display()))
+        std::fs::create_dir_all(&to).map_err(local(format!("cannot create {}: ", rel.display())))
     }
 
-    fn file(&mut self, rel: &Path, data: &mut dyn Read, executable: bool) -> Result<(), String> {
+    fn file(
+        &mut self,
+        rel: &Path,
+        data: &mut dyn Read,
+        executable: bool,
+    ) -> Result<(), ArchiveError> {
         self.count()?;
         let to = self.target(rel)?;
         if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create the folder of {}: {e}", rel.display()))?;
+            std::fs::create_dir_all(parent).map_err(local(format!(
+                "cannot create the folder of {}: ",
+                rel.display()
+            )))?;
         }
         if std::fs::symlink_metadata(&to).is_ok() {
-            return Err(format!(
-                "the archive holds {} twice: refused",
-                rel.display()
-            ));
+            return Err(ArchiveError::Twice {
+                entry: rel.display().to_string(),
+            });
         }
         let mut f = std::fs::File::create(&to)
-            .map_err(|e| format!("cannot create {}: {e}", rel.display()))?;
+            .map_err(local(format!("cannot create {}: ", rel.display())))?;
         let room = self.limits.max_unpacked - self.bytes;
-        let n = std::io::copy(&mut data.take(room + 1), &mut f)
-            .map_err(|e| format!("the archive is damaged: cannot read {}: {e}", rel.display()))?;
+        let n = std::io::copy(&mut data.take(room + 1), &mut f).map_err(|e| {
+            damaged(format!(
+                "the archive is damaged: cannot read {}: {e}",
+                rel.display()
+            ))
+        })?;
         self.bytes += n;
         if self.bytes > self.limits.max_unpacked {
             return Err(self.too_big());
         }
-        f.flush().map_err(|e| e.to_string())?;
+        f.flush().map_err(local(""))?;
         use std::os::unix::fs::PermissionsExt;
         let mode = if executable { 0o755 } else { 0o644 };
-        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode))
-            .map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode)).map_err(local(""))?;
         Ok(())
     }
 
-    fn too_big(&self) -> String {
-        format!(
-            "the archive unpacks to more than {} bytes (a decompression bomb, or simply too \
-             big): the limit of this server; leave out build outputs and data the bot does not \
-             need",
-            self.limits.max_unpacked
-        )
+    fn too_big(&self) -> ArchiveError {
+        ArchiveError::TooBig {
+            max: self.limits.max_unpacked,
+        }
     }
 
-    fn symlink(&mut self, rel: &Path, target: &str) -> Result<(), String> {
+    fn symlink(&mut self, rel: &Path, target: &str) -> Result<(), ArchiveError> {
         self.count()?;
         let t = Path::new(target);
         if t.is_absolute() || t.components().any(|c| c == Component::ParentDir) || target.is_empty()
         {
-            return Err(format!(
-                "the symlink {} -> {target:?} points out of the folder (absolute, or with a \
-                 \"..\"): refused; a symlink in a bot's folder may only point further down it",
-                rel.display()
-            ));
+            return Err(ArchiveError::LinkOut {
+                link: rel.display().to_string(),
+                target: target.into(),
+            });
         }
         let to = self.target(rel)?;
         if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(parent).map_err(local(""))?;
         }
-        std::os::unix::fs::symlink(t, &to)
-            .map_err(|e| format!("cannot create the symlink {}: {e}", rel.display()))
+        std::os::unix::fs::symlink(t, &to).map_err(local(format!(
+            "cannot create the symlink {}: ",
+            rel.display()
+        )))
     }
 
-    fn hard_link(&mut self, rel: &Path, target: &str) -> Result<(), String> {
-        let src_rel = clean(target).map_err(|e| {
-            format!(
-                "the hard link {} -> {target:?} points out of the folder: {e}",
-                rel.display()
-            )
+    fn hard_link(&mut self, rel: &Path, target: &str) -> Result<(), ArchiveError> {
+        let src_rel = clean(target).map_err(|why| ArchiveError::HardLinkOut {
+            link: rel.display().to_string(),
+            target: target.into(),
+            why: Box::new(why),
         })?;
         let src = self.target(&src_rel)?;
         match std::fs::symlink_metadata(&src) {
             Ok(m) if m.is_file() => {}
             _ => {
-                return Err(format!(
-                    "the hard link {} -> {target:?} does not point to a file earlier in the \
-                     archive: refused",
-                    rel.display()
-                ))
+                return Err(ArchiveError::HardLinkNotFile {
+                    link: rel.display().to_string(),
+                    target: target.into(),
+                })
             }
         }
         use std::os::unix::fs::PermissionsExt;
         let exec = std::fs::metadata(&src)
             .map(|m| m.permissions().mode() & 0o100 != 0)
             .unwrap_or(false);
-        let mut f = std::fs::File::open(&src).map_err(|e| e.to_string())?;
+        let mut f = std::fs::File::open(&src).map_err(local(""))?;
         self.file(rel, &mut f, exec)
     }
 }
 
 /// Unpack the archive at `archive` into `dest` (an empty folder).
-pub fn unpack(archive: &Path, dest: &Path, limits: Limits) -> Result<Unpacked, String> {
+pub fn unpack(archive: &Path, dest: &Path, limits: Limits) -> Result<Unpacked, ArchiveError> {
     let mut head = [0u8; 4];
-    let mut f = std::fs::File::open(archive).map_err(|e| format!("cannot read the upload: {e}"))?;
-    let n = f.read(&mut head).map_err(|e| e.to_string())?;
-    let kind = kind(&head[..n]).ok_or_else(|| {
-        "the upload is not a tar.gz or zip archive: pack the bot's folder with `tar czf bot.tar.gz \
-         -C my-bot .` or `zip -r bot.zip .` inside it (durak submit --server does it for you)"
-            .to_string()
-    })?;
-    let f = std::fs::File::open(archive).map_err(|e| e.to_string())?;
+    let mut f = std::fs::File::open(archive).map_err(local("cannot read the upload: "))?;
+    let n = f.read(&mut head).map_err(local(""))?;
+    let kind = kind(&head[..n]).ok_or(ArchiveError::NotAnArchive)?;
+    let f = std::fs::File::open(archive).map_err(local(""))?;
     let mut w = Writer {
         dest,
         limits,
@@ -246,17 +330,17 @@ pub fn unpack(archive: &Path, dest: &Path, limits: Limits) -> Result<Unpacked, S
     })
 }
 
-fn unpack_tar(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
+fn unpack_tar(f: std::fs::File, w: &mut Writer) -> Result<(), ArchiveError> {
     let gz = flate2::read::GzDecoder::new(std::io::BufReader::new(f));
     let mut a = tar::Archive::new(gz);
     let entries = a
         .entries()
-        .map_err(|e| format!("the archive is damaged: {e}"))?;
+        .map_err(|e| damaged(format!("the archive is damaged: {e}")))?;
     for e in entries {
-        let mut e = e.map_err(|e| format!("the archive is damaged: {e}"))?;
+        let mut e = e.map_err(|e| damaged(format!("the archive is damaged: {e}")))?;
         let path = e
             .path()
-            .map_err(|e| format!("an entry's name cannot be read: {e}"))?
+            .map_err(|e| damaged(format!("an entry's name cannot be read: {e}")))?
             .to_string_lossy()
             .into_owned();
         use tar::EntryType as T;
@@ -280,7 +364,7 @@ fn unpack_tar(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
             T::Symlink => {
                 let target = e
                     .link_name()
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| damaged(e.to_string()))?
                     .map(|t| t.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 w.symlink(&rel, &target)?
@@ -288,37 +372,34 @@ fn unpack_tar(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
             T::Link => {
                 let target = e
                     .link_name()
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| damaged(e.to_string()))?
                     .map(|t| t.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 w.hard_link(&rel, &target)?
             }
             other => {
-                return Err(format!(
-                    "the entry {} is a {other:?} (a device, fifo or the like): a bot's folder \
-                     holds only files, folders and symlinks",
-                    rel.display()
-                ))
+                return Err(ArchiveError::Special {
+                    entry: rel.display().to_string(),
+                    kind: format!("{other:?}"),
+                })
             }
         }
     }
     Ok(())
 }
 
-fn unpack_zip(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
+fn unpack_zip(f: std::fs::File, w: &mut Writer) -> Result<(), ArchiveError> {
     let mut z = zip::ZipArchive::new(std::io::BufReader::new(f))
-        .map_err(|e| format!("the zip archive is damaged: {e}"))?;
+        .map_err(|e| damaged(format!("the zip archive is damaged: {e}")))?;
     if z.len() as u64 > w.limits.max_files {
-        return Err(format!(
-            "the archive has more than {} entries (files, folders, links): the limit of this \
-             server",
-            w.limits.max_files
-        ));
+        return Err(ArchiveError::TooManyEntries {
+            max: w.limits.max_files,
+        });
     }
     for i in 0..z.len() {
         let mut e = z
             .by_index(i)
-            .map_err(|e| format!("the zip archive is damaged: {e}"))?;
+            .map_err(|e| damaged(format!("the zip archive is damaged: {e}")))?;
         let name = e.name().to_string();
         let rel = clean(&name)?;
         if rel.as_os_str().is_empty() {
@@ -329,7 +410,7 @@ fn unpack_zip(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
             (&mut e)
                 .take(MAX_PATH as u64 + 1)
                 .read_to_string(&mut target)
-                .map_err(|e| format!("the symlink {name:?} cannot be read: {e}"))?;
+                .map_err(|e| damaged(format!("the symlink {name:?} cannot be read: {e}")))?;
             w.symlink(&rel, &target)?;
         } else if e.is_dir() {
             w.dir(&rel)?;
@@ -342,13 +423,13 @@ fn unpack_zip(f: std::fs::File, w: &mut Writer) -> Result<(), String> {
 }
 
 /// The folder with `bot.toml`: the root, or the only folder at the root.
-fn bot_folder(dest: &Path) -> Result<PathBuf, String> {
+fn bot_folder(dest: &Path) -> Result<PathBuf, ArchiveError> {
     let manifest = durak_checkbot::manifest::FILE;
     if dest.join(manifest).is_file() {
         return Ok(dest.to_path_buf());
     }
     let entries: Vec<PathBuf> = std::fs::read_dir(dest)
-        .map_err(|e| e.to_string())?
+        .map_err(local(""))?
         .flatten()
         .map(|e| e.path())
         .collect();
@@ -358,23 +439,20 @@ fn bot_folder(dest: &Path) -> Result<PathBuf, String> {
             return Ok(only.clone());
         }
     }
-    Err(format!(
-        "the archive has no {manifest} at its root (nor in its only folder): pack the bot's \
-         folder, the one holding {manifest}"
-    ))
+    Err(ArchiveError::NoManifest)
 }
 
 /// Pack a folder as tar.gz (for `durak submit --server`): its files, folders and symlinks as
 /// they are (symlinks are not followed; the server decides what it accepts).
-pub fn pack(folder: &Path) -> Result<Vec<u8>, String> {
+pub fn pack(folder: &Path) -> Result<Vec<u8>, ArchiveError> {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let mut b = tar::Builder::new(gz);
     b.follow_symlinks(false);
     b.mode(tar::HeaderMode::Deterministic);
     b.append_dir_all(".", folder)
-        .map_err(|e| format!("{}: cannot pack it: {e}", folder.display()))?;
-    let gz = b.into_inner().map_err(|e| e.to_string())?;
-    gz.finish().map_err(|e| e.to_string())
+        .map_err(local(format!("{}: cannot pack it: ", folder.display())))?;
+    let gz = b.into_inner().map_err(local(""))?;
+    gz.finish().map_err(local(""))
 }
 
 #[cfg(test)]
@@ -416,7 +494,7 @@ mod tests {
         b.into_inner().unwrap().finish().unwrap()
     }
 
-    fn try_unpack(bytes: &[u8]) -> (tempfile::TempDir, Result<Unpacked, String>) {
+    fn try_unpack(bytes: &[u8]) -> (tempfile::TempDir, Result<Unpacked, ArchiveError>) {
         let d = tempfile::tempdir().unwrap();
         let a = d.path().join("upload");
         std::fs::write(&a, bytes).unwrap();
@@ -440,7 +518,7 @@ mod tests {
             ("bot/lib/link.py", T::Symlink, b"../bot.py"),
         ]));
         // A symlink with ".." is refused even when it would stay inside.
-        assert!(r.unwrap_err().contains("points out"));
+        assert!(r.unwrap_err().to_string().contains("points out"));
         drop(d);
         let (d, r) = try_unpack(&tar_gz(&[
             ("bot/", T::Directory, b""),
@@ -464,11 +542,11 @@ mod tests {
             ("bot.toml", T::Regular, MANIFEST),
             ("../escape.txt", T::Regular, b"x"),
         ]));
-        let e = r.unwrap_err();
+        let e = r.unwrap_err().to_string();
         assert!(e.contains("\"..\""), "{e}");
         assert!(!d.path().join("escape.txt").exists());
         let (_d, r) = try_unpack(&tar_gz(&[("/tmp/abs.txt", T::Regular, b"x")]));
-        assert!(r.unwrap_err().contains("absolute"));
+        assert!(r.unwrap_err().to_string().contains("absolute"));
         assert!(
             !Path::new("/tmp/abs.txt").exists() || std::fs::read("/tmp/abs.txt").unwrap() != b"x"
         );
@@ -477,23 +555,26 @@ mod tests {
     #[test]
     fn links_pointing_out_are_refused() {
         let (_d, r) = try_unpack(&tar_gz(&[("etc", T::Symlink, b"/etc")]));
-        assert!(r.unwrap_err().contains("points out"));
+        assert!(r.unwrap_err().to_string().contains("points out"));
         let (_d, r) = try_unpack(&tar_gz(&[("up", T::Symlink, b"../../x")]));
-        assert!(r.unwrap_err().contains("points out"));
+        assert!(r.unwrap_err().to_string().contains("points out"));
         let (_d, r) = try_unpack(&tar_gz(&[("pw", T::Link, b"/etc/passwd")]));
-        assert!(r.unwrap_err().contains("absolute"));
+        assert!(r.unwrap_err().to_string().contains("absolute"));
         let (_d, r) = try_unpack(&tar_gz(&[("pw", T::Link, b"../../etc/passwd")]));
-        assert!(r.unwrap_err().contains("\"..\""));
+        assert!(r.unwrap_err().to_string().contains("\"..\""));
         // Through a symlink (even one pointing down): refused.
         let (d, r) = try_unpack(&tar_gz(&[
             ("sub/", T::Directory, b""),
             ("l", T::Symlink, b"sub"),
             ("l/x", T::Regular, b"x"),
         ]));
-        assert!(r.unwrap_err().contains("goes through the symlink"));
+        assert!(r
+            .unwrap_err()
+            .to_string()
+            .contains("goes through the symlink"));
         assert!(!d.path().join("out/sub/x").exists());
         let (_d, r) = try_unpack(&tar_gz(&[("dev", T::Char, b"")]));
-        assert!(r.unwrap_err().contains("device"));
+        assert!(r.unwrap_err().to_string().contains("device"));
     }
 
     #[test]
@@ -506,7 +587,7 @@ mod tests {
         ]);
         assert!(bytes.len() < 1 << 20, "{}", bytes.len());
         let (d, r) = try_unpack(&bytes);
-        let e = r.unwrap_err();
+        let e = r.unwrap_err().to_string();
         assert!(e.contains("decompression bomb"), "{e}");
         let written = std::fs::metadata(d.path().join("out/zeros")).unwrap().len();
         assert!(written <= LIMITS.max_unpacked + 1, "{written}");
@@ -520,15 +601,41 @@ mod tests {
         let refs: Vec<(&str, T, &[u8])> =
             many.iter().map(|(p, t, d)| (p.as_str(), *t, *d)).collect();
         let (_d, r) = try_unpack(&tar_gz(&refs));
-        assert!(r.unwrap_err().contains("more than 100 entries"));
+        assert!(r.unwrap_err().to_string().contains("more than 100 entries"));
         let (_d, r) = try_unpack(b"just some text, not an archive");
-        assert!(r.unwrap_err().contains("not a tar.gz or zip"));
+        assert!(r.unwrap_err().to_string().contains("not a tar.gz or zip"));
         let (_d, r) = try_unpack(&tar_gz(&[("readme", T::Regular, b"x")]));
-        assert!(r.unwrap_err().contains("no bot.toml"));
+        assert!(r.unwrap_err().to_string().contains("no bot.toml"));
         let mut truncated = tar_gz(&[("bot.toml", T::Regular, MANIFEST)]);
         truncated.truncate(truncated.len() / 2);
         let (_d, r) = try_unpack(&truncated);
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn a_refusal_is_the_upload_s_fault_and_a_local_failure_the_server_s() {
+        // A hostile archive: 400, its variant naming the entry and why.
+        let (_d, r) = try_unpack(&tar_gz(&[("dev", T::Fifo, b"")]));
+        let e = r.unwrap_err();
+        assert!(
+            matches!(&e, ArchiveError::Special { entry, .. } if entry == "dev"),
+            "{e:?}"
+        );
+        assert_eq!(e.status(), 400);
+        assert!(
+            e.to_string().contains("a bot's folder holds only files"),
+            "{e}"
+        );
+        // This machine failing (the destination is a file, not a folder): 500.
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("upload");
+        std::fs::write(&a, tar_gz(&[("sub/", T::Directory, b"")])).unwrap();
+        let dest = d.path().join("file");
+        std::fs::write(&dest, "x").unwrap();
+        let e = unpack(&a, &dest, LIMITS).unwrap_err();
+        assert!(matches!(e, ArchiveError::Local { .. }), "{e:?}");
+        assert_eq!(e.status(), 500);
+        assert!(e.to_string().starts_with("cannot create sub: "), "{e}");
     }
 
     fn zip_of(entries: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
@@ -554,15 +661,15 @@ mod tests {
         ]));
         assert!(r.unwrap().folder.join("bot.py").is_file());
         let (_d, r) = try_unpack(&zip_of(&[("../x", None, b"x")]));
-        assert!(r.unwrap_err().contains("\"..\""));
+        assert!(r.unwrap_err().to_string().contains("\"..\""));
         let (_d, r) = try_unpack(&zip_of(&[("l", Some("/etc/passwd"), b"")]));
-        assert!(r.unwrap_err().contains("points out"));
+        assert!(r.unwrap_err().to_string().contains("points out"));
         let big = vec![7u8; 8 << 20];
         let (_d, r) = try_unpack(&zip_of(&[
             ("bot.toml", None, MANIFEST),
             ("big", None, &big),
         ]));
-        assert!(r.unwrap_err().contains("decompression bomb"));
+        assert!(r.unwrap_err().to_string().contains("decompression bomb"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `durak worker`) are issued by the organiser and kept in a table of their own: a worker token
 //! opens the worker routes only, and an account's token none of them.
 
-use crate::db::{now_ms, Db};
+use crate::db::{now_ms, Db, DbError};
 use rusqlite::{params, OptionalExtension};
 use sha2::{Digest, Sha256};
 
@@ -31,7 +31,7 @@ pub fn hash(token: &str) -> String {
 }
 
 /// An account name: 1 to 32 letters, digits, `-`, `_`, `.`.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), RegisterError> {
     let n = name.chars().count();
     if n == 0
         || n > 32
@@ -39,10 +39,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     {
-        return Err(format!(
-            "name {name:?}: an account name has 1 to 32 letters, digits, '-', '_' or '.'; \
-             fix: choose one such as \"ada\""
-        ));
+        return Err(RegisterError::BadName(name.to_string()));
     }
     Ok(())
 }
@@ -52,7 +49,7 @@ pub const SESSION_DAYS: i64 = 30;
 
 /// A new login session for `account` (what the login cookie holds: `ds_` and 64 hex digits,
 /// stored as its SHA-256 like every token).
-pub fn new_session(db: &Db, account: i64) -> Result<String, String> {
+pub fn new_session(db: &Db, account: i64) -> Result<String, DbError> {
     let token = format!("ds_{}", &new_token()[3..]);
     let now = now_ms();
     db.write(|c| {
@@ -116,7 +113,10 @@ pub fn account_of(db: &Db, token: &str) -> Result<Option<Account>, crate::db::Db
 /// database's (the server's fault: 500, not 400).
 #[derive(Debug, thiserror::Error)]
 pub enum RegisterError {
-    #[error("{0}")]
+    #[error(
+        "name {0:?}: an account name has 1 to 32 letters, digits, '-', '_' or '.'; fix: choose \
+         one such as \"ada\""
+    )]
     BadName(String),
     #[error(
         "the invite token was revoked by the organiser; fix: ask the organiser for a new invite"
@@ -153,7 +153,7 @@ pub fn create_account(
     organiser: bool,
     invite: Option<&str>,
 ) -> Result<(Account, String), RegisterError> {
-    check_name(name).map_err(RegisterError::BadName)?;
+    check_name(name)?;
     let token = new_token();
     let th = hash(&token);
     let ih = invite.map(hash);
@@ -212,7 +212,7 @@ pub fn create_account(
 }
 
 /// A new token for an account.
-pub fn add_token(db: &Db, account: i64, label: &str) -> Result<(i64, String), String> {
+pub fn add_token(db: &Db, account: i64, label: &str) -> Result<(i64, String), DbError> {
     let token = new_token();
     let h = hash(&token);
     let id = db.write(|c| {
@@ -300,7 +300,7 @@ pub fn why_not_an_account(db: &Db, token: &str) -> Result<NotAnAccount, crate::d
 }
 
 /// A new invite token.
-pub fn new_invite(db: &Db) -> Result<String, String> {
+pub fn new_invite(db: &Db) -> Result<String, DbError> {
     let token = new_token();
     let h = hash(&token);
     db.write(|c| {
@@ -325,7 +325,7 @@ pub struct WorkerToken {
 }
 
 /// A new worker token (the organiser's): (its id, the token to give the worker once).
-pub fn new_worker_token(db: &Db, label: &str) -> Result<(i64, String), String> {
+pub fn new_worker_token(db: &Db, label: &str) -> Result<(i64, String), DbError> {
     let token = new_token();
     let h = hash(&token);
     let id = db.write(|c| {
@@ -394,7 +394,7 @@ pub fn worker_seen(db: &Db, id: i64) -> Result<(), crate::db::DbError> {
 
 /// On first start: the organiser's account and token (returned to be printed), or `None` when
 /// one exists.
-pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
+pub fn ensure_organiser(db: &Db) -> Result<Option<String>, RegisterError> {
     let exists: bool = db.read(|c| {
         c.query_row("SELECT 1 FROM accounts WHERE organiser = 1", [], |_| {
             Ok(true)
@@ -405,14 +405,14 @@ pub fn ensure_organiser(db: &Db) -> Result<Option<String>, String> {
     if exists {
         return Ok(None);
     }
-    let (_, token) = create_account(db, "organiser", true, None).map_err(|e| e.to_string())?;
+    let (_, token) = create_account(db, "organiser", true, None)?;
     Ok(Some(token))
 }
 
 /// A new organiser token (`durak organiser-token`): every earlier token and login session of
 /// the organiser is revoked, and the new one returned (to be shown once). Makes the organiser's
 /// account if there is none yet (a data directory whose first start failed before it).
-pub fn reset_organiser(db: &Db) -> Result<String, String> {
+pub fn reset_organiser(db: &Db) -> Result<String, DbError> {
     let token = new_token();
     let h = hash(&token);
     let now = now_ms();

@@ -20,6 +20,67 @@ use crate::db::Db;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 
+/// Why a backup was refused or stopped: the path, what failed and, for a refusal, the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    #[error(
+        "{}: no service.db here: not a data directory of `durak serve`\n  fix: give the folder \
+         the server was started with (--data-dir DIR)",
+        src.display()
+    )]
+    NotADataDirectory { src: PathBuf },
+    #[error(
+        "{}: exists and is not an empty folder\n  fix: give --out a new folder (a backup never \
+         writes over anything)",
+        out.display()
+    )]
+    OutNotEmpty { out: PathBuf },
+    /// A file or folder failed (`what`: what was being done, ending in ": ", or empty).
+    #[error("{}: {what}{source}", path.display())]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cannot copy {} to {}: {source}", from.display(), to.display())]
+    Copy {
+        from: PathBuf,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+    /// SQLite's online backup failed (`what` as for [`BackupError::Io`]).
+    #[error("{}: {what}{source}", path.display())]
+    Snapshot {
+        path: PathBuf,
+        what: &'static str,
+        source: rusqlite::Error,
+    },
+    #[error(transparent)]
+    DataDir(#[from] crate::store::DataDirError),
+    #[error(transparent)]
+    Open(#[from] crate::db::OpenError),
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<BackupError> for String {
+    fn from(e: BackupError) -> String {
+        e.to_string()
+    }
+}
+
+/// A failure of `path` (`what`: what was being done), for `map_err`.
+fn io(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> BackupError {
+    let path = path.to_path_buf();
+    move |source| BackupError::Io { path, what, source }
+}
+
+fn sqlite(path: &Path, what: &'static str) -> impl FnOnce(rusqlite::Error) -> BackupError {
+    let path = path.to_path_buf();
+    move |source| BackupError::Snapshot { path, what, source }
+}
+
 /// What a backup copied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -35,31 +96,26 @@ pub struct Summary {
 }
 
 /// Back up the data directory `src` into `out` (a new folder, or an empty one).
-pub fn backup(src: &Path, out: &Path) -> Result<Summary, String> {
+pub fn backup(src: &Path, out: &Path) -> Result<Summary, BackupError> {
     let src_db = src.join("service.db");
     if !src_db.is_file() {
-        return Err(format!(
-            "{}: no service.db here: not a data directory of `durak serve`\n  fix: give the \
-             folder the server was started with (--data-dir DIR)",
-            src.display()
-        ));
+        return Err(BackupError::NotADataDirectory {
+            src: src.to_path_buf(),
+        });
     }
     if out.exists() {
         let empty = std::fs::read_dir(out)
             .map(|mut d| d.next().is_none())
             .unwrap_or(false);
         if !empty {
-            return Err(format!(
-                "{}: exists and is not an empty folder\n  fix: give --out a new folder (a \
-                 backup never writes over anything)",
-                out.display()
-            ));
+            return Err(BackupError::OutNotEmpty {
+                out: out.to_path_buf(),
+            });
         }
     }
-    let src = std::fs::canonicalize(src).map_err(|e| format!("{}: {e}", src.display()))?;
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("{}: cannot create it: {e}", out.display()))?;
-    let out = std::fs::canonicalize(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let src = std::fs::canonicalize(src).map_err(io(src, ""))?;
+    std::fs::create_dir_all(out).map_err(io(out, "cannot create it: "))?;
+    let out = std::fs::canonicalize(out).map_err(io(out, ""))?;
     let paths = crate::store::Paths::new(&out);
     paths.create()?;
     let out_db = paths.db();
@@ -151,30 +207,30 @@ pub fn backup(src: &Path, out: &Path) -> Result<Summary, String> {
     drop(db);
     paths.make_private(false)?;
     // Links and copies made, the database rewritten: all of it on the disk (one syncfs).
-    let root = std::fs::File::open(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    rustix::fs::syncfs(&root).map_err(|e| format!("{}: cannot sync: {e}", out.display()))?;
+    let root = std::fs::File::open(&out).map_err(io(&out, ""))?;
+    rustix::fs::syncfs(&root).map_err(|e| io(&out, "cannot sync: ")(e.into()))?;
     Ok(summary)
 }
 
 /// The database `src` copied into `out` by SQLite's online backup, in one step: the copy is
 /// the database as of one commit, whatever the server writes meanwhile.
-fn snapshot(src: &Path, out: &Path) -> Result<(), String> {
+fn snapshot(src: &Path, out: &Path) -> Result<(), BackupError> {
     let from = Connection::open_with_flags(
         src,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| format!("{}: {e}", src.display()))?;
+    .map_err(sqlite(src, ""))?;
     from.busy_timeout(std::time::Duration::from_secs(30))
-        .map_err(|e| format!("{}: {e}", src.display()))?;
-    let mut to = Connection::open(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        .map_err(sqlite(src, ""))?;
+    let mut to = Connection::open(out).map_err(sqlite(out, ""))?;
     {
         let b = rusqlite::backup::Backup::new(&from, &mut to)
-            .map_err(|e| format!("{}: cannot start the backup: {e}", src.display()))?;
+            .map_err(sqlite(src, "cannot start the backup: "))?;
         loop {
             match b.step(-1) {
                 Ok(rusqlite::backup::StepResult::Done) => break,
                 Ok(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
-                Err(e) => return Err(format!("{}: the backup failed: {e}", src.display())),
+                Err(e) => return Err(sqlite(src, "the backup failed: ")(e)),
             }
         }
     }
@@ -209,7 +265,7 @@ struct Files<'a> {
 
 impl Files<'_> {
     /// Hard-link (or copy) the file `rel`, which never changes once written.
-    fn link(&mut self, rel: &Path) -> Result<(), String> {
+    fn link(&mut self, rel: &Path) -> Result<(), BackupError> {
         let from = self.src.join(rel);
         let to = self.out.join(rel);
         let Ok(meta) = std::fs::symlink_metadata(&from) else {
@@ -217,8 +273,7 @@ impl Files<'_> {
             return Ok(());
         };
         if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("{}: cannot create it: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(io(parent, "cannot create it: "))?;
         }
         if self.link {
             match std::fs::hard_link(&from, &to) {
@@ -228,7 +283,7 @@ impl Files<'_> {
                     return Ok(());
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    return Err(format!("{}: {e}", to.display()))
+                    return Err(io(&to, "")(e))
                 }
                 // Another file system (EXDEV) or links not allowed: copies from now on.
                 Err(_) => self.link = false,
@@ -237,9 +292,12 @@ impl Files<'_> {
         self.copy_file(&from, &to, meta.len())
     }
 
-    fn copy_file(&mut self, from: &Path, to: &Path, len: u64) -> Result<(), String> {
-        std::fs::copy(from, to)
-            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+    fn copy_file(&mut self, from: &Path, to: &Path, len: u64) -> Result<(), BackupError> {
+        std::fs::copy(from, to).map_err(|source| BackupError::Copy {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        })?;
         self.summary.copied += 1;
         self.summary.bytes += len;
         Ok(())
@@ -248,7 +306,7 @@ impl Files<'_> {
     /// Copy the folder `rel` (files, folders and symbolic links as they are); with
     /// `link_replays`, the files under its `replays/` are linked, after everything else is
     /// copied.
-    fn copy_tree(&mut self, rel: &Path, link_replays: bool) -> Result<(), String> {
+    fn copy_tree(&mut self, rel: &Path, link_replays: bool) -> Result<(), BackupError> {
         if !self.src.join(rel).is_dir() {
             self.summary.missing.push(rel.display().to_string());
             return Ok(());
@@ -257,17 +315,13 @@ impl Files<'_> {
         let mut todo = vec![rel.to_path_buf()];
         while let Some(d) = todo.pop() {
             let to = self.out.join(&d);
-            std::fs::create_dir_all(&to)
-                .map_err(|e| format!("{}: cannot create it: {e}", to.display()))?;
+            std::fs::create_dir_all(&to).map_err(io(&to, "cannot create it: "))?;
             let from = self.src.join(&d);
-            let entries =
-                std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+            let entries = std::fs::read_dir(&from).map_err(io(&from, ""))?;
             for e in entries {
-                let e = e.map_err(|e| format!("{}: {e}", from.display()))?;
+                let e = e.map_err(io(&from, ""))?;
                 let r = d.join(e.file_name());
-                let t = e
-                    .file_type()
-                    .map_err(|e| format!("{}: {e}", from.display()))?;
+                let t = e.file_type().map_err(io(&from, ""))?;
                 if t.is_dir() {
                     if link_replays && r == rel.join("replays") {
                         later.push(r);
@@ -275,10 +329,9 @@ impl Files<'_> {
                         todo.push(r);
                     }
                 } else if t.is_symlink() {
-                    let target = std::fs::read_link(e.path())
-                        .map_err(|e2| format!("{}: {e2}", e.path().display()))?;
-                    std::os::unix::fs::symlink(&target, self.out.join(&r))
-                        .map_err(|e2| format!("{}: {e2}", self.out.join(&r).display()))?;
+                    let target = std::fs::read_link(e.path()).map_err(io(&e.path(), ""))?;
+                    let link = self.out.join(&r);
+                    std::os::unix::fs::symlink(&target, &link).map_err(io(&link, ""))?;
                 } else if t.is_file() {
                     let len = e.metadata().map(|m| m.len()).unwrap_or(0);
                     self.copy_file(&e.path(), &self.out.join(&r), len)?;
@@ -289,10 +342,9 @@ impl Files<'_> {
         }
         for d in later {
             let from = self.src.join(&d);
-            let entries =
-                std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+            let entries = std::fs::read_dir(&from).map_err(io(&from, ""))?;
             for e in entries {
-                let e = e.map_err(|e| format!("{}: {e}", from.display()))?;
+                let e = e.map_err(io(&from, ""))?;
                 if e.file_type().is_ok_and(|t| t.is_file()) {
                     self.link(&d.join(e.file_name()))?;
                 }
@@ -328,6 +380,8 @@ mod tests {
     fn refuses_a_folder_that_is_not_a_data_directory_or_an_out_that_is_not_empty() {
         let d = tempfile::tempdir().unwrap();
         let e = backup(&d.path().join("nothing"), &d.path().join("out")).unwrap_err();
+        assert!(matches!(e, BackupError::NotADataDirectory { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("no service.db here") && e.contains("fix:"),
             "{e}"
@@ -340,6 +394,8 @@ mod tests {
         std::fs::create_dir_all(&out).unwrap();
         std::fs::write(out.join("x"), "keep").unwrap();
         let e = backup(&data, &out).unwrap_err();
+        assert!(matches!(e, BackupError::OutNotEmpty { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("is not an empty folder") && e.contains("fix:"),
             "{e}"

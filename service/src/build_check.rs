@@ -70,28 +70,51 @@ fn fault(folder: &Path, path: &Path, m: &std::fs::Metadata) -> Option<String> {
     Some(format!("{} is {kind}", rel.display()))
 }
 
+/// Why a build's folder is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LeftError {
+    /// The folder (`path`: the part that failed) cannot be read.
+    #[error("the build's folder cannot be read ({}): {source}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the build left more than {MAX_ENTRIES} files in its folder")]
+    TooMany,
+    /// What it may not hold: each entry in words (`found`), and how many more.
+    #[error(
+        "the build left what a bot's folder may not hold: {}{}: refused (the folder is sent to \
+         workers, which unpack only files, folders and symbolic links that point further down \
+         the folder)\n  fix: have the build copy what it needs into the folder instead of \
+         linking to it, and remove fifos and sockets before it ends",
+        found.join("; "),
+        if *more > 0 { format!(" (and {more} more)") } else { String::new() }
+    )]
+    Unsafe { found: Vec<String>, more: usize },
+}
+
 /// Refuse (with words) a folder that holds a symbolic link leading out of it, or up with
 /// `..`, or a fifo, a socket or a device; links are never followed.
-pub fn check_left(folder: &Path) -> Result<(), String> {
+pub fn check_left(folder: &Path) -> Result<(), LeftError> {
     let mut found: Vec<String> = Vec::new();
     let mut more = 0usize;
     let mut seen = 0usize;
     let mut todo = vec![folder.to_path_buf()];
     while let Some(d) = todo.pop() {
-        let rd = std::fs::read_dir(&d)
-            .map_err(|e| format!("the build's folder cannot be read ({}): {e}", d.display()))?;
+        let unreadable = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| LeftError::Unreadable { path, source }
+        };
+        let rd = std::fs::read_dir(&d).map_err(unreadable(&d))?;
         for e in rd {
-            let e = e.map_err(|e| format!("the build's folder cannot be read: {e}"))?;
+            let e = e.map_err(unreadable(&d))?;
             seen += 1;
             if seen > MAX_ENTRIES {
-                return Err(format!(
-                    "the build left more than {MAX_ENTRIES} files in its folder"
-                ));
+                return Err(LeftError::TooMany);
             }
             let path = e.path();
             // symlink_metadata: the entry itself, never what a link points to.
-            let m =
-                std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let m = std::fs::symlink_metadata(&path).map_err(unreadable(&path))?;
             if let Some(f) = fault(folder, &path, &m) {
                 if found.len() < NAMED {
                     found.push(f);
@@ -107,18 +130,7 @@ pub fn check_left(folder: &Path) -> Result<(), String> {
         return Ok(());
     }
     found.sort();
-    Err(format!(
-        "the build left what a bot's folder may not hold: {}{}: refused (the folder is sent \
-         to workers, which unpack only files, folders and symbolic links that point further \
-         down the folder)\n  fix: have the build copy what it needs into the folder instead \
-         of linking to it, and remove fifos and sockets before it ends",
-        found.join("; "),
-        if more > 0 {
-            format!(" (and {more} more)")
-        } else {
-            String::new()
-        }
-    ))
+    Err(LeftError::Unsafe { found, more })
 }
 
 /// A passed build's report, failed when [`check_left`] refuses its folder.
@@ -129,7 +141,7 @@ pub fn refuse_unsafe(
     if report.ok {
         if let Err(e) = check_left(folder) {
             report.ok = false;
-            report.failure = Some(e);
+            report.failure = Some(e.to_string());
         }
     }
     report
@@ -149,28 +161,28 @@ mod tests {
         // Allowed: links further down.
         symlink("lib/deep", f.join("down")).unwrap();
         symlink("deep/x", f.join("lib/x")).unwrap();
-        assert_eq!(check_left(&f), Ok(()));
+        assert!(check_left(&f).is_ok());
 
         symlink("../../service.db", f.join("db")).unwrap();
-        let e = check_left(&f).unwrap_err();
+        let e = check_left(&f).unwrap_err().to_string();
         assert!(
             e.contains("db -> ../../service.db leads out of the bot's folder"),
             "{e}"
         );
         std::fs::remove_file(f.join("db")).unwrap();
         symlink("/etc/passwd", f.join("lib/deep/pw")).unwrap();
-        let e = check_left(&f).unwrap_err();
+        let e = check_left(&f).unwrap_err().to_string();
         assert!(e.contains("lib/deep/pw -> /etc/passwd leads out"), "{e}");
         assert!(e.contains("fix:"), "{e}");
         std::fs::remove_file(f.join("lib/deep/pw")).unwrap();
         // Inside, but up with "..": the workers' unpacker refuses it, so refused here too.
         symlink("../bot.py", f.join("lib/up")).unwrap();
-        let e = check_left(&f).unwrap_err();
+        let e = check_left(&f).unwrap_err().to_string();
         assert!(e.contains("lib/up -> ../bot.py goes up"), "{e}");
         std::fs::remove_file(f.join("lib/up")).unwrap();
         // A link to a folder out of it is not followed (its contents are not walked).
         symlink("/", f.join("root")).unwrap();
-        let e = check_left(&f).unwrap_err();
+        let e = check_left(&f).unwrap_err().to_string();
         assert!(e.contains("root -> / leads out"), "{e}");
         std::fs::remove_file(f.join("root")).unwrap();
         // A fifo and a socket.
@@ -178,7 +190,7 @@ mod tests {
         // SAFETY: mkfifo(3) with a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(pipe.as_ptr(), 0o644) }, 0);
         let _sock = std::os::unix::net::UnixListener::bind(f.join("lib/sock")).unwrap();
-        let e = check_left(&f).unwrap_err();
+        let e = check_left(&f).unwrap_err().to_string();
         assert!(
             e.contains("pipe is a fifo") && e.contains("lib/sock is a socket"),
             "{e}"

@@ -9,7 +9,7 @@
 use crate::archive;
 use crate::build;
 use crate::check_queue;
-use crate::db::now_ms;
+use crate::db::{now_ms, DbError};
 use crate::domain::versions;
 use crate::ladder::Ladder;
 use crate::quota;
@@ -90,8 +90,24 @@ fn sweep_loop(ladder: &Ladder) {
     }
 }
 
-fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), String> {
-    Ok(versions::fail_check(&ladder.db, id, reason)?)
+/// Why a version's check could not run (not why it failed: that is its report).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// Its upload cannot be unpacked again.
+    #[error(transparent)]
+    Unpack(#[from] archive::ArchiveError),
+    /// Its folder cannot be made.
+    #[error(transparent)]
+    Folder(#[from] std::io::Error),
+    /// Its `command` is not one the referee can run (`0`: why).
+    #[error("{0}")]
+    Command(String),
+}
+
+fn set_failed(ladder: &Ladder, id: i64, reason: &str) -> Result<(), DbError> {
+    versions::fail_check(&ladder.db, id, reason)
 }
 
 /// The first failed check, in a line.
@@ -113,7 +129,7 @@ fn why_failed(r: &durak_checkbot::Report) -> String {
     "check-bot failed".into()
 }
 
-async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
+async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), CheckError> {
     let cfg = &ladder.cfg;
     let paths = &ladder.paths;
     let (archive_path, folder, build_cmd, command): (String, String, Option<String>, String) =
@@ -127,7 +143,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     // From the upload again: a build cut short left nothing behind.
     let dest = paths.unpacked(id);
     let _ = std::fs::remove_dir_all(&dest);
-    std::fs::create_dir_all(&dest).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&dest)?;
     let limits = archive::Limits {
         max_unpacked: cfg.upload.max_unpacked,
         max_files: cfg.upload.max_files,
@@ -153,14 +169,11 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
         versions::built(&ladder.db, id, &json)?;
         if !report.ok {
             let _ = std::fs::remove_dir_all(&dest);
-            return set_failed(
-                ladder,
-                id,
-                report.failure.as_deref().unwrap_or("the build failed"),
-            );
+            let reason = report.failure.as_deref().unwrap_or("the build failed");
+            return Ok(set_failed(ladder, id, reason)?);
         }
     }
-    let mut cmd = BotCommand::parse(&command)?;
+    let mut cmd = BotCommand::parse(&command).map_err(|e| CheckError::Command(e.to_string()))?;
     cmd.cwd = Some(folder);
     cmd.isolation.sandbox = cfg.sandbox;
     cmd.isolation.limits = cfg.resources;
@@ -183,7 +196,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
     let json = relative_paths(&value.to_string(), folder_of(&cmd), &ladder.paths.root);
     if !report.passed {
         versions::set_report(&ladder.db, id, &json)?;
-        return set_failed(ladder, id, &why_failed(&report));
+        return Ok(set_failed(ladder, id, &why_failed(&report))?);
     }
     // Compared with the bot's version in the ladder (`ladder/compare.rs`): first, when the
     // organiser requires a new version not to be worse; else once it is in.
@@ -217,7 +230,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), String> {
 /// meanwhile stays out, and one whose author's account was suspended meanwhile becomes
 /// `suspended` (as the author's versions in the ladder did when the account was suspended).
 /// Returns whether it entered.
-pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<bool, String> {
+pub fn enter_ladder(ladder: &Ladder, id: i64, json: Option<&str>) -> Result<bool, DbError> {
     let versions::Entered::In { retired } = versions::enter(&ladder.db, id, json)? else {
         tracing::info!("version {id} passed but stays out of the ladder");
         ladder.versions_changed()?;
@@ -291,6 +304,19 @@ pub fn ensure_house_bots(ladder: &Ladder) -> Result<Vec<i64>, crate::db::DbError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A check that could not run says what failed in that module's words (the author reads
+    /// it as the version's reason); a version that cannot be seated names it.
+    #[test]
+    fn a_check_that_cannot_run_says_why() {
+        let e = CheckError::from(archive::ArchiveError::NoManifest);
+        assert!(
+            e.to_string().starts_with("the archive has no bot.toml"),
+            "{e}"
+        );
+        let e = crate::ladder::executor::SeatError::NoFolder(3);
+        assert_eq!(e.to_string(), "version 3 has no folder");
+    }
 
     #[test]
     fn the_report_shows_paths_relative_to_the_bot() {

@@ -4,8 +4,50 @@
 use crate::domain::VersionState;
 use crate::tls::client::{explain, Trust};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// Why a request, or `durak submit --server`, failed: each with what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The private CA named by `--ca-cert` or `DURAK_CA_CERT` cannot be trusted.
+    #[error(transparent)]
+    Ca(#[from] crate::tls::client::CaError),
+    /// The request failed: no answer (`message`: why, a certificate problem with its fix, from
+    /// [`explain`]).
+    #[error("{message}")]
+    Request { message: String },
+    /// The answer could not be read to its end.
+    #[error("{url}: reading the answer: {source}")]
+    Read { url: String, source: ureq::Error },
+    /// The folder to submit has no `bot.toml`.
+    #[error(
+        "{}: no {manifest} in it\n  fix: give the bot's folder, the one holding its {manifest}",
+        folder.display(),
+        manifest = durak_checkbot::manifest::FILE
+    )]
+    NoManifest { folder: PathBuf },
+    /// The folder cannot be packed.
+    #[error(transparent)]
+    Pack(#[from] crate::archive::ArchiveError),
+    /// `GET /api/status` did not answer as a durak server does.
+    #[error(
+        "{server}: this does not look like a durak serve server (GET /api/status: {status} \
+         {error})"
+    )]
+    NotAServer {
+        server: String,
+        status: u16,
+        error: String,
+    },
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<ClientError> for String {
+    fn from(e: ClientError) -> String {
+        e.to_string()
+    }
+}
 
 /// A small HTTP(S) client over ureq that reads error bodies too. HTTPS goes through rustls,
 /// trusting the platform's CAs and the private CA of its [`Trust`] (`crate::tls::client`).
@@ -17,6 +59,7 @@ pub struct Client {
 }
 
 /// An answer: the status and the body as JSON (or `{"text": ...}`).
+#[derive(Debug)]
 pub struct Answer {
     pub status: u16,
     pub json: Value,
@@ -51,7 +94,7 @@ impl Client {
         token: Option<&str>,
         timeout: Duration,
         trust: Trust,
-    ) -> Result<Client, String> {
+    ) -> Result<Client, ClientError> {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
@@ -71,21 +114,31 @@ impl Client {
         &self,
         r: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
         what: &str,
-    ) -> Result<Answer, String> {
-        let mut r = r.map_err(|e| explain(&e, what, &self.trust))?;
+    ) -> Result<Answer, ClientError> {
+        let mut r = r.map_err(|e| self.failed(&e, what))?;
         let status = r.status().as_u16();
         let text = r
             .body_mut()
             .with_config()
             .limit(64 << 20)
             .read_to_string()
-            .map_err(|e| format!("{what}: reading the answer: {e}"))?;
+            .map_err(|source| ClientError::Read {
+                url: what.to_string(),
+                source,
+            })?;
         let json =
             serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({"text": text}));
         Ok(Answer { status, json })
     }
 
-    pub fn get(&self, path: &str) -> Result<Answer, String> {
+    /// A request to `url` that failed, in words.
+    fn failed(&self, e: &ureq::Error, url: &str) -> ClientError {
+        ClientError::Request {
+            message: explain(e, url, &self.trust),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Result<Answer, ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.get(&url);
         if let Some(t) = &self.token {
@@ -99,7 +152,7 @@ impl Client {
         path: &str,
         content_type: &str,
         body: &[u8],
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.post(&url).header("Content-Type", content_type);
         if let Some(t) = &self.token {
@@ -108,11 +161,11 @@ impl Client {
         self.answer(req.send(body), &url)
     }
 
-    pub fn post_json(&self, path: &str, body: &Value) -> Result<Answer, String> {
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<Answer, ClientError> {
         self.post_bytes(path, "application/json", body.to_string().as_bytes())
     }
 
-    pub fn delete(&self, path: &str) -> Result<Answer, String> {
+    pub fn delete(&self, path: &str) -> Result<Answer, ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.delete(&url);
         if let Some(t) = &self.token {
@@ -126,13 +179,13 @@ impl Client {
     pub fn get_stream(
         &self,
         path: &str,
-    ) -> Result<(u16, std::io::BufReader<ureq::BodyReader<'static>>), String> {
+    ) -> Result<(u16, std::io::BufReader<ureq::BodyReader<'static>>), ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.get(&url);
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        let r = req.call().map_err(|e| explain(&e, &url, &self.trust))?;
+        let r = req.call().map_err(|e| self.failed(&e, &url))?;
         let status = r.status().as_u16();
         Ok((status, std::io::BufReader::new(r.into_body().into_reader())))
     }
@@ -143,13 +196,13 @@ impl Client {
         path: &str,
         header: &str,
         limit: u64,
-    ) -> Result<(u16, Vec<u8>, Option<String>), String> {
+    ) -> Result<(u16, Vec<u8>, Option<String>), ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.agent.get(&url);
         if let Some(t) = &self.token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        let mut r = req.call().map_err(|e| explain(&e, &url, &self.trust))?;
+        let mut r = req.call().map_err(|e| self.failed(&e, &url))?;
         let status = r.status().as_u16();
         let value = r
             .headers()
@@ -161,12 +214,13 @@ impl Client {
             .with_config()
             .limit(limit)
             .read_to_vec()
-            .map_err(|e| format!("{url}: reading the answer: {e}"))?;
+            .map_err(|source| ClientError::Read { url, source })?;
         Ok((status, body, value))
     }
 }
 
 /// What `durak submit --server` did: the exit status to use.
+#[derive(Debug)]
 pub enum Outcome {
     /// In the ladder.
     Passed,
@@ -194,19 +248,14 @@ pub fn submit(
     folder: &Path,
     wait: Option<Duration>,
     trust: Trust,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, ClientError> {
     let folder = if folder.file_name() == Some(durak_checkbot::manifest::FILE.as_ref()) {
         folder.parent().unwrap_or(Path::new(".")).to_path_buf()
     } else {
         folder.to_path_buf()
     };
     if !folder.join(durak_checkbot::manifest::FILE).is_file() {
-        return Err(format!(
-            "{}: no {} in it\n  fix: give the bot's folder, the one holding its {}",
-            folder.display(),
-            durak_checkbot::manifest::FILE,
-            durak_checkbot::manifest::FILE
-        ));
+        return Err(ClientError::NoManifest { folder });
     }
     let bytes = crate::archive::pack(&folder)?;
     eprintln!(
@@ -222,11 +271,11 @@ pub fn submit(
     // body is sent: say so here, with the limit.
     let status = c.get("/api/status")?;
     if status.status != 200 {
-        return Err(format!(
-            "{server}: this does not look like a durak serve server (GET /api/status: {} {})",
-            status.status,
-            status.error()
-        ));
+        return Err(ClientError::NotAServer {
+            server: server.to_string(),
+            status: status.status,
+            error: status.error(),
+        });
     }
     if let Some(max) = status.json["max_archive"].as_u64() {
         if bytes.len() as u64 > max {
@@ -358,4 +407,38 @@ pub fn submit(
         r.json["reason"].as_str().unwrap_or("")
     );
     Ok(Outcome::Failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_without_bot_toml_is_named_with_the_fix_before_any_request() {
+        let d = tempfile::tempdir().unwrap();
+        // No server listens there: the folder is refused before it is asked.
+        let e = submit(
+            "http://127.0.0.1:9",
+            "dk_x",
+            d.path(),
+            None,
+            Trust::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, ClientError::NoManifest { folder } if folder == d.path()),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(m.contains("no bot.toml in it") && m.contains("fix:"), "{m}");
+        // A server that does not answer: the request's error names the address.
+        let e = Client::new("http://127.0.0.1:9", None)
+            .get("/api/status")
+            .unwrap_err();
+        assert!(matches!(e, ClientError::Request { .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with("http://127.0.0.1:9/api/status: "),
+            "{e}"
+        );
+    }
 }

@@ -87,6 +87,8 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+pub use crate::config_error::ConfigError;
+
 /// Who may create an account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -300,19 +302,20 @@ pub const DEFAULT_DATA_DIR: &str = "durak-data";
 const MIB: u64 = 1024 * 1024;
 
 /// A size from TOML: a number of bytes or a string with `K`, `M`, `G` (`"16M"`).
-pub(crate) fn size(v: &toml::Value, what: &str) -> Result<u64, String> {
+pub(crate) fn size(v: &toml::Value, what: &str) -> Result<u64, ConfigError> {
+    let refused = |m: String| ConfigError::key(what, m);
     match v {
         toml::Value::Integer(n) if *n >= 0 => Ok(*n as u64),
         toml::Value::String(s) => {
             let mut r = ResourceLimits::default();
             r.set_value("file_size", s)
-                .map_err(|e| format!("{what} = {s:?}: {e}"))?;
+                .map_err(|e| refused(format!("{what} = {s:?}: {e}")))?;
             r.file_size
-                .ok_or_else(|| format!("{what} = {s:?}: give a size, not unlimited"))
+                .ok_or_else(|| refused(format!("{what} = {s:?}: give a size, not unlimited")))
         }
-        other => Err(format!(
+        other => Err(refused(format!(
             "{what} = {other}: give a size such as \"16M\" or a number of bytes"
-        )),
+        ))),
     }
 }
 
@@ -320,57 +323,58 @@ fn limits_from(
     base: ResourceLimits,
     table: &BTreeMap<String, toml::Value>,
     section: &str,
-) -> Result<ResourceLimits, String> {
+) -> Result<ResourceLimits, ConfigError> {
     let mut r = base;
     for (k, v) in table {
+        let key = format!("[{section}] limits.{k}");
         let text = match v {
             toml::Value::String(s) => s.clone(),
             toml::Value::Integer(n) => n.to_string(),
             other => {
-                return Err(format!(
-                    "[{section}] limits.{k} = {other}: give a number or a string such as \"1G\""
-                ))
+                let m = format!("{key} = {other}: give a number or a string such as \"1G\"");
+                return Err(ConfigError::key(key, m));
             }
         };
         r.set_value(k, &text)
-            .map_err(|e| format!("[{section}] limits.{k}: {e}"))?;
+            .map_err(|e| ConfigError::key(&key, format!("{key}: {e}")))?;
     }
     Ok(r)
 }
 
 impl ConfigFile {
-    pub fn load(path: &Path) -> Result<ConfigFile, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| {
-            format!(
-                "{}: {}\n  fix: see docs/SERVICE.md for the keys (listen, data_dir, registration, \
-                 [ladder], [sandbox], [build], [upload], [check], [tls], [quota], [limits], \
-                 [season], trusted_proxies)",
-                path.display(),
-                e.to_string().trim_end().replace('\n', "\n  ")
-            )
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::NotToml {
+            path: path.to_path_buf(),
+            detail: e.to_string().trim_end().replace('\n', "\n  "),
         })
     }
 }
 
 /// Resolve the file (if any) and the flags into a checked configuration.
-pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Config, String> {
+pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Config, ConfigError> {
     let empty = ConfigFile::default();
     let (origin, f) = match file {
         Some((p, f)) => (p.display().to_string(), f),
         None => ("the defaults".to_string(), &empty),
     };
-    let in_file = |e: String| format!("{origin}: {e}");
+    let in_file = |e: ConfigError| e.in_file(&origin);
+    let key = ConfigError::key;
     let listen_text = o
         .listen
         .clone()
         .or_else(|| f.listen.clone())
         .unwrap_or_else(|| DEFAULT_LISTEN.into());
     let listen: SocketAddr = listen_text.parse().map_err(|e| {
-        format!(
-            "listen = {listen_text:?}: {e}\n  fix: give an address and a port, such as \
+        key(
+            "listen",
+            format!(
+                "listen = {listen_text:?}: {e}\n  fix: give an address and a port, such as \
              \"127.0.0.1:8080\" (or --listen)"
+            ),
         )
     })?;
     let data_dir = o
@@ -389,22 +393,26 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         .or_else(|| l.variant.clone())
         .unwrap_or_else(|| "podkidnoy".into());
     let variant: Variant = variant_text.parse().map_err(|e| {
-        format!("[ladder] variant = {variant_text:?}: {e}\n  fix: \"podkidnoy\" or \"prostoy\"")
+        let m = format!(
+            "[ladder] variant = {variant_text:?}: {e}\n  fix: \"podkidnoy\" or \"prostoy\""
+        );
+        key("[ladder] variant", m)
     })?;
     let table_size = o.table_size.or(l.table_size).unwrap_or(2);
     variant.check_players(table_size).map_err(|e| {
-        format!(
+        let m = format!(
             "[ladder] table_size = {table_size}: {e}\n  fix: choose from {} to {} for {}",
             variant.players().start(),
             variant.players().end(),
             variant.name()
-        )
+        );
+        key("[ladder] table_size", m)
     })?;
     let deals = o.deals.or(l.deals).unwrap_or(2);
     if deals == 0 || deals > 1000 {
-        return Err(in_file(format!(
-            "[ladder] deals = {deals}: a job plays 1 to 1000 deals\n  fix: set deals = 2"
-        )));
+        let m =
+            format!("[ladder] deals = {deals}: a job plays 1 to 1000 deals\n  fix: set deals = 2");
+        return Err(in_file(key("[ladder] deals", m)));
     }
     let concurrency = o.concurrency.or(l.concurrency).unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -412,16 +420,16 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             .unwrap_or(1)
     });
     if concurrency == 0 {
-        return Err(in_file(
-            "[ladder] concurrency = 0: at least one table must play\n  fix: set 1 or more".into(),
-        ));
+        let m = "[ladder] concurrency = 0: at least one table must play\n  fix: set 1 or more";
+        return Err(in_file(key("[ladder] concurrency", m.into())));
     }
     let lease_s = o.lease_s.or(l.lease_s).unwrap_or(60);
     if lease_s == 0 || lease_s > 86_400 {
-        return Err(in_file(format!(
+        let m = format!(
             "[ladder] lease_s = {lease_s}: a lease lasts 1 s to a day\n  fix: set lease_s = 60 \
              (or --lease-s)"
-        )));
+        );
+        return Err(in_file(key("[ladder] lease_s", m)));
     }
     let base = Limits::default();
     let limits = Limits {
@@ -437,25 +445,32 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         .unwrap_or_else(|| vec!["builtin:greedy".into(), "builtin:random".into()]);
     for h in &house_bots {
         if !h.starts_with("builtin:") {
-            return Err(in_file(format!(
+            let m = format!(
                 "[ladder] house_bots: {h:?}: house bots are built-in bots\n  fix: use \
                  \"builtin:greedy\" or \"builtin:random\" (authors submit the others)"
-            )));
+            );
+            return Err(in_file(key("[ladder] house_bots", m)));
         }
-        durak_referee::BotCommand::parse(h).map_err(|e| in_file(format!("[ladder] {e}")))?;
+        durak_referee::BotCommand::parse(h)
+            .map_err(|e| in_file(key("[ladder] house_bots", format!("[ladder] {e}"))))?;
     }
     let mode = o
         .sandbox
         .clone()
         .or_else(|| f.sandbox.mode.clone())
         .unwrap_or_else(|| "strict".into());
-    let sandbox: Sandbox = mode
-        .parse()
-        .map_err(|e| format!("[sandbox] mode: {e} (or --sandbox)"))?;
+    let sandbox: Sandbox = mode.parse().map_err(|e| {
+        key(
+            "[sandbox] mode",
+            format!("[sandbox] mode: {e} (or --sandbox)"),
+        )
+    })?;
     let mut resources =
         limits_from(ResourceLimits::default(), &f.sandbox.limits, "sandbox").map_err(in_file)?;
     for a in &o.limits {
-        resources.set(a).map_err(|e| format!("--limit {e}"))?;
+        resources
+            .set(a)
+            .map_err(|e| key("--limit", format!("--limit {e}")))?;
     }
     let b = &f.build;
     let build_defaults = ResourceLimits {
@@ -487,11 +502,9 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let check_concurrency = f.check.concurrency.unwrap_or(cores);
     if check_concurrency == 0 {
-        return Err(in_file(
-            "[check] concurrency = 0: no version would ever be checked\n  fix: set 1 or more \
-             (the default is the number of cores)"
-                .into(),
-        ));
+        let m = "[check] concurrency = 0: no version would ever be checked\n  fix: set 1 or more \
+                 (the default is the number of cores)";
+        return Err(in_file(key("[check] concurrency", m.into())));
     }
     let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
     let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
@@ -545,197 +558,30 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
 fn tls_files(
     o: &Overrides,
     t: &TlsSection,
-) -> Result<Option<crate::tls::server::TlsFiles>, String> {
+) -> Result<Option<crate::tls::server::TlsFiles>, ConfigError> {
     let cert = o.tls_cert.clone().or_else(|| t.cert.clone());
     let key = o.tls_key.clone().or_else(|| t.key.clone());
     match (cert, key) {
         (None, None) => Ok(None),
         (Some(cert), Some(key)) => Ok(Some(crate::tls::server::TlsFiles { cert, key })),
-        (Some(cert), None) => Err(format!(
-            "[tls] cert = {:?} without a key\n  fix: set [tls] key (or --tls-key) to the \
-             certificate's private key file (certbot's privkey.pem)",
-            cert.display().to_string()
+        (Some(cert), None) => Err(ConfigError::key(
+            "[tls] key",
+            format!(
+                "[tls] cert = {:?} without a key\n  fix: set [tls] key (or --tls-key) to the \
+                 certificate's private key file (certbot's privkey.pem)",
+                cert.display().to_string()
+            ),
         )),
-        (None, Some(key)) => Err(format!(
-            "[tls] key = {:?} without a certificate\n  fix: set [tls] cert (or --tls-cert) to \
-             the certificate chain file (certbot's fullchain.pem)",
-            key.display().to_string()
+        (None, Some(key)) => Err(ConfigError::key(
+            "[tls] cert",
+            format!(
+                "[tls] key = {:?} without a certificate\n  fix: set [tls] cert (or --tls-cert) \
+                 to the certificate chain file (certbot's fullchain.pem)",
+                key.display().to_string()
+            ),
         )),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Config, String> {
-        let f: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
-        resolve(Some((Path::new("serve.toml"), &f)), &Overrides::default())
-    }
-
-    #[test]
-    fn defaults_serve_on_loopback_strict_with_house_bots() {
-        let c = resolve(None, &Overrides::default()).unwrap();
-        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
-        assert_eq!(c.data_dir, PathBuf::from("durak-data"));
-        assert_eq!(c.sandbox, Sandbox::Strict);
-        assert_eq!(c.registration, Registration::Invite);
-        assert_eq!(c.ladder.house_bots.len(), 2);
-        assert_eq!(c.upload.max_archive, 16 * MIB);
-        assert!(c.ladder.local_play);
-        assert_eq!(c.ladder.lease_ms, 60_000);
-    }
-
-    /// docs/SERVICE.md's example configuration parses, and the limits it calls the defaults
-    /// are the defaults.
-    #[test]
-    fn the_documented_configuration_parses_and_shows_the_default_limits() {
-        let doc = include_str!("../../docs/SERVICE.md");
-        let block = doc
-            .split("## Configuration")
-            .nth(1)
-            .and_then(|rest| rest.split("```toml\n").nth(1))
-            .and_then(|rest| rest.split("```").next())
-            .expect("a toml block under ## Configuration");
-        let c = parse(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
-        let d = resolve(None, &Overrides::default()).unwrap();
-        assert_eq!(c.resources, d.resources, "[sandbox] limits");
-        assert_eq!(c.build.limits, d.build.limits, "[build] limits");
-        assert_eq!(c.build.disk, d.build.disk, "[build] disk");
-        assert_eq!(c.upload.max_archive, d.upload.max_archive);
-        assert_eq!(c.upload.max_unpacked, d.upload.max_unpacked);
-        assert_eq!(c.quota, d.quota, "[quota]");
-        assert_eq!(c.rate, d.rate, "[limits] and trusted_proxies");
-    }
-
-    #[test]
-    fn quotas_limits_and_the_check_queue_from_the_file() {
-        let c = parse(
-            "trusted_proxies = [\"127.0.0.1\", \"10.0.0.0/8\"]\n[quota]\n\
-             submissions_per_day = 3\nstorage = \"1M\"\nfailed_keep_days = 0\n[limits]\n\
-             auth_burst = 2\nauth_every_s = 60\n[check]\nconcurrency = 3\n",
-        )
-        .unwrap();
-        assert_eq!(c.quota.submissions_per_day, 3);
-        assert_eq!(c.quota.storage, MIB);
-        assert_eq!(c.quota.failed_keep_days, 0);
-        assert_eq!(c.rate.burst, 2);
-        assert_eq!(c.rate.trusted_proxies.len(), 2);
-        assert_eq!(c.check_concurrency, 3);
-        let e = parse("[check]\nconcurrency = 0\n").unwrap_err();
-        assert!(
-            e.starts_with("serve.toml: [check] concurrency = 0") && e.contains("fix:"),
-            "{e}"
-        );
-        let e = parse("[quota]\nstorage = \"lots\"\n").unwrap_err();
-        assert!(
-            e.contains("serve.toml") && e.contains("[quota] storage"),
-            "{e}"
-        );
-        let e = parse("trusted_proxies = [\"proxy.example\"]\n").unwrap_err();
-        assert!(
-            e.contains("serve.toml: trusted_proxies") && e.contains("fix:"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn local_play_and_the_lease_from_the_file_and_the_flags() {
-        let text = "[ladder]\nlocal_play = false\nlease_s = 5\n";
-        let c = parse(text).unwrap();
-        assert!(!c.ladder.local_play);
-        assert_eq!(c.ladder.lease_ms, 5_000);
-        let f: ConfigFile = toml::from_str(text).unwrap();
-        let o = Overrides {
-            lease_s: Some(2),
-            ..Overrides::default()
-        };
-        let c = resolve(Some((Path::new("serve.toml"), &f)), &o).unwrap();
-        assert_eq!(c.ladder.lease_ms, 2_000);
-        let e = parse("[ladder]\nlease_s = 0\n").unwrap_err();
-        assert!(e.contains("lease_s = 0") && e.contains("fix:"), "{e}");
-    }
-
-    #[test]
-    fn the_file_is_read_and_flags_win() {
-        let text = "listen = \"127.0.0.1:9000\"\nregistration = \"open\"\n[ladder]\n\
-                    variant = \"prostoy\"\ntable_size = 3\ndeals = 4\n[upload]\n\
-                    max_archive = \"1M\"\n[build]\ndisk = 1000\n[sandbox]\nmode = \"default\"\n\
-                    limits = { memory = \"512M\" }\n";
-        let c = parse(text).unwrap();
-        assert_eq!(c.listen.port(), 9000);
-        assert_eq!(c.ladder.variant, Variant::Prostoy);
-        assert_eq!(c.ladder.table_size, 3);
-        assert_eq!(c.upload.max_archive, MIB);
-        assert_eq!(c.build.disk, 1000);
-        assert_eq!(c.resources.memory, Some(512 * MIB));
-        let f: ConfigFile = toml::from_str(text).unwrap();
-        let o = Overrides {
-            listen: Some("127.0.0.1:9001".into()),
-            table_size: Some(2),
-            sandbox: Some("strict".into()),
-            limits: vec!["memory=1G".into()],
-            ..Overrides::default()
-        };
-        let c = resolve(Some((Path::new("serve.toml"), &f)), &o).unwrap();
-        assert_eq!(c.listen.port(), 9001);
-        assert_eq!(c.ladder.table_size, 2);
-        assert_eq!(c.sandbox, Sandbox::Strict);
-        assert_eq!(c.resources.memory, Some(1024 * MIB));
-    }
-
-    #[test]
-    fn tls_from_the_file_and_the_flags_both_or_neither() {
-        assert_eq!(resolve(None, &Overrides::default()).unwrap().tls, None);
-        let c = parse("[tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n").unwrap();
-        let t = c.tls.unwrap();
-        assert_eq!((t.cert, t.key), ("c.pem".into(), "k.pem".into()));
-        let f: ConfigFile = toml::from_str("[tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n").unwrap();
-        let o = Overrides {
-            tls_cert: Some("new.pem".into()),
-            ..Overrides::default()
-        };
-        let t = resolve(Some((Path::new("serve.toml"), &f)), &o)
-            .unwrap()
-            .tls
-            .unwrap();
-        assert_eq!((t.cert, t.key), ("new.pem".into(), "k.pem".into()));
-        let e = parse("[tls]\ncert = \"c.pem\"\n").unwrap_err();
-        assert!(
-            e.starts_with("serve.toml: [tls] cert")
-                && e.contains("[tls] key")
-                && e.contains("fix:"),
-            "{e}"
-        );
-        let e = parse("[tls]\nkey = \"k.pem\"\n").unwrap_err();
-        assert!(
-            e.contains("without a certificate") && e.contains("fix:"),
-            "{e}"
-        );
-        let e = resolve(
-            None,
-            &Overrides {
-                tls_key: Some("k.pem".into()),
-                ..Overrides::default()
-            },
-        )
-        .unwrap_err();
-        assert!(e.contains("--tls-cert"), "{e}");
-        let e: Result<ConfigFile, _> = toml::from_str("[tls]\ncertificate = \"c.pem\"\n");
-        assert!(e.unwrap_err().to_string().contains("certificate"));
-    }
-
-    #[test]
-    fn bad_values_name_the_key_and_the_fix() {
-        let e = parse("[ladder]\ntable_size = 7\n").unwrap_err();
-        assert!(e.contains("table_size = 7") && e.contains("fix:"), "{e}");
-        let e = parse("listen = \"nowhere\"\n").unwrap_err();
-        assert!(e.contains("listen") && e.contains("fix:"), "{e}");
-        let e = parse("[ladder]\nhouse_bots = [\"python3 x.py\"]\n").unwrap_err();
-        assert!(e.contains("house_bots") && e.contains("fix:"), "{e}");
-        let e = parse("[upload]\nmax_archive = \"lots\"\n").unwrap_err();
-        assert!(e.contains("max_archive"), "{e}");
-        let e: Result<ConfigFile, _> = toml::from_str("[ladder]\nspeed = 1\n");
-        assert!(e.unwrap_err().to_string().contains("speed"));
-    }
-}
+mod tests;

@@ -323,6 +323,38 @@ impl From<DbError> for String {
     }
 }
 
+/// The database file cannot be opened or brought up to date: its path, why, and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{}: {source}", path.display())]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "{}: SQLite would not use WAL mode here (it says {mode:?}): put the data directory on a \
+         local file system",
+        path.display()
+    )]
+    NotWal { path: PathBuf, mode: String },
+    #[error(
+        "{}: cannot bring the database up to date: {source}\n  fix: this database may come from \
+         a newer durak; use that version, or another --data-dir",
+        path.display()
+    )]
+    Migrations {
+        path: PathBuf,
+        source: rusqlite_migration::Error,
+    },
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<OpenError> for String {
+    fn from(e: OpenError) -> String {
+        e.to_string()
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -340,27 +372,28 @@ fn configure(c: &Connection) -> rusqlite::Result<()> {
 
 impl Db {
     /// Open (or create) the database and bring its schema up to date.
-    pub fn open(path: &Path) -> Result<Db, String> {
-        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-        let mut c = Connection::open(path).map_err(|e| fail(&e))?;
+    pub fn open(path: &Path) -> Result<Db, OpenError> {
+        let fail = |source| OpenError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut c = Connection::open(path).map_err(fail)?;
         let mode: String = c
             .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-            .map_err(|e| fail(&e))?;
+            .map_err(fail)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(format!(
-                "{}: SQLite would not use WAL mode here (it says {mode:?}): put the data \
-                 directory on a local file system",
-                path.display()
-            ));
+            return Err(OpenError::NotWal {
+                path: path.to_path_buf(),
+                mode,
+            });
         }
-        configure(&c).map_err(|e| fail(&e))?;
-        migrations().to_latest(&mut c).map_err(|e| {
-            format!(
-                "{}: cannot bring the database up to date: {e}\n  fix: this database may come \
-                 from a newer durak; use that version, or another --data-dir",
-                path.display()
-            )
-        })?;
+        configure(&c).map_err(fail)?;
+        migrations()
+            .to_latest(&mut c)
+            .map_err(|source| OpenError::Migrations {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(Db {
             path: path.to_path_buf(),
             writer: Mutex::new(c),
@@ -446,6 +479,23 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_database_from_a_newer_durak_is_named_with_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("service.db");
+        drop(Db::open(&p).unwrap());
+        let c = Connection::open(&p).unwrap();
+        c.pragma_update(None, "user_version", 999).unwrap();
+        drop(c);
+        let e = Db::open(&p).err().expect("refused");
+        assert!(matches!(e, OpenError::Migrations { .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.contains("service.db") && m.contains("fix: this database may come"),
+            "{m}"
+        );
+    }
 
     #[test]
     fn migrations_are_valid() {

@@ -33,6 +33,7 @@ pub mod check_queue;
 pub mod checker;
 pub mod client;
 pub mod config;
+pub mod config_error;
 pub mod db;
 pub mod domain;
 pub mod http;
@@ -48,7 +49,66 @@ pub mod tournament;
 pub mod worker;
 
 use config::Config;
+use std::net::SocketAddr;
 use std::sync::Arc;
+
+/// Why `durak serve` did not start (or stopped): each names what failed and, where there is
+/// one, the fix. The errors of the modules it starts are carried as they are.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Strict mode's sandbox cannot run here (`0`: the referee's words, with its fix).
+    #[error("{0}\n  (or run with --sandbox default, which does not protect against hostile bots)")]
+    Sandbox(String),
+    #[error(transparent)]
+    Tls(#[from] tls::server::TlsError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error(
+        "cannot listen on {addr}: {source}\n  fix: choose another address with --listen \
+         127.0.0.1:PORT (or listen = ... in the configuration)"
+    )]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot listen on {addr} for /metrics: {source}\n  fix: choose another address in \
+         [metrics] listen (or leave it out)"
+    )]
+    MetricsListen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// The HTTPS listener cannot start on the address bound.
+    #[error("cannot listen on {addr}: {source}")]
+    TlsListen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// The listening socket or the HTTP server failed.
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error(transparent)]
+    DataDir(#[from] store::DataDirError),
+    #[error(transparent)]
+    Open(#[from] db::OpenError),
+    #[error(transparent)]
+    Db(#[from] db::DbError),
+    #[error(transparent)]
+    Organiser(#[from] auth::RegisterError),
+    #[error(transparent)]
+    Ladder(#[from] ladder::LadderError),
+    /// The season's deadline cannot be watched (`0`: why).
+    #[error("{0}")]
+    Season(String),
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<ServeError> for String {
+    fn from(e: ServeError) -> String {
+        e.to_string()
+    }
+}
 
 /// Whether bots run under uids of their own (strict mode as root), which must reach their
 /// folders.
@@ -58,11 +118,10 @@ pub fn bots_other_uid(cfg: &Config) -> bool {
 
 /// Start the service and serve until SIGINT or SIGTERM. Prints the address (and, on the first
 /// start, the organiser's token) on stderr.
-pub fn serve(cfg: Config) -> Result<(), String> {
+pub fn serve(cfg: Config) -> Result<(), ServeError> {
     if cfg.sandbox == durak_referee::Sandbox::Strict {
-        durak_referee::isolation::check_strict_sandbox().map_err(|e| {
-            format!("{e}\n  (or run with --sandbox default, which does not protect against hostile bots)")
-        })?;
+        durak_referee::isolation::check_strict_sandbox()
+            .map_err(|e| ServeError::Sandbox(e.to_string()))?;
     }
     // What can fail for a reason outside the data directory (the certificate, the address) is
     // tried before it is touched: a first start that fails leaves no database behind, and the
@@ -74,27 +133,20 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(ServeError::Runtime)?;
     let listener = rt
         .block_on(tokio::net::TcpListener::bind(cfg.listen))
-        .map_err(|e| {
-            format!(
-                "cannot listen on {}: {e}\n  fix: choose another address with --listen \
-                 127.0.0.1:PORT (or listen = ... in the configuration)",
-                cfg.listen
-            )
+        .map_err(|source| ServeError::Listen {
+            addr: cfg.listen,
+            source,
         })?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(ServeError::Io)?;
     // `[metrics] listen`: its own address, bound now as the main one is.
     let metrics_listener = cfg
         .metrics_listen
         .map(|a| {
-            rt.block_on(tokio::net::TcpListener::bind(a)).map_err(|e| {
-                format!(
-                    "cannot listen on {a} for /metrics: {e}\n  fix: choose another address in \
-                     [metrics] listen (or leave it out)"
-                )
-            })
+            rt.block_on(tokio::net::TcpListener::bind(a))
+                .map_err(|source| ServeError::MetricsListen { addr: a, source })
         })
         .transpose()?;
     let paths = store::Paths::new(&cfg.data_dir);
@@ -127,7 +179,8 @@ pub fn serve(cfg: Config) -> Result<(), String> {
     let tournaments = tournament::Tournaments::new(ladder.clone());
     threads.push(tournaments.start_runner());
     // `[season] ends`: the current season ends at its deadline.
-    season::watch_deadline(&rt, ladder.clone(), tournaments.clone())?;
+    season::watch_deadline(&rt, ladder.clone(), tournaments.clone())
+        .map_err(|e| ServeError::Season(e.to_string()))?;
     let state = http::AppState::new(ladder.clone(), tournaments.clone());
     // Games people were playing when the server stopped go on (or end void, saying why).
     state.plays.resume()?;
@@ -149,7 +202,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         if ladder.is_paused() { "; paused" } else { "" }
     );
     if let Some(l) = &metrics_listener {
-        let a = l.local_addr().map_err(|e| e.to_string())?;
+        let a = l.local_addr().map_err(ServeError::Io)?;
         eprintln!("durak serve: metrics on http://{a}/metrics (no token)");
     }
     if let Some(t) = first_token {
@@ -183,7 +236,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
         match acceptor {
             Some(acceptor) => {
                 let listener = tls::server::TlsListener::new(listener, acceptor)
-                    .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+                    .map_err(|source| ServeError::TlsListen { addr, source })?;
                 serve_on(listener, app, stop, stop_seen).await
             }
             None => serve_on(listener, app, stop, stop_seen).await,
@@ -206,7 +259,7 @@ pub fn serve(cfg: Config) -> Result<(), String> {
 fn open_data(
     cfg: &Config,
     paths: &store::Paths,
-) -> Result<(std::fs::File, Arc<db::Db>, Option<String>), String> {
+) -> Result<(std::fs::File, Arc<db::Db>, Option<String>), ServeError> {
     paths.create()?;
     let lock = paths.lock()?;
     durak_referee::isolation::harden_referee();
@@ -224,7 +277,7 @@ async fn serve_on<L>(
     app: axum::Router,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
     mut stop_seen: tokio::sync::watch::Receiver<bool>,
-) -> Result<(), String>
+) -> Result<(), ServeError>
 where
     L: axum::serve::Listener<Addr = std::net::SocketAddr>,
     http::limits::Peer:
@@ -238,7 +291,7 @@ where
         tokio::time::sleep(STOP_GRACE).await;
     };
     tokio::select! {
-        r = server => r.map_err(|e| e.to_string()),
+        r = server => r.map_err(ServeError::Io),
         _ = grace => Ok(()),
     }
 }
@@ -252,5 +305,26 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_taken_stops_the_start_with_the_fix_and_touches_no_data() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let o = config::Overrides {
+            listen: Some(taken.local_addr().unwrap().to_string()),
+            sandbox: Some("default".into()),
+            data_dir: Some(d.path().join("data")),
+            ..Default::default()
+        };
+        let e = serve(config::resolve(None, &o).unwrap()).unwrap_err();
+        assert!(matches!(e, ServeError::Listen { .. }), "{e:?}");
+        assert!(e.to_string().contains("fix: choose another address"), "{e}");
+        assert!(!d.path().join("data").exists());
     }
 }

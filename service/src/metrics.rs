@@ -66,16 +66,17 @@ pub struct MetricsSection {
 }
 
 /// `[metrics] listen`, checked.
-pub fn resolve(s: &MetricsSection) -> Result<Option<SocketAddr>, String> {
+pub fn resolve(s: &MetricsSection) -> Result<Option<SocketAddr>, crate::config::ConfigError> {
     let Some(text) = &s.listen else {
         return Ok(None);
     };
     text.parse().map(Some).map_err(|e| {
-        format!(
+        let m = format!(
             "[metrics] listen = {text:?}: {e}\n  fix: give an address and a port, such as \
              \"127.0.0.1:9100\" (or leave it out: /metrics is served with the organiser's token \
              on the main address)"
-        )
+        );
+        crate::config::ConfigError::key("[metrics] listen", m)
     })
 }
 
@@ -126,7 +127,7 @@ fn describe() {
 /// At the start: the recorder installed, and the games and faults counters set to the games
 /// and faults the database holds (a counter that restarts at 0 would tell a scrape nothing
 /// about the games before).
-pub fn start(db: &Db) -> Result<(), String> {
+pub fn start(db: &Db) -> Result<(), crate::db::DbError> {
     handle();
     let games: i64 = db.read(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0)))?;
     counter!(GAMES_RECORDED).absolute(games.max(0) as u64);
@@ -141,7 +142,7 @@ pub fn start(db: &Db) -> Result<(), String> {
 
 /// The faults the games table holds, by kind (each game's `faults` is a JSON list of the
 /// referee's `Fault`s; a kind this build does not know is left out).
-fn faults_in(db: &Db) -> Result<Vec<(durak_protocol::FaultKind, u64)>, String> {
+fn faults_in(db: &Db) -> Result<Vec<(durak_protocol::FaultKind, u64)>, crate::db::DbError> {
     let rows: Vec<(String, i64)> = db.read(|c| {
         let mut s = c.prepare(
             "SELECT json_extract(f.value, '$.kind'), COUNT(*) FROM games g, \
@@ -160,7 +161,7 @@ fn faults_in(db: &Db) -> Result<Vec<(durak_protocol::FaultKind, u64)>, String> {
 }
 
 /// The text of `GET /metrics`: the gauges read from the database now, then every series.
-pub fn render(db: &Db) -> Result<String, String> {
+pub fn render(db: &Db) -> Result<String, crate::db::DbError> {
     let h = handle();
     let (jobs, versions) = db.read(|c| {
         let count = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
@@ -269,7 +270,7 @@ mod tests {
         let bad = MetricsSection {
             listen: Some("9100".into()),
         };
-        let e = resolve(&bad).unwrap_err();
+        let e = resolve(&bad).unwrap_err().to_string();
         assert!(e.contains("[metrics] listen") && e.contains("fix:"), "{e}");
     }
 

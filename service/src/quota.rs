@@ -6,6 +6,7 @@
 //! checker's queue (`checker.rs`).
 
 use crate::build::folder_size;
+use crate::config::ConfigError;
 use crate::db::Db;
 use crate::domain::versions;
 use crate::store::Paths;
@@ -67,27 +68,27 @@ impl Default for QuotaConfig {
 /// Resolve `[quota]`.
 pub fn resolve_quota(
     q: &QuotaSection,
-    size: impl Fn(&toml::Value, &str) -> Result<u64, String>,
-) -> Result<QuotaConfig, String> {
+    size: impl Fn(&toml::Value, &str) -> Result<u64, ConfigError>,
+) -> Result<QuotaConfig, ConfigError> {
     let d = QuotaConfig::default();
     let submissions_per_day = q.submissions_per_day.unwrap_or(d.submissions_per_day);
     if submissions_per_day == 0 {
-        return Err(
-            "[quota] submissions_per_day = 0: no author could submit anything\n  fix: \
-                    set 1 or more (the default is 20)"
-                .into(),
-        );
+        return Err(ConfigError::key(
+            "[quota] submissions_per_day",
+            "[quota] submissions_per_day = 0: no author could submit anything\n  fix: set 1 or \
+             more (the default is 20)",
+        ));
     }
     let storage = match &q.storage {
         Some(v) => size(v, "[quota] storage")?,
         None => d.storage,
     };
     if storage == 0 {
-        return Err(
-            "[quota] storage = 0: no version could be kept\n  fix: give a size such as \
-                    \"200M\" (the default)"
-                .into(),
-        );
+        return Err(ConfigError::key(
+            "[quota] storage",
+            "[quota] storage = 0: no version could be kept\n  fix: give a size such as \"200M\" \
+             (the default)",
+        ));
     }
     Ok(QuotaConfig {
         submissions_per_day,
@@ -97,28 +98,35 @@ pub fn resolve_quota(
 }
 
 /// Resolve `[limits]` and `trusted_proxies`.
-pub fn resolve_rate(l: &LimitsSection, proxies: &[String]) -> Result<RateConfig, String> {
+pub fn resolve_rate(l: &LimitsSection, proxies: &[String]) -> Result<RateConfig, ConfigError> {
     let burst = l.auth_burst.unwrap_or(10);
     if burst == 0 {
-        return Err(
+        return Err(ConfigError::key(
+            "[limits] auth_burst",
             "[limits] auth_burst = 0: nobody could ever log in\n  fix: set 1 or more (the \
-             default is 10)"
-                .into(),
-        );
+             default is 10)",
+        ));
     }
     let every_s = l.auth_every_s.unwrap_or(6);
     if every_s == 0 || every_s > 86_400 {
-        return Err(format!(
-            "[limits] auth_every_s = {every_s}: give 1 s to a day\n  fix: set auth_every_s = 6 \
-             (the default)"
+        return Err(ConfigError::key(
+            "[limits] auth_every_s",
+            format!(
+                "[limits] auth_every_s = {every_s}: give 1 s to a day\n  fix: set auth_every_s = \
+                 6 (the default)"
+            ),
         ));
     }
     let mut trusted_proxies = Vec::new();
     for p in proxies {
         trusted_proxies.push(parse_net(p).ok_or_else(|| {
-            format!(
-                "trusted_proxies: {p:?} is not an address or a network\n  fix: give addresses \
-                 such as \"127.0.0.1\" or networks such as \"10.0.0.0/8\", \"::1/128\""
+            ConfigError::key(
+                "trusted_proxies",
+                format!(
+                    "trusted_proxies: {p:?} is not an address or a network\n  fix: give \
+                     addresses such as \"127.0.0.1\" or networks such as \"10.0.0.0/8\", \
+                     \"::1/128\""
+                ),
             )
         })?);
     }
@@ -254,7 +262,12 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 
 /// Remove the files (archive, unpacked and built folder) of the versions that failed more than
 /// `failed_keep_days` ago; their rows and pages stay, marked `files_removed`. Returns how many.
-pub fn sweep_failed(db: &Db, paths: &Paths, q: &QuotaConfig, now: i64) -> Result<usize, String> {
+pub fn sweep_failed(
+    db: &Db,
+    paths: &Paths,
+    q: &QuotaConfig,
+    now: i64,
+) -> Result<usize, crate::db::DbError> {
     let before = now - q.failed_keep_days as i64 * DAY_MS;
     let ids = versions::failed_with_files(db, before)?;
     for &id in &ids {
@@ -292,11 +305,15 @@ mod tests {
             size,
         )
         .unwrap_err();
+        assert_eq!(e.key_name(), Some("[quota] submissions_per_day"));
+        let e = e.to_string();
         assert!(
             e.contains("submissions_per_day = 0") && e.contains("fix:"),
             "{e}"
         );
-        let e = resolve_rate(&LimitsSection::default(), &["10.0.0.0/99".into()]).unwrap_err();
+        let e = resolve_rate(&LimitsSection::default(), &["10.0.0.0/99".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("trusted_proxies") && e.contains("fix:"), "{e}");
         let e = resolve_rate(
             &LimitsSection {
@@ -305,7 +322,8 @@ mod tests {
             },
             &[],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("auth_every_s = 0") && e.contains("fix:"), "{e}");
         let r = resolve_rate(
             &LimitsSection::default(),

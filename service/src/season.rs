@@ -50,29 +50,35 @@ pub struct SeasonConfig {
 pub const DEFAULT_FINAL_GAMES: u32 = 20;
 
 /// `[season]` checked, each refusal naming the key and the fix.
-pub fn resolve(s: &SeasonSection) -> Result<SeasonConfig, String> {
+pub fn resolve(s: &SeasonSection) -> Result<SeasonConfig, crate::config::ConfigError> {
+    use crate::config::ConfigError;
     let ends_ms = match &s.ends {
         None => None,
         Some(text) => {
             let t = humantime::parse_rfc3339(text.trim()).map_err(|e| {
-                format!(
+                let m = format!(
                     "[season] ends = {text:?}: {e}\n  fix: give a UTC time in RFC 3339, such as \
                      \"2026-12-20T18:00:00Z\""
-                )
+                );
+                ConfigError::key("[season] ends", m)
             })?;
             let ms = t
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_err(|_| format!("[season] ends = {text:?}: before 1970\n  fix: a later time"))?
+                .map_err(|_| {
+                    let m = format!("[season] ends = {text:?}: before 1970\n  fix: a later time");
+                    ConfigError::key("[season] ends", m)
+                })?
                 .as_millis() as i64;
             Some(ms)
         }
     };
     let final_games = s.final_games.unwrap_or(DEFAULT_FINAL_GAMES);
     if final_games == 0 || final_games > 10_000 {
-        return Err(format!(
+        let m = format!(
             "[season] final_games = {final_games}: the final tournament plays 1 to 10000 deals \
              per table\n  fix: set final_games = {DEFAULT_FINAL_GAMES}"
-        ));
+        );
+        return Err(ConfigError::key("[season] final_games", m));
     }
     Ok(SeasonConfig {
         ends_ms,
@@ -359,12 +365,15 @@ mod tests {
             final_games: None,
         })
         .unwrap_err();
+        assert_eq!(e.key_name(), Some("[season] ends"));
+        let e = e.to_string();
         assert!(e.contains("[season] ends") && e.contains("fix:"), "{e}");
         let e = resolve(&SeasonSection {
             ends: None,
             final_games: Some(0),
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("[season] final_games") && e.contains("fix:"),
             "{e}"

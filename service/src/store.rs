@@ -15,158 +15,9 @@ use crate::domain::VersionState;
 use durak_protocol::Fault;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug)]
-pub struct Paths {
-    pub root: PathBuf,
-}
-
-impl Paths {
-    pub fn new(root: &Path) -> Paths {
-        Paths {
-            root: root.to_path_buf(),
-        }
-    }
-    pub fn db(&self) -> PathBuf {
-        self.root.join("service.db")
-    }
-    pub fn uploads(&self) -> PathBuf {
-        self.root.join("uploads")
-    }
-    pub fn upload(&self, version: i64) -> PathBuf {
-        self.uploads().join(format!("v{version}.archive"))
-    }
-    pub fn bots(&self) -> PathBuf {
-        self.root.join("bots")
-    }
-    /// Where version `id` is unpacked (its folder is this, or a folder inside it).
-    pub fn unpacked(&self, version: i64) -> PathBuf {
-        self.bots().join(format!("v{version}"))
-    }
-    pub fn replays(&self) -> PathBuf {
-        self.root.join("replays")
-    }
-    pub fn tournaments(&self) -> PathBuf {
-        self.root.join("tournaments")
-    }
-    /// Hold the data directory: an exclusive `flock` on `DATA/lock`, released when the file
-    /// drops or the process dies (even by SIGKILL). A second server on the same directory is
-    /// refused (both would hand out the same jobs).
-    pub fn lock(&self) -> Result<std::fs::File, String> {
-        let path = self.root.join("lock");
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(file),
-            Err(rustix::io::Errno::WOULDBLOCK) => Err(format!(
-                "{}: another `durak serve` is running on this data directory (it holds {} \
-                 locked)\n  fix: stop it, or give this one another --data-dir",
-                self.root.display(),
-                path.display()
-            )),
-            Err(e) => Err(format!("{}: cannot lock: {e}", path.display())),
-        }
-    }
-
-    /// Keep the data directory the server's alone (issue 22), on every start: the directory,
-    /// its folders and the database (`service.db`, `-wal`, `-shm`) readable by the server's
-    /// user only (0700, 0600), whatever an older server left; the files it makes later sit in
-    /// those folders. `bots_other_uid`: strict mode as
-    /// root runs each bot under a uid of its own, which must pass through to its folder: then
-    /// the directory and `bots/` are 0711 (others pass through, but cannot list them) and each
-    /// version's folder is opened to bots by [`open_for_bots`].
-    pub fn make_private(&self, bots_other_uid: bool) -> Result<(), String> {
-        use std::os::unix::fs::PermissionsExt;
-        let set = |p: &Path, mode: u32| match std::fs::set_permissions(
-            p,
-            std::fs::Permissions::from_mode(mode),
-        ) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!(
-                "{}: cannot set its mode to {mode:o}: {e}",
-                p.display()
-            )),
-            _ => Ok(()),
-        };
-        let pass = if bots_other_uid { 0o711 } else { 0o700 };
-        set(&self.root, pass)?;
-        set(&self.bots(), pass)?;
-        for d in [
-            self.uploads(),
-            self.replays(),
-            self.tournaments(),
-            self.root.join("packed"),
-        ] {
-            set(&d, 0o700)?;
-        }
-        for f in ["service.db", "service.db-wal", "service.db-shm", "lock"] {
-            set(&self.root.join(f), 0o600)?;
-        }
-        Ok(())
-    }
-
-    /// Create the directories.
-    pub fn create(&self) -> Result<(), String> {
-        for d in [
-            self.uploads(),
-            self.bots(),
-            self.replays(),
-            self.tournaments(),
-        ] {
-            std::fs::create_dir_all(&d)
-                .map_err(|e| format!("{}: cannot create it: {e}", d.display()))?;
-        }
-        Ok(())
-    }
-}
-
-/// Create the database file readable by the server's user only (0600) before SQLite opens it:
-/// SQLite gives `-wal` and `-shm` the database's mode. (No umask: bubblewrap would make the
-/// folders of a strict sandbox with it, out of the bot's reach.)
-pub fn private_db(path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)
-        .map(|_| ())
-        .map_err(|e| format!("{}: cannot create it: {e}", path.display()))
-}
-
-/// A version's folder as its bots need it: strict mode as root runs a bot under a uid of its
-/// own, which must read it (`open`: folders 0755; the unpacker gave files 0644 or 0755);
-/// otherwise bots run as the server's user, and the folder is 0700 (links are not followed,
-/// and their own mode does not matter).
-pub fn folder_for_bots(dir: &Path, open: bool) {
-    use std::os::unix::fs::PermissionsExt;
-    if !open {
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-        return;
-    }
-    open_for_bots(dir);
-}
-
-fn open_for_bots(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755));
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                todo.push(e.path());
-            }
-        }
-    }
-}
+mod paths;
+pub use paths::{folder_for_bots, private_db, DataDirError, Paths};
 
 /// A version of a bot, with its bot's and author's names.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -460,7 +311,7 @@ pub fn version_games(
 
 /// The step of each seat's first decision asked in game (job, game) (`None`: that seat was
 /// never asked), as [`save_rerun_steps`] stored it; `None`: not computed yet.
-pub fn rerun_steps(db: &Db, job: i64, game: u32) -> Result<Option<Vec<Option<usize>>>, String> {
+pub fn rerun_steps(db: &Db, job: i64, game: u32) -> Result<Option<Vec<Option<usize>>>, DbError> {
     let text: Option<String> = db.read(|c| {
         c.query_row(
             "SELECT steps FROM game_rerun_steps WHERE job = ?1 AND game = ?2",
@@ -478,8 +329,8 @@ pub fn save_rerun_steps(
     job: i64,
     game: u32,
     steps: &[Option<usize>],
-) -> Result<(), String> {
-    let text = serde_json::to_string(steps).map_err(|e| e.to_string())?;
+) -> Result<(), DbError> {
+    let text = serde_json::json!(steps).to_string();
     db.write_relaxed(|c| {
         c.execute(
             "INSERT OR REPLACE INTO game_rerun_steps (job, game, steps) VALUES (?1, ?2, ?3)",
@@ -487,7 +338,6 @@ pub fn save_rerun_steps(
         )
         .map(|_| ())
     })
-    .map_err(|e| e.to_string())
 }
 
 /// The latest games of a version in which it faulted (at most `limit`).

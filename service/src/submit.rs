@@ -73,7 +73,8 @@ pub fn accept(
         .prefix(".unpack-")
         .tempdir_in(paths.bots())
         .map_err(|e| refused(500, format!("cannot unpack: {e}")))?;
-    let unpacked = archive::unpack(upload, tmp.path(), limits).map_err(|e| refused(400, e))?;
+    let unpacked = archive::unpack(upload, tmp.path(), limits)
+        .map_err(|e| refused(e.status(), e.to_string()))?;
     let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e))?;
     durak_referee::BotCommand::parse(&m.command).map_err(|e| {
         refused(

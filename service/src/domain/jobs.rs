@@ -213,11 +213,7 @@ pub fn create_kind(
             "UPDATE jobs SET deals = ?1 WHERE id = ?2",
             params![serde_json::to_string(&d).expect("json"), id],
         )?;
-        let job = tx.query_row(
-            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
-            [id],
-            row_to_job,
-        )?;
+        let job = job_row(&tx, id)?;
         tx.commit()?;
         Ok(job)
     })
@@ -264,11 +260,7 @@ pub fn claim_as(
                 params![id, owner, w, now],
             )?;
         }
-        let job = tx.query_row(
-            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
-            [id],
-            row_to_job,
-        )?;
+        let job = job_row(&tx, id)?;
         tx.commit()?;
         if state == JobState::Claimed {
             crate::metrics::lease_expired();
@@ -398,14 +390,16 @@ pub fn open_jobs(db: &Db) -> Result<Vec<Job>, DbError> {
 }
 
 pub fn get(db: &Db, id: i64) -> Result<Option<Job>, DbError> {
-    db.read(|c| {
-        c.query_row(
-            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
-            [id],
-            row_to_job,
-        )
-        .optional()
-    })
+    db.read(|c| job_row(c, id).optional())
+}
+
+/// Job `id` read back (in the transaction that made or claimed it, or on a reader).
+fn job_row(c: &rusqlite::Connection, id: i64) -> rusqlite::Result<Job> {
+    c.query_row(
+        &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+        [id],
+        row_to_job,
+    )
 }
 
 /// The server's executor gives a job up after too many attempts (`cancelled`, its owner

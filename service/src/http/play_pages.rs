@@ -76,7 +76,8 @@ pub struct PlayBody {
 }
 
 fn start(s: &AppState, account: i64, b: &PlayBody) -> Result<u64, ApiError> {
-    let seat = SeatChoice::parse(b.seat.as_deref()).map_err(|e| ApiError::new(400, e))?;
+    let seat = SeatChoice::parse(b.seat.as_deref())
+        .map_err(|e| ApiError::new(e.status(), e.to_string()))?;
     let wanted = Wanted {
         bot: b.bot.clone(),
         seat,

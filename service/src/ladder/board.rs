@@ -200,7 +200,7 @@ impl Board {
     /// Build everything again from the database: the versions in the ladder now and every
     /// finished job's games among them, of the current season's jobs (fresh ratings each
     /// season).
-    pub fn rebuild(&self, db: &Db) -> Result<(), String> {
+    pub fn rebuild(&self, db: &Db) -> Result<(), crate::db::DbError> {
         let season = crate::season::current(db)?;
         let (first_job, season) = (season.first_job, season.n);
         let ranked = store::versions(db, &[VersionState::Active])?;
@@ -253,7 +253,7 @@ impl Board {
     }
 
     /// A job is over: add its games (`done`: every game in, paired by deal).
-    pub fn add_job(&self, db: &Db, job: i64, done: bool) -> Result<(), String> {
+    pub fn add_job(&self, db: &Db, job: i64, done: bool) -> Result<(), crate::db::DbError> {
         let rows: Vec<GameRow> = db.read(|c| {
             let mut s = c.prepare(&format!(
                 "SELECT {} FROM games g JOIN jobs j ON j.id = g.job WHERE g.job = ?1 AND \

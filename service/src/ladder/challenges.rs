@@ -44,15 +44,16 @@ impl Default for ChallengeConfig {
     }
 }
 
-pub fn resolve(s: &ChallengeSection) -> Result<ChallengeConfig, String> {
+pub fn resolve(s: &ChallengeSection) -> Result<ChallengeConfig, crate::config::ConfigError> {
     let d = ChallengeConfig::default();
     let max_deals = s.max_deals.unwrap_or(d.max_deals);
     if max_deals == 0 || max_deals > 1000 {
-        return Err(format!(
+        let m = format!(
             "[challenges] max_deals = {max_deals}: a challenge plays 1 to 1000 deals\n  fix: set \
              max_deals = {}",
             d.max_deals
-        ));
+        );
+        return Err(crate::config::ConfigError::key("[challenges] max_deals", m));
     }
     Ok(ChallengeConfig {
         max_deals,
@@ -352,7 +353,8 @@ mod tests {
             max_deals: Some(0),
             ..Default::default()
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("max_deals = 0") && e.contains("fix:"), "{e}");
     }
 }

@@ -70,7 +70,8 @@ impl Default for CompareConfig {
 }
 
 /// Resolve `[compare]` (every refusal names the key and the fix).
-pub fn resolve(s: &CompareSection) -> Result<CompareConfig, String> {
+pub fn resolve(s: &CompareSection) -> Result<CompareConfig, crate::config::ConfigError> {
+    use crate::config::ConfigError;
     let d = CompareConfig::default();
     let p = d.params;
     let params = SprtParams::new(
@@ -79,22 +80,24 @@ pub fn resolve(s: &CompareSection) -> Result<CompareConfig, String> {
         s.alpha.unwrap_or(p.alpha),
         s.beta.unwrap_or(p.beta),
     )
-    .map_err(|e| format!("[compare] {e}"))?;
+    .map_err(|e| ConfigError::key("[compare]", format!("[compare] {e}")))?;
     let max_games = s.max_games.unwrap_or(d.max_games);
     if max_games < 2 {
-        return Err(format!(
+        let m = format!(
             "[compare] max_games = {max_games}: the test needs at least one deal (2 games)\n  \
              fix: set max_games = {} (or enabled = false to compare no versions)",
             d.max_games
-        ));
+        );
+        return Err(ConfigError::key("[compare] max_games", m));
     }
     let deals_per_job = s.deals_per_job.unwrap_or(d.deals_per_job);
     if deals_per_job == 0 || deals_per_job > 1000 {
-        return Err(format!(
+        let m = format!(
             "[compare] deals_per_job = {deals_per_job}: a job plays 1 to 1000 deals\n  fix: set \
              deals_per_job = {}",
             d.deals_per_job
-        ));
+        );
+        return Err(ConfigError::key("[compare] deals_per_job", m));
     }
     Ok(CompareConfig {
         enabled: s.enabled.unwrap_or(d.enabled),
@@ -536,9 +539,10 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
             c.version, c.summary
         );
         crate::domain::versions::fail_comparison(&ladder.db, v.id, &reason)?;
-        return ladder.versions_changed();
+        return Ok(ladder.versions_changed()?);
     }
-    crate::checker::enter_ladder(ladder, v.id, None).map(|_| ())
+    crate::checker::enter_ladder(ladder, v.id, None)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -704,19 +708,22 @@ pub(crate) mod tests {
             elo1: Some(5.0),
             ..Default::default()
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("[compare]") && e.contains("fix:"), "{e}");
         let e = resolve(&CompareSection {
             max_games: Some(1),
             ..Default::default()
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("max_games = 1") && e.contains("fix:"), "{e}");
         let e = resolve(&CompareSection {
             deals_per_job: Some(0),
             ..Default::default()
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("deals_per_job = 0") && e.contains("fix:"), "{e}");
     }
 

@@ -85,7 +85,7 @@ pub(super) fn slot_loop(ladder: Arc<Ladder>, slot: usize) {
 }
 
 /// The folder a version plays from.
-pub fn version_folder(ladder: &Ladder, v: i64) -> Result<Option<PathBuf>, String> {
+pub fn version_folder(ladder: &Ladder, v: i64) -> Result<Option<PathBuf>, crate::db::DbError> {
     let f: Option<String> = ladder.db.read(|c| {
         c.query_row("SELECT folder FROM versions WHERE id = ?1", [v], |r| {
             r.get(0)
@@ -94,13 +94,25 @@ pub fn version_folder(ladder: &Ladder, v: i64) -> Result<Option<PathBuf>, String
     Ok(f.map(PathBuf::from))
 }
 
+/// Why a version cannot be seated.
+#[derive(Debug, thiserror::Error)]
+pub enum SeatError {
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+    /// Its command is not one the referee can run (`0`: why).
+    #[error("{0}")]
+    Command(String),
+    #[error("version {0} has no folder")]
+    NoFolder(i64),
+}
+
 /// The seat of a version in a match.
-pub(crate) fn seat_spec(ladder: &Ladder, v: &store::Version) -> Result<SeatSpec, String> {
+pub(crate) fn seat_spec(ladder: &Ladder, v: &store::Version) -> Result<SeatSpec, SeatError> {
     let cfg = &ladder.cfg;
-    let mut command = BotCommand::parse(&v.command)?;
+    let mut command =
+        BotCommand::parse(&v.command).map_err(|e| SeatError::Command(e.to_string()))?;
     if !v.house {
-        let folder = version_folder(ladder, v.id)?
-            .ok_or_else(|| format!("version {} has no folder", v.id))?;
+        let folder = version_folder(ladder, v.id)?.ok_or(SeatError::NoFolder(v.id))?;
         command.cwd = Some(folder);
         command.isolation.sandbox = cfg.sandbox;
         command.isolation.limits = cfg.resources;
@@ -153,7 +165,10 @@ struct Table<'a> {
 
 /// Whether every version of the job is still in the ladder; when one left since the job was
 /// made, the job goes (with the version's other jobs).
-fn versions_active(ladder: &Ladder, job: &Job) -> Result<Option<Vec<store::Version>>, String> {
+fn versions_active(
+    ladder: &Ladder,
+    job: &Job,
+) -> Result<Option<Vec<store::Version>>, crate::db::DbError> {
     let mut versions = Vec::new();
     for &id in &job.seats {
         match store::version(&ladder.db, id)? {
@@ -360,9 +375,8 @@ impl Table<'_> {
             if f.lost.load(Ordering::SeqCst) || ladder.is_cancelled(f.job.id) || ladder.stopping() {
                 continue;
             }
-            let counted = jobs::finish(&ladder.db, f.job.id, self.owner)
-                .map_err(String::from)
-                .and_then(|mine| match mine {
+            let counted =
+                jobs::finish(&ladder.db, f.job.id, self.owner).and_then(|mine| match mine {
                     true => ladder.board.add_job(&ladder.db, f.job.id, true),
                     false => Ok(()),
                 });
@@ -386,7 +400,7 @@ async fn play_table(
     let versions = match versions_active(ladder, &first) {
         Ok(Some(v)) => v,
         Ok(None) => return Ok(None),
-        Err(e) => return Err((first, e)),
+        Err(e) => return Err((first, e.to_string())),
     };
     let seating = first.seating(0);
     let mut seats = Vec::new();
@@ -394,7 +408,7 @@ async fn play_table(
         let ver = versions.iter().find(|x| x.id == *v).expect("loaded");
         match seat_spec(ladder, ver) {
             Ok(s) => seats.push(s),
-            Err(e) => return Err((first, e)),
+            Err(e) => return Err((first, e.to_string())),
         }
     }
     let per_job = first.games().max(1);

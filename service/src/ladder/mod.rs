@@ -20,7 +20,7 @@ pub mod unplayable;
 pub mod verify;
 
 use crate::config::Config;
-use crate::db::Db;
+use crate::db::{Db, DbError};
 use crate::domain::{JobState, VersionState};
 use crate::store::{self, Paths};
 use board::Board;
@@ -53,6 +53,51 @@ pub struct Ladder {
     pub limits_since: i64,
 }
 
+/// Why the ladder cannot start on this data directory, or a round of its scheduler failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LadderError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// The configuration changes what the stored ladder is (`changed`: a line and its fix for
+    /// each of variant, table size and deals that differ).
+    #[error(
+        "the data directory {} holds a ladder of another kind: its games and standings are of \
+         the ladder it was started with, which cannot change\n{}\n  or, for a new ladder, start \
+         with a new data directory (--data-dir NEW, or data_dir = ... in the configuration)",
+        data_dir.display(),
+        changed.join("\n")
+    )]
+    AnotherKind {
+        data_dir: std::path::PathBuf,
+        changed: Vec<String>,
+    },
+    #[error(
+        "seed: this ladder deals with seed = {stored}, the configuration gives {given}: the seed \
+         is kept from the first start\n  fix: start it with --seed {stored}, or without --seed \
+         (and no seed in [ladder]); or, for a new ladder, a new data directory (--data-dir NEW)"
+    )]
+    AnotherSeed { stored: u64, given: u64 },
+    /// The stored seed is not a number (`detail`: why).
+    #[error("settings: {SEED_KEY}: {detail}")]
+    BadSeed { detail: String },
+    /// The replays' folder cannot be swept.
+    #[error("{}: {source}", path.display())]
+    Replays {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// The comparisons of new versions with their previous ones (`compare.rs`) failed.
+    #[error("{0}")]
+    Compare(String),
+}
+
+/// The `durak` commands still speak in strings: they print the message.
+impl From<LadderError> for String {
+    fn from(e: LadderError) -> String {
+        e.to_string()
+    }
+}
+
 const LIMITS_KEY: &str = "ladder_limits";
 const LIMITS_SINCE_KEY: &str = "ladder_limits_since";
 
@@ -68,7 +113,7 @@ fn limits_text(cfg: &Config) -> String {
 /// Keep the time limits in force and since when: unchanged, the time they took effect; changed
 /// (or kept for the first time), now, and the change is logged naming both values. Returns since
 /// when they are in force.
-pub fn apply_limits(db: &Db, cfg: &Config) -> Result<i64, String> {
+pub fn apply_limits(db: &Db, cfg: &Config) -> Result<i64, DbError> {
     let given = limits_text(cfg);
     let stored = db.setting(LIMITS_KEY)?;
     let since = db
@@ -120,7 +165,7 @@ fn identity(cfg: &Config) -> [(&'static str, &'static str, &'static str, String)
 /// Store the ladder's variant, table size and deals per job on the first start; on a later one,
 /// refuse a configuration that changes them (naming the stored and the given value and the
 /// fix). A data directory from before these were kept takes the configuration's.
-pub fn pin_identity(db: &Db, cfg: &Config) -> Result<(), String> {
+pub fn pin_identity(db: &Db, cfg: &Config) -> Result<(), LadderError> {
     let mut changed = Vec::new();
     for (key, name, flag, given) in identity(cfg) {
         match db.setting(key)? {
@@ -135,32 +180,26 @@ pub fn pin_identity(db: &Db, cfg: &Config) -> Result<(), String> {
     if changed.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "the data directory {} holds a ladder of another kind: its games and standings are \
-         of the ladder it was started with, which cannot change\n{}\n  or, for a new ladder, \
-         start with a new data directory (--data-dir NEW, or data_dir = ... in the configuration)",
-        cfg.data_dir.display(),
-        changed.join("\n")
-    ))
+    Err(LadderError::AnotherKind {
+        data_dir: cfg.data_dir.clone(),
+        changed,
+    })
 }
 
 impl Ladder {
-    pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, String> {
+    pub fn new(db: Arc<Db>, cfg: Arc<Config>, paths: Paths) -> Result<Arc<Ladder>, LadderError> {
         pin_identity(&db, &cfg)?;
         let limits_since = apply_limits(&db, &cfg)?;
         let seed = match db.setting(SEED_KEY)? {
             Some(s) => {
-                let stored: u64 = s
-                    .parse()
-                    .map_err(|e| format!("settings: {SEED_KEY}: {e}"))?;
+                let stored: u64 =
+                    s.parse()
+                        .map_err(|e: std::num::ParseIntError| LadderError::BadSeed {
+                            detail: e.to_string(),
+                        })?;
                 match cfg.ladder.seed {
                     Some(given) if given != stored => {
-                        return Err(format!(
-                            "seed: this ladder deals with seed = {stored}, the configuration \
-                             gives {given}: the seed is kept from the first start\n  fix: \
-                             start it with --seed {stored}, or without --seed (and no seed in \
-                             [ladder]); or, for a new ladder, a new data directory (--data-dir NEW)"
-                        ))
+                        return Err(LadderError::AnotherSeed { stored, given })
                     }
                     _ => stored,
                 }
@@ -177,8 +216,12 @@ impl Ladder {
         };
         // Once per data directory: older servers left stray replay files (none are made now).
         if db.setting(SWEPT_KEY)?.is_none() {
-            let n = recorder::sweep_stray_replays(&paths.replays())
-                .map_err(|e| format!("{}: {e}", paths.replays().display()))?;
+            let n = recorder::sweep_stray_replays(&paths.replays()).map_err(|source| {
+                LadderError::Replays {
+                    path: paths.replays(),
+                    source,
+                }
+            })?;
             if n > 0 {
                 tracing::info!("removed {n} replay file(s) of games that were never recorded");
             }
@@ -267,7 +310,7 @@ impl Ladder {
     }
 
     /// Pause (no new job is started; the tables playing finish theirs) or resume.
-    pub fn set_paused(&self, paused: bool) -> Result<(), String> {
+    pub fn set_paused(&self, paused: bool) -> Result<(), DbError> {
         self.db
             .set_setting(PAUSED_KEY, if paused { "1" } else { "0" })?;
         self.paused.store(paused, Ordering::SeqCst);
@@ -300,7 +343,7 @@ impl Ladder {
 
     /// A version left the ladder (its state changed already): its open jobs are cancelled, and
     /// the leaderboard built again without it.
-    pub fn version_left(&self, version: i64) -> Result<(), String> {
+    pub fn version_left(&self, version: i64) -> Result<(), DbError> {
         let ids = jobs::cancel_of_version(&self.db, version)?;
         self.cancelled
             .lock()
@@ -332,7 +375,7 @@ impl Ladder {
     }
 
     /// A job's games are all recorded (by whoever played them): it is done, and counts.
-    pub fn job_complete(&self, job: i64) -> Result<bool, String> {
+    pub fn job_complete(&self, job: i64) -> Result<bool, DbError> {
         if jobs::finish_complete(&self.db, job)? {
             self.board.add_job(&self.db, job, true)?;
             self.notify();
@@ -342,7 +385,7 @@ impl Ladder {
     }
 
     /// A version entered the ladder (and perhaps another retired).
-    pub fn versions_changed(&self) -> Result<(), String> {
+    pub fn versions_changed(&self) -> Result<(), DbError> {
         self.board.rebuild(&self.db)?;
         self.notify();
         Ok(())
@@ -360,12 +403,12 @@ impl Ladder {
     /// Open jobs up to the target: one waiting for each local table, plus one for each job a
     /// worker holds, plus one (and at least two waiting when only workers play), and at once
     /// one for a version that has just entered and has no game nor job yet.
-    pub fn schedule_once(&self) -> Result<usize, String> {
+    pub fn schedule_once(&self) -> Result<usize, LadderError> {
         if self.is_paused() {
             return Ok(0);
         }
         // New versions against their previous ones (`compare.rs`), unrated.
-        compare::tick(self)?;
+        compare::tick(self).map_err(LadderError::Compare)?;
         let k = self.cfg.ladder.table_size;
         let active = store::versions(&self.db, &[VersionState::Active])?;
         if active.len() < k {
@@ -446,5 +489,34 @@ impl Ladder {
             self.notify();
         }
         Ok(made)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restart_that_changes_the_ladder_s_kind_is_refused_with_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let o = crate::config::Overrides::default();
+        let cfg = crate::config::resolve(None, &o).unwrap();
+        pin_identity(&db, &cfg).unwrap();
+        pin_identity(&db, &cfg).unwrap();
+        let o = crate::config::Overrides {
+            deals: Some(4),
+            ..o
+        };
+        let e = pin_identity(&db, &crate::config::resolve(None, &o).unwrap()).unwrap_err();
+        assert!(
+            matches!(&e, LadderError::AnotherKind { changed, .. } if changed.len() == 1),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.contains("another kind") && m.contains("fix: start it with --deals 2"),
+            "{m}"
+        );
     }
 }

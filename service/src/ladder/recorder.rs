@@ -106,7 +106,30 @@ impl GameIn {
     }
 }
 
-type Answer = Result<Recorded, String>;
+/// Why a game was not recorded (each game of a batch that failed is told the same).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("the recorder stopped")]
+    Stopped,
+    #[error("not recorded")]
+    NotRecorded,
+    #[error("not durable within {0} s")]
+    NotDurable(u64),
+    #[error("cannot write the replay {}: {detail}", path.display())]
+    Write { path: PathBuf, detail: String },
+    #[error("cannot make {} durable: {detail}", path.display())]
+    Sync { path: PathBuf, detail: String },
+    #[error(transparent)]
+    Db(Arc<crate::db::DbError>),
+}
+
+impl From<crate::db::DbError> for RecordError {
+    fn from(e: crate::db::DbError) -> RecordError {
+        RecordError::Db(Arc::new(e))
+    }
+}
+
+type Answer = Result<Recorded, RecordError>;
 
 struct Item {
     game: GameIn,
@@ -119,9 +142,7 @@ pub struct Ticket(mpsc::Receiver<Answer>);
 impl Ticket {
     /// Wait for the answer.
     pub fn wait(self) -> Answer {
-        self.0
-            .recv()
-            .unwrap_or_else(|_| Err("the recorder stopped".into()))
+        self.0.recv().unwrap_or(Err(RecordError::Stopped))
     }
 
     /// The answer if it came already.
@@ -129,7 +150,7 @@ impl Ticket {
         match self.0.try_recv() {
             Ok(a) => Some(a),
             Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => Some(Err("the recorder stopped".into())),
+            Err(mpsc::TryRecvError::Disconnected) => Some(Err(RecordError::Stopped)),
         }
     }
 }
@@ -198,7 +219,7 @@ impl Recorder {
             .unwrap_or_else(|e| e.into_inner())
             .send(Item { game, answer });
         if let Err(mpsc::SendError(item)) = sent {
-            let _ = item.answer.send(Err("the recorder stopped".into()));
+            let _ = item.answer.send(Err(RecordError::Stopped));
         }
         Ticket(rx)
     }
@@ -261,10 +282,10 @@ impl Committer {
                     written.push(n);
                 }
                 Err(e) => {
-                    answers[n] = Some(Err(format!(
-                        "cannot write the replay {}: {e}",
-                        path.display()
-                    )))
+                    answers[n] = Some(Err(RecordError::Write {
+                        path,
+                        detail: e.to_string(),
+                    }))
                 }
             }
         }
@@ -278,7 +299,10 @@ impl Committer {
                     .chain(parents.iter())
                     .try_for_each(|d| sync_path(d).map_err(|e| (d.clone(), e)))
             })
-            .map_err(|(p, e)| format!("cannot make {} durable: {e}", p.display()));
+            .map_err(|(path, e)| RecordError::Sync {
+                path,
+                detail: e.to_string(),
+            });
         // 3. One transaction for every new game.
         let rows = synced.and_then(|()| {
             let games: Vec<&GameIn> = written.iter().map(|&n| &batch[n].game).collect();
@@ -309,13 +333,11 @@ impl Committer {
         self.stats.commit_max_us.fetch_max(us, Ordering::Relaxed);
         // 4. The answers.
         for (item, a) in batch.into_iter().zip(answers) {
-            let _ = item
-                .answer
-                .send(a.unwrap_or_else(|| Err("not recorded".into())));
+            let _ = item.answer.send(a.unwrap_or(Err(RecordError::NotRecorded)));
         }
     }
 
-    fn recorded_of(&self, keys: &[(i64, u32)]) -> Result<HashSet<(i64, u32)>, String> {
+    fn recorded_of(&self, keys: &[(i64, u32)]) -> Result<HashSet<(i64, u32)>, RecordError> {
         self.db
             .read(|c| {
                 let mut s = c.prepare_cached("SELECT 1 FROM games WHERE job = ?1 AND game = ?2")?;
@@ -327,10 +349,10 @@ impl Committer {
                 }
                 Ok(out)
             })
-            .map_err(String::from)
+            .map_err(RecordError::from)
     }
 
-    fn insert(&self, games: &[&GameIn]) -> Result<Vec<Recorded>, String> {
+    fn insert(&self, games: &[&GameIn]) -> Result<Vec<Recorded>, RecordError> {
         let now = now_ms();
         self.db
             .write(|c| {
@@ -342,7 +364,7 @@ impl Committer {
                 tx.commit()?;
                 Ok(out)
             })
-            .map_err(String::from)
+            .map_err(RecordError::from)
     }
 }
 
@@ -443,12 +465,24 @@ pub fn recorded_games(db: &Db, job: i64) -> Result<Vec<u32>, crate::db::DbError>
 /// Wait for a ticket at most `d` (for callers that must not hang on a stuck disk).
 pub fn wait_for(t: Ticket, d: Duration) -> Answer {
     t.0.recv_timeout(d)
-        .unwrap_or_else(|_| Err(format!("not durable within {} s", d.as_secs())))
+        .unwrap_or(Err(RecordError::NotDurable(d.as_secs())))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_not_recorded_says_why() {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let e = wait_for(Ticket(rx), Duration::from_millis(1)).unwrap_err();
+        assert!(matches!(e, RecordError::NotDurable(0)), "{e:?}");
+        assert_eq!(e.to_string(), "not durable within 0 s");
+        let (_, rx) = mpsc::sync_channel::<Answer>(1);
+        drop(tx);
+        let e = Ticket(rx).wait().unwrap_err();
+        assert_eq!(e.to_string(), "the recorder stopped");
+    }
 
     fn game(job: i64, game: u32, seats: Vec<i64>, faults: Vec<Fault>, text: &str) -> GameIn {
         GameIn {

@@ -39,8 +39,11 @@ pub const WORKER_UNPACK: crate::archive::Limits = crate::archive::Limits {
 };
 
 /// Whether the server itself can unpack `archive` as a worker would: why not, if it cannot.
-pub fn unpackable(archive: &std::path::Path) -> Result<(), String> {
-    let tmp = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
+pub fn unpackable(archive: &std::path::Path) -> Result<(), crate::archive::ArchiveError> {
+    let tmp = tempfile::tempdir().map_err(|source| crate::archive::ArchiveError::Local {
+        what: "a temporary folder: ".into(),
+        source,
+    })?;
     crate::archive::unpack(archive, tmp.path(), WORKER_UNPACK).map(|_| ())
 }
 
@@ -54,7 +57,7 @@ pub fn report(
     version: Option<i64>,
     reason: &str,
     packed: impl FnOnce(i64) -> Option<std::path::PathBuf>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, crate::db::DbError> {
     let reason: String = reason.chars().take(2000).collect();
     l.db.write_relaxed(|c| {
         c.execute(

@@ -2,7 +2,7 @@
 //! lines read as they come (each move kept in the game's row), and the game's end in words, on
 //! its page and in its row.
 
-use super::{rows, seen, PlayGame, PlayRow};
+use super::{rows, seen, PlayError, PlayGame, PlayRow};
 use crate::ladder::{executor, Ladder};
 use crate::store;
 use durak_protocol as proto;
@@ -20,14 +20,12 @@ pub(super) fn match_config(
     variant: Variant,
     dir: &Path,
     socket: &Path,
-) -> Result<MatchConfig, String> {
+) -> Result<MatchConfig, PlayError> {
     let exe = match std::env::var_os("DURAK_EXE") {
         Some(p) => PathBuf::from(p),
-        None => {
-            std::env::current_exe().map_err(|e| format!("cannot find the durak executable: {e}"))?
-        }
+        None => std::env::current_exe().map_err(PlayError::NoExecutable)?,
     };
-    let mut human = BotCommand::parse("person")?;
+    let mut human = BotCommand::parse("person").map_err(|e| PlayError::Seat(e.to_string()))?;
     human.spec = "web-seat".into();
     human.program = exe;
     human.args = vec!["web-seat".into(), socket.display().to_string()];

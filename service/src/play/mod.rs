@@ -23,13 +23,16 @@
 //! and its replay under `DATA/play/` (verified with `durak_replay::simulate`), the newest
 //! [`KEEP_FINISHED`] per author: older ones are removed when the author starts a game.
 
+mod error;
 mod game;
 mod rows;
 mod seen;
 
+pub use error::PlayError;
 pub use rows::PlayRow;
 pub use seen::{event_words, Seen};
 
+use crate::config::ConfigError;
 use crate::domain::VersionState;
 use crate::ladder::Ladder;
 use crate::store;
@@ -63,21 +66,26 @@ pub const MAX_GAMES: usize = 8;
 /// `[play]` resolved: the person's time per decision in milliseconds (1 s to an hour), the
 /// games in progress at once (at least 1), and the variants a person may choose (the ladder's
 /// first).
-pub fn resolve(s: &PlaySection, ladder: Variant) -> Result<(u64, usize, Vec<Variant>), String> {
+pub fn resolve(
+    s: &PlaySection,
+    ladder: Variant,
+) -> Result<(u64, usize, Vec<Variant>), ConfigError> {
     let max_games = s.max_games.unwrap_or(MAX_GAMES);
     if max_games == 0 {
-        return Err(format!(
-            "[play] max_games = 0: at least one game\n  fix: set max_games = {MAX_GAMES}"
+        return Err(ConfigError::key(
+            "[play] max_games",
+            format!("[play] max_games = 0: at least one game\n  fix: set max_games = {MAX_GAMES}"),
         ));
     }
     let mut variants = vec![ladder];
     for v in s.variants.iter().flatten() {
         let parsed: Variant = v.parse().map_err(|e| {
-            format!(
+            let m = format!(
                 "[play] variants: {v:?}: {e}\n  fix: list \"podkidnoy\" and/or \"prostoy\" \
                  (the ladder's, {}, is always allowed)",
                 ladder.name()
-            )
+            );
+            ConfigError::key("[play] variants", m)
         })?;
         if !variants.contains(&parsed) {
             variants.push(parsed);
@@ -86,14 +94,17 @@ pub fn resolve(s: &PlaySection, ladder: Variant) -> Result<(u64, usize, Vec<Vari
     Ok((move_ms(s)?, max_games, variants))
 }
 
-fn move_ms(s: &PlaySection) -> Result<u64, String> {
+fn move_ms(s: &PlaySection) -> Result<u64, ConfigError> {
     match s.move_s {
         None => Ok(HUMAN_MOVE_MS),
         Some(n @ 1..=3600) => Ok(n * 1000),
-        Some(n) => Err(format!(
-            "[play] move_s = {n}: a person's time per decision is 1 to 3600 seconds\n  fix: set \
-             move_s = {}",
-            HUMAN_MOVE_MS / 1000
+        Some(n) => Err(ConfigError::key(
+            "[play] move_s",
+            format!(
+                "[play] move_s = {n}: a person's time per decision is 1 to 3600 seconds\n  fix: \
+                 set move_s = {}",
+                HUMAN_MOVE_MS / 1000
+            ),
         )),
     }
 }
@@ -111,16 +122,27 @@ pub enum SeatChoice {
 
 impl SeatChoice {
     /// `0`, `1` or `random` (absent: seat 0).
-    pub fn parse(text: Option<&str>) -> Result<SeatChoice, String> {
+    pub fn parse(text: Option<&str>) -> Result<SeatChoice, NotASeat> {
         match text.unwrap_or("0") {
             "0" => Ok(SeatChoice::Seat(0)),
             "1" => Ok(SeatChoice::Seat(1)),
             "random" => Ok(SeatChoice::Random),
-            other => Err(format!(
-                "seat = {other:?}: not a seat\n  fix: seat = \"0\" (you attack first), \"1\" \
-                 (the bot does) or \"random\""
-            )),
+            other => Err(NotASeat(other.to_string())),
         }
+    }
+}
+
+/// A seat asked for that is none: the request's fault, [`NotASeat::status`] 400.
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error(
+    "seat = {0:?}: not a seat\n  fix: seat = \"0\" (you attack first), \"1\" (the bot does) or \
+     \"random\""
+)]
+pub struct NotASeat(pub String);
+
+impl NotASeat {
+    pub fn status(&self) -> u16 {
+        400
     }
 }
 
@@ -148,6 +170,30 @@ pub struct PlayGame {
     /// Lines for the person's seat (answers), to the relay (`None`: a finished game read back
     /// from its row).
     to_seat: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+}
+
+impl PlayGame {
+    /// The game of `row` against version `v`: `seen` so far, `to_seat` the way to the person's
+    /// seat while it is played in this run (`None`: read back from its row).
+    fn new(
+        row: &PlayRow,
+        v: &store::Version,
+        variant: Variant,
+        seen: Seen,
+        to_seat: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    ) -> PlayGame {
+        PlayGame {
+            id: row.id as u64,
+            account: row.account,
+            bot: v.bot.clone(),
+            version: v.n,
+            bot_account: v.account,
+            seat: row.seat,
+            variant,
+            seen: Mutex::new(seen),
+            to_seat,
+        }
+    }
 }
 
 /// A refusal: the HTTP status and what to do.
@@ -197,20 +243,11 @@ impl Plays {
             "ok" => Ok(()),
             e => Err(e.to_string()),
         });
-        Some(Arc::new(PlayGame {
-            id,
-            account: row.account,
-            bot: v.bot.clone(),
-            version: v.n,
-            bot_account: v.account,
-            seat: row.seat,
-            variant: row
-                .variant
-                .parse()
-                .unwrap_or(self.ladder.cfg.ladder.variant),
-            seen: Mutex::new(seen),
-            to_seat: None,
-        }))
+        let variant = row
+            .variant
+            .parse()
+            .unwrap_or(self.ladder.cfg.ladder.variant);
+        Some(Arc::new(PlayGame::new(&row, &v, variant, seen, None)))
     }
 
     /// Start a game of `account` against bot `w.bot`'s version in the ladder: its id.
@@ -218,7 +255,7 @@ impl Plays {
         self: &Arc<Self>,
         account: i64,
         w: &Wanted,
-    ) -> Result<Result<u64, Refused>, String> {
+    ) -> Result<Result<u64, Refused>, PlayError> {
         let ladder = &self.ladder;
         let mut games = self.games.lock().unwrap();
         if let Some(id) = rows::playing_of(&ladder.db, account)? {
@@ -282,14 +319,14 @@ impl Plays {
         games.retain(|_, g| g.account != account || g.seen.lock().unwrap().end.is_none());
         forget_finished(&mut games, FINISHED_IN_MEMORY);
         let mut bits = [0u8; 8];
-        getrandom::fill(&mut bits).map_err(|e| format!("no random seed: {e}"))?;
+        getrandom::fill(&mut bits).map_err(|e| PlayError::NoSeed(e.to_string()))?;
         let seed = u64::from_le_bytes(bits) >> 1;
         let seat = match w.seat {
             SeatChoice::Seat(s) => s,
             SeatChoice::Random => (seed >> 17) as usize & 1,
         };
         let id = rows::insert(&ladder.db, account, v.id, seat, variant.name(), seed)?;
-        let row = rows::get(&ladder.db, id)?.ok_or("the new game's row is gone")?;
+        let row = rows::get(&ladder.db, id)?.ok_or(PlayError::RowGone)?;
         let game = self.launch(&row, &v, Vec::new())?;
         games.insert(game.id, game);
         Ok(Ok(id as u64))
@@ -297,13 +334,13 @@ impl Plays {
 
     /// After a restart: every game still `playing` goes on from its moves, or ends void with
     /// the reason it cannot.
-    pub fn resume(self: &Arc<Self>) -> Result<(), String> {
+    pub fn resume(self: &Arc<Self>) -> Result<(), crate::db::DbError> {
         let db = &self.ladder.db;
         for row in rows::playing(db)? {
             let goes_on = seen::moves_from_json(&row.moves).and_then(|moves| {
                 let v = store::version(db, row.version)?
                     .filter(|v| v.state == VersionState::Active)
-                    .ok_or("its bot's version is no longer in the ladder")?;
+                    .ok_or(PlayError::NotInTheLadder)?;
                 self.launch(&row, &v, moves)
             });
             match goes_on {
@@ -333,31 +370,27 @@ impl Plays {
         row: &PlayRow,
         v: &store::Version,
         opening: Vec<Move>,
-    ) -> Result<Arc<PlayGame>, String> {
+    ) -> Result<Arc<PlayGame>, PlayError> {
         let ladder = &self.ladder;
         let dir = ladder.paths.root.join("play");
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(PlayError::io(&dir))?;
         let id = row.id as u64;
-        let variant: Variant = row.variant.parse()?;
+        let variant: Variant = row
+            .variant
+            .parse()
+            .map_err(|e: <Variant as std::str::FromStr>::Err| PlayError::Seat(e.to_string()))?;
         let socket = dir.join(format!("{id}.sock"));
         let _ = std::fs::remove_file(&socket);
         let mut cfg = match_config(ladder, v, row, variant, &dir, &socket)?;
         cfg.opening = opening.clone();
-        let listener = std::os::unix::net::UnixListener::bind(&socket)
-            .map_err(|e| format!("{}: {e}", socket.display()))?;
-        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let listener =
+            std::os::unix::net::UnixListener::bind(&socket).map_err(PlayError::io(&socket))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(PlayError::io(&socket))?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let game = Arc::new(PlayGame {
-            id,
-            account: row.account,
-            bot: v.bot.clone(),
-            version: v.n,
-            bot_account: v.account,
-            seat: row.seat,
-            variant,
-            seen: Mutex::new(Seen::new(row.seat, opening)),
-            to_seat: Some(tx),
-        });
+        let seen = Seen::new(row.seat, opening);
+        let game = Arc::new(PlayGame::new(row, v, variant, seen, Some(tx)));
         let (g, db) = (game.clone(), ladder.db.clone());
         std::thread::Builder::new()
             .name(format!("play-{id}"))
@@ -371,7 +404,7 @@ impl Plays {
                 }
                 let _ = std::fs::remove_file(&socket);
             })
-            .map_err(|e| e.to_string())?;
+            .map_err(PlayError::Thread)?;
         Ok(game)
     }
 }
@@ -459,11 +492,11 @@ impl PlayGame {
 
 /// `durak web-seat SOCKET`: the person's seat as the referee starts it, copying its stdin to
 /// the socket and the socket to its stdout until either ends.
-pub fn relay(socket: &Path) -> Result<(), String> {
+pub fn relay(socket: &Path) -> Result<(), PlayError> {
     use std::io::{Read, Write};
     use std::os::unix::net::UnixStream;
-    let stream = UnixStream::connect(socket).map_err(|e| format!("{}: {e}", socket.display()))?;
-    let mut up = stream.try_clone().map_err(|e| e.to_string())?;
+    let stream = UnixStream::connect(socket).map_err(PlayError::io(socket))?;
+    let mut up = stream.try_clone().map_err(PlayError::io(socket))?;
     std::thread::spawn(move || {
         let _ = std::io::copy(&mut std::io::stdin().lock(), &mut up);
         let _ = up.shutdown(std::net::Shutdown::Write);
@@ -495,20 +528,20 @@ mod tests {
     #[test]
     fn the_persons_clock_is_a_second_to_an_hour() {
         assert_eq!(
-            resolve(&PlaySection::default(), P),
-            Ok((HUMAN_MOVE_MS, MAX_GAMES, vec![P]))
+            resolve(&PlaySection::default(), P).unwrap(),
+            (HUMAN_MOVE_MS, MAX_GAMES, vec![P])
         );
         let five = PlaySection {
             move_s: Some(5),
             max_games: Some(2),
             variants: None,
         };
-        assert_eq!(resolve(&five, P), Ok((5000, 2, vec![P])));
+        assert_eq!(resolve(&five, P).unwrap(), (5000, 2, vec![P]));
         let none = PlaySection {
             max_games: Some(0),
             ..PlaySection::default()
         };
-        let e = resolve(&none, P).unwrap_err();
+        let e = resolve(&none, P).unwrap_err().to_string();
         assert!(
             e.contains("[play] max_games = 0") && e.contains("fix: set max_games = 8"),
             "{e}"
@@ -521,7 +554,8 @@ mod tests {
                 },
                 P,
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
             assert!(
                 e.contains(&format!("[play] move_s = {bad}"))
                     && e.contains("fix: set move_s = 600"),
@@ -544,6 +578,8 @@ mod tests {
             ..PlaySection::default()
         };
         let e = resolve(&bad, P).unwrap_err();
+        assert_eq!(e.key_name(), Some("[play] variants"));
+        let e = e.to_string();
         assert!(
             e.contains("[play] variants: \"poker\"") && e.contains("fix:"),
             "{e}"
@@ -552,6 +588,8 @@ mod tests {
         assert_eq!(SeatChoice::parse(Some("1")), Ok(SeatChoice::Seat(1)));
         assert_eq!(SeatChoice::parse(Some("random")), Ok(SeatChoice::Random));
         let e = SeatChoice::parse(Some("2")).unwrap_err();
+        assert_eq!(e.status(), 400);
+        let e = e.to_string();
         assert!(e.contains("seat = \"2\"") && e.contains("fix:"), "{e}");
     }
 

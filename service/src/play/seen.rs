@@ -136,14 +136,17 @@ pub fn moves_json(moves: &[Move]) -> String {
 }
 
 /// [`moves_json`] read back.
-pub fn moves_from_json(text: &str) -> Result<Vec<Move>, String> {
-    let list: Vec<Value> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn moves_from_json(text: &str) -> Result<Vec<Move>, super::PlayError> {
+    let list: Vec<Value> = serde_json::from_str(text)?;
     list.iter()
         .enumerate()
         .map(|(i, v)| {
             proto::parse_answer(v)
                 .map(|(_, m)| m)
-                .map_err(|e| format!("move {}: {}", i + 1, e.detail()))
+                .map_err(|e| super::PlayError::BadMove {
+                    n: i + 1,
+                    detail: e.detail().to_string(),
+                })
         })
         .collect()
 }
@@ -206,6 +209,10 @@ mod tests {
         assert_eq!(moves_from_json(&json).unwrap(), s.moves);
         assert_eq!(s.log.len(), 7);
         let e = moves_from_json("[{\"type\":\"answer\",\"id\":0,\"action\":\"fly\"}]").unwrap_err();
-        assert!(e.starts_with("move 1:"), "{e}");
+        assert!(
+            matches!(e, super::super::PlayError::BadMove { n: 1, .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("move 1:"), "{e}");
     }
 }

@@ -6,6 +6,44 @@ use rustls::{CertificateError, RootCertStore};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+/// A private CA's file (`--ca-cert`, `DURAK_CA_CERT`) that cannot be trusted: the file, where
+/// it was named (`origin`) and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum CaError {
+    #[error(
+        "{} ({origin}): cannot read the CA certificate: {source}\n  fix: give the PEM file of \
+         the CA that signed the server's certificate",
+        path.display()
+    )]
+    Unreadable {
+        path: PathBuf,
+        origin: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{} ({origin}): not a PEM file: {detail}", path.display())]
+    NotPem {
+        path: PathBuf,
+        origin: &'static str,
+        detail: String,
+    },
+    #[error(
+        "{} ({origin}): no certificate in it\n  fix: give the CA's certificate in PEM, the file \
+         that starts with -----BEGIN CERTIFICATE-----",
+        path.display()
+    )]
+    NoCertificate { path: PathBuf, origin: &'static str },
+    #[error(
+        "{} ({origin}): a certificate in it cannot be a CA: {detail}\n  fix: give the CA's own \
+         certificate (not the server's key or a request)",
+        path.display()
+    )]
+    NotACa {
+        path: PathBuf,
+        origin: &'static str,
+        detail: String,
+    },
+}
+
 /// The certificate authorities a client trusts: the platform's (`/etc/ssl/certs` on Debian, read
 /// by rustls-native-certs, which honours `SSL_CERT_FILE` and `SSL_CERT_DIR`) and, if given, a
 /// private CA.
@@ -41,7 +79,7 @@ impl Trust {
     }
 
     /// ureq's TLS settings: rustls with ring, these roots.
-    pub fn tls_config(&self) -> Result<ureq::tls::TlsConfig, String> {
+    pub fn tls_config(&self) -> Result<ureq::tls::TlsConfig, CaError> {
         let mut roots: Vec<ureq::tls::Certificate<'static>> = platform_roots()
             .iter()
             .map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned())
@@ -74,32 +112,32 @@ fn platform_roots() -> &'static [CertificateDer<'static>] {
 }
 
 /// The certificates of a private CA's PEM file, each checked to be usable as a root.
-fn read_ca(path: &Path, origin: &str) -> Result<Vec<CertificateDer<'static>>, String> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!(
-            "{} ({origin}): cannot read the CA certificate: {e}\n  fix: give the PEM file of the \
-             CA that signed the server's certificate",
-            path.display()
-        )
+fn read_ca(path: &Path, origin: &'static str) -> Result<Vec<CertificateDer<'static>>, CaError> {
+    let path_buf = || path.to_path_buf();
+    let bytes = std::fs::read(path).map_err(|source| CaError::Unreadable {
+        path: path_buf(),
+        origin,
+        source,
     })?;
     let certs: Vec<_> = CertificateDer::pem_slice_iter(&bytes)
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("{} ({origin}): not a PEM file: {e}", path.display()))?;
+        .map_err(|e| CaError::NotPem {
+            path: path_buf(),
+            origin,
+            detail: e.to_string(),
+        })?;
     if certs.is_empty() {
-        return Err(format!(
-            "{} ({origin}): no certificate in it\n  fix: give the CA's certificate in PEM, the \
-             file that starts with -----BEGIN CERTIFICATE-----",
-            path.display()
-        ));
+        return Err(CaError::NoCertificate {
+            path: path_buf(),
+            origin,
+        });
     }
     let mut store = RootCertStore::empty();
     for c in &certs {
-        store.add(c.clone()).map_err(|e| {
-            format!(
-                "{} ({origin}): a certificate in it cannot be a CA: {e}\n  fix: give the CA's \
-                 own certificate (not the server's key or a request)",
-                path.display()
-            )
+        store.add(c.clone()).map_err(|e| CaError::NotACa {
+            path: path_buf(),
+            origin,
+            detail: e.to_string(),
         })?;
     }
     Ok(certs)
@@ -240,6 +278,8 @@ mod tests {
             origin: "--ca-cert",
         };
         let e = t.tls_config().unwrap_err();
+        assert!(matches!(e, CaError::Unreadable { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("nope.pem") && e.contains("--ca-cert") && e.contains("fix:"),
             "{e}"
@@ -251,6 +291,8 @@ mod tests {
             origin: "DURAK_CA_CERT",
         };
         let e = t.tls_config().unwrap_err();
+        assert!(matches!(e, CaError::NoCertificate { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("empty.pem") && e.contains("no certificate") && e.contains("DURAK_CA_CERT"),
             "{e}"

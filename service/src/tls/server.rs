@@ -30,55 +30,99 @@ pub struct TlsFiles {
     pub key: PathBuf,
 }
 
+/// Why the server's certificate or key cannot be served: the file, the key of `[tls]` (and
+/// its flag) and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// `what`: "certificate" or "key"; `flag`: `tls-cert` or `tls-key`.
+    #[error(
+        "{}: cannot read the TLS {what} (--{flag}, [tls] {}): {source}\n  fix: give the file's \
+         path, readable by the user durak serve runs as",
+        path.display(),
+        &flag[4..]
+    )]
+    Unreadable {
+        path: PathBuf,
+        what: &'static str,
+        flag: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{} ([tls] cert): not a PEM file: {detail}", path.display())]
+    NotPem { path: PathBuf, detail: String },
+    #[error(
+        "{} ([tls] cert, --tls-cert): no certificate in it\n  fix: give the certificate chain in \
+         PEM, -----BEGIN CERTIFICATE----- (certbot's fullchain.pem)",
+        path.display()
+    )]
+    NoCertificate { path: PathBuf },
+    #[error(
+        "{} ([tls] key, --tls-key): no private key in it ({detail})\n  fix: give the \
+         certificate's private key in PEM, -----BEGIN PRIVATE KEY----- (certbot's privkey.pem)",
+        path.display()
+    )]
+    NoKey { path: PathBuf, detail: String },
+    #[error(
+        "{} ([tls] key): this kind of key is not supported: {detail}\n  fix: use an ECDSA \
+         (P-256, P-384), Ed25519 or RSA key",
+        path.display()
+    )]
+    UnsupportedKey { path: PathBuf, detail: String },
+    #[error(
+        "{} ([tls] key) is not the key of {} ([tls] cert): {detail}\n  fix: give the key the \
+         certificate was issued for (both from the same renewal)",
+        key.display(),
+        cert.display()
+    )]
+    NotItsKey {
+        key: PathBuf,
+        cert: PathBuf,
+        detail: String,
+    },
+    /// rustls refused the settings.
+    #[error("TLS: {0}")]
+    Settings(rustls::Error),
+}
+
 /// Read and check the certificate chain and its key.
-pub fn load(files: &TlsFiles, provider: &CryptoProvider) -> Result<CertifiedKey, String> {
+pub fn load(files: &TlsFiles, provider: &CryptoProvider) -> Result<CertifiedKey, TlsError> {
     let cert = &files.cert;
     let key = &files.key;
-    let read = |p: &Path, what: &str, flag: &str| {
-        std::fs::read(p).map_err(|e| {
-            format!(
-                "{}: cannot read the TLS {what} (--{flag}, [tls] {}): {e}\n  fix: give the \
-                 file's path, readable by the user durak serve runs as",
-                p.display(),
-                &flag[4..]
-            )
+    let read = |p: &Path, what: &'static str, flag: &'static str| {
+        std::fs::read(p).map_err(|source| TlsError::Unreadable {
+            path: p.to_path_buf(),
+            what,
+            flag,
+            source,
         })
     };
     let cert_pem = read(cert, "certificate", "tls-cert")?;
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("{} ([tls] cert): not a PEM file: {e}", cert.display()))?;
+        .map_err(|e| TlsError::NotPem {
+            path: cert.clone(),
+            detail: e.to_string(),
+        })?;
     if chain.is_empty() {
-        return Err(format!(
-            "{} ([tls] cert, --tls-cert): no certificate in it\n  fix: give the certificate \
-             chain in PEM, -----BEGIN CERTIFICATE----- (certbot's fullchain.pem)",
-            cert.display()
-        ));
+        return Err(TlsError::NoCertificate { path: cert.clone() });
     }
     let key_pem = read(key, "key", "tls-key")?;
-    let der = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
-        format!(
-            "{} ([tls] key, --tls-key): no private key in it ({e})\n  fix: give the \
-             certificate's private key in PEM, -----BEGIN PRIVATE KEY----- (certbot's \
-             privkey.pem)",
-            key.display()
-        )
+    let der = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| TlsError::NoKey {
+        path: key.clone(),
+        detail: e.to_string(),
     })?;
-    let signing = provider.key_provider.load_private_key(der).map_err(|e| {
-        format!(
-            "{} ([tls] key): this kind of key is not supported: {e}\n  fix: use an ECDSA \
-             (P-256, P-384), Ed25519 or RSA key",
-            key.display()
-        )
-    })?;
+    let signing =
+        provider
+            .key_provider
+            .load_private_key(der)
+            .map_err(|e| TlsError::UnsupportedKey {
+                path: key.clone(),
+                detail: e.to_string(),
+            })?;
     let ck = CertifiedKey::new(chain, signing);
-    ck.keys_match().map_err(|e| {
-        format!(
-            "{} ([tls] key) is not the key of {} ([tls] cert): {e}\n  fix: give the key the \
-             certificate was issued for (both from the same renewal)",
-            key.display(),
-            cert.display()
-        )
+    ck.keys_match().map_err(|e| TlsError::NotItsKey {
+        key: key.clone(),
+        cert: cert.clone(),
+        detail: e.to_string(),
     })?;
     Ok(ck)
 }
@@ -121,7 +165,7 @@ impl std::fmt::Debug for ReloadingCert {
 
 impl ReloadingCert {
     /// Load the files now (an error names the file, the key and the fix).
-    pub fn new(files: TlsFiles, provider: Arc<CryptoProvider>) -> Result<ReloadingCert, String> {
+    pub fn new(files: TlsFiles, provider: Arc<CryptoProvider>) -> Result<ReloadingCert, TlsError> {
         let stamps = (stamp(&files.cert), stamp(&files.key));
         let current = Arc::new(load(&files, &provider)?);
         Ok(ReloadingCert {
@@ -154,7 +198,7 @@ impl ReloadingCert {
                     Err(e) => eprintln!(
                         "durak serve: the certificate's files changed but do not load; the \
                          previous certificate is still served:\n  {}",
-                        e.replace('\n', "\n  ")
+                        e.to_string().replace('\n', "\n  ")
                     ),
                 }
             }
@@ -170,12 +214,12 @@ impl ResolvesServerCert for ReloadingCert {
 }
 
 /// The TLS settings of the server: HTTP/1.1 with this certificate.
-pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, String> {
+pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
     let provider = super::provider();
     let resolver = Arc::new(ReloadingCert::new(files.clone(), provider.clone())?);
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS: {e}"))?
+        .map_err(TlsError::Settings)?
         .with_no_client_auth()
         .with_cert_resolver(resolver);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -248,5 +292,39 @@ impl axum::serve::Listener for TlsListener {
 
     fn local_addr(&self) -> std::io::Result<SocketAddr> {
         Ok(self.addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_or_empty_certificate_names_the_file_the_key_and_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let files = TlsFiles {
+            cert: d.path().join("fullchain.pem"),
+            key: d.path().join("privkey.pem"),
+        };
+        let e = load(&files, &super::super::provider()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                TlsError::Unreadable {
+                    what: "certificate",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.contains("fullchain.pem") && m.contains("[tls] cert") && m.contains("fix:"),
+            "{m}"
+        );
+        std::fs::write(&files.cert, "no PEM here\n").unwrap();
+        let e = load(&files, &super::super::provider()).unwrap_err();
+        assert!(matches!(e, TlsError::NoCertificate { .. }), "{e:?}");
+        assert!(e.to_string().contains("-----BEGIN CERTIFICATE-----"), "{e}");
     }
 }

@@ -12,9 +12,11 @@
 //! The server verifies every replay before it records it (`ladder/verify.rs`): a worker cannot
 //! make a game up, though it could run another program in a bot's seat (docs/SERVICE.md).
 
+mod error;
 mod net;
 mod play;
 
+pub use error::{FetchError, JobError, WorkerError};
 pub(crate) use net::stopping;
 use net::{nap, now_if_stopping, Net, Reply};
 pub use play::{play_games, Claimed, Played, WorkerVersion};
@@ -80,16 +82,17 @@ impl Ctx {
     /// error says whether the server should hear of it (`true`: this worker cannot use the
     /// version's archive; `false`: the server did not answer, or a signal came).
     fn folder(&self, v: &WorkerVersion) -> Result<PathBuf, (bool, String)> {
-        let mut unreachable = false;
-        self.fetch_folder(v, &mut unreachable)
-            .map_err(|e| (!unreachable && !stopping(), e))
+        self.fetch_folder(v).map_err(|e| {
+            let unreachable = matches!(e, FetchError::GaveUp(_));
+            (!unreachable && !stopping(), e.to_string())
+        })
     }
 
-    fn fetch_folder(&self, v: &WorkerVersion, unreachable: &mut bool) -> Result<PathBuf, String> {
-        let sha = v
-            .sha256
-            .as_deref()
-            .ok_or_else(|| format!("version {} ({}) comes without its SHA-256", v.id, v.label))?;
+    fn fetch_folder(&self, v: &WorkerVersion) -> Result<PathBuf, FetchError> {
+        let sha = v.sha256.as_deref().ok_or_else(|| FetchError::NoSha {
+            id: v.id,
+            label: v.label.clone(),
+        })?;
         let dest = self
             .o
             .cache
@@ -121,54 +124,54 @@ impl Ctx {
             )
         };
         let bytes = match reply {
-            Reply::GaveUp(e) => {
-                *unreachable = true;
-                return Err(e);
-            }
+            Reply::GaveUp(e) => return Err(FetchError::GaveUp(e)),
             Reply::Answer(a, _) if a.status != 200 => {
-                return Err(format!(
-                    "fetching {} ({url}): {} {}",
-                    v.label,
-                    a.status,
-                    a.error()
-                ))
+                return Err(FetchError::Refused {
+                    label: v.label.clone(),
+                    url,
+                    status: a.status,
+                    error: a.error(),
+                })
             }
             Reply::Answer(_, bytes) => bytes,
         };
         let got = crate::http::worker_api::sha256_hex(&bytes);
         if got != sha {
-            return Err(format!(
-                "the archive of {} (version {}) does not match its SHA-256: {got}, the server \
-                 said {sha}: not unpacked",
-                v.label, v.id
-            ));
+            return Err(FetchError::Sha {
+                label: v.label.clone(),
+                id: v.id,
+                got,
+                sha: sha.to_string(),
+            });
         }
-        std::fs::create_dir_all(&self.o.cache)
-            .map_err(|e| format!("{}: cannot create it: {e}", self.o.cache.display()))?;
-        let archive = tempfile::NamedTempFile::new_in(&self.o.cache)
+        let cache = &self.o.cache;
+        std::fs::create_dir_all(cache).map_err(FetchError::cache(cache, "cannot create it: "))?;
+        let archive = tempfile::NamedTempFile::new_in(cache)
             .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes).map(|()| f))
-            .map_err(|e| format!("{}: {e}", self.o.cache.display()))?;
+            .map_err(FetchError::cache(cache, ""))?;
         let tmp = tempfile::Builder::new()
             .prefix(".unpack-")
-            .tempdir_in(&self.o.cache)
-            .map_err(|e| format!("{}: {e}", self.o.cache.display()))?;
+            .tempdir_in(cache)
+            .map_err(FetchError::cache(cache, ""))?;
         let limits = crate::ladder::unplayable::WORKER_UNPACK;
-        let u = crate::archive::unpack(archive.path(), tmp.path(), limits)
-            .map_err(|e| format!("the archive of {}: {e}", v.label))?;
+        let u = crate::archive::unpack(archive.path(), tmp.path(), limits).map_err(|source| {
+            FetchError::Unpack {
+                label: v.label.clone(),
+                source,
+            }
+        })?;
         let rel = u
             .folder
             .strip_prefix(tmp.path())
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        std::fs::write(
-            tmp.path().join(".durak-worker-complete"),
-            rel.display().to_string(),
-        )
-        .map_err(|e| e.to_string())?;
+        let marker = tmp.path().join(".durak-worker-complete");
+        std::fs::write(&marker, rel.display().to_string())
+            .map_err(FetchError::cache(&marker, ""))?;
         let _ = std::fs::remove_dir_all(&dest);
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest)
-            .map_err(|e| format!("{}: cannot rename into place: {e}", dest.display()))?;
+            .map_err(FetchError::cache(&dest, "cannot rename into place: "))?;
         eprintln!(
             "durak worker: fetched {} ({} bytes, SHA-256 checked) into {}",
             v.label,
@@ -513,48 +516,43 @@ fn post_loop(ctx: &Ctx, run: &Run, id: i64, lease: &str, stopped_at: &Mutex<Opti
 }
 
 /// Run the worker until a signal (or a fatal error, returned).
-pub fn run(o: Options) -> Result<(), String> {
+pub fn run(o: Options) -> Result<(), WorkerError> {
     let server = o.server.trim_end_matches('/').to_string();
-    let uri: ureq::http::Uri = server.parse().map_err(|e| {
-        format!(
-            "--server {server:?}: not a URL ({e})\n  fix: give the server's address, such as \
-             http://judge.example.org:8080"
-        )
-    })?;
+    let uri: ureq::http::Uri =
+        server
+            .parse()
+            .map_err(|e: ureq::http::uri::InvalidUri| WorkerError::NotAUrl {
+                server: server.clone(),
+                detail: e.to_string(),
+            })?;
     match uri.scheme_str() {
         Some("http" | "https") => {}
         Some(other) => {
-            return Err(format!(
-                "--server {server:?}: {other}:// is not supported: give an https:// (or, on \
-                 this machine or a private network, http://) address"
-            ))
+            return Err(WorkerError::Scheme {
+                server,
+                scheme: other.to_string(),
+            })
         }
-        None => {
-            return Err(format!(
-                "--server {server:?}: no scheme\n  fix: https://{server}"
-            ))
-        }
+        None => return Err(WorkerError::NoScheme { server }),
     }
     if let Some(w) = crate::tls::client::clear_warning(&server) {
         eprintln!("durak worker: {w}");
     }
     if uri.host().is_none() {
-        return Err(format!("--server {server:?}: no host in the URL"));
+        return Err(WorkerError::NoHost { server });
     }
     if o.concurrency == 0 {
-        return Err("--concurrency 0: at least one job must be played at once".into());
+        return Err(WorkerError::NoSlots);
     }
     if o.sandbox == Sandbox::Strict {
-        durak_referee::isolation::check_strict_sandbox().map_err(|e| {
-            format!(
-                "{e}\n  (or run with --sandbox default, which does not protect this machine \
-                 against hostile bots)"
-            )
-        })?;
+        durak_referee::isolation::check_strict_sandbox()
+            .map_err(|e| WorkerError::Sandbox(e.to_string()))?;
     }
     durak_referee::isolation::harden_referee();
-    std::fs::create_dir_all(&o.cache)
-        .map_err(|e| format!("{}: cannot create the cache: {e}", o.cache.display()))?;
+    std::fs::create_dir_all(&o.cache).map_err(|source| WorkerError::Cache {
+        path: o.cache.clone(),
+        source,
+    })?;
     let o = Options {
         server: server.clone(),
         ..o
@@ -585,18 +583,14 @@ pub fn run(o: Options) -> Result<(), String> {
             eprintln!("durak worker: stopped");
             return Ok(());
         }
-        Reply::GaveUp(e) => {
-            return Err(format!(
-                "{e}\n  fix: check that `durak serve` runs there and that --server is its address"
-            ))
-        }
+        Reply::GaveUp(e) => return Err(WorkerError::Unreachable(e)),
     };
     if status.status != 200 || status.json["service"] != "durak serve" {
-        return Err(format!(
-            "{server}: this does not look like a durak serve server (GET /api/status: {} {})",
-            status.status,
-            status.error()
-        ));
+        return Err(WorkerError::NotAServer {
+            server,
+            status: status.status,
+            error: status.error(),
+        });
     }
     eprintln!(
         "durak worker: serving {server} ({} at tables of {}), {} slot(s), sandbox {}, bots \
@@ -620,7 +614,7 @@ pub fn run(o: Options) -> Result<(), String> {
         let _ = s.join();
     }
     if let Some(e) = ctx.fatal.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        return Err(e);
+        return Err(WorkerError::Fatal(e));
     }
     eprintln!("durak worker: stopped");
     Ok(())

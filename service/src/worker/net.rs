@@ -9,7 +9,7 @@
 //! server error, across retries and across the worker's threads: a worker whose server is
 //! down gives up `--retry-s` after the outage began, whatever it was doing.
 
-use crate::client::{Answer, Client};
+use crate::client::{Answer, Client, ClientError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,7 +65,8 @@ pub(super) enum Reply {
 }
 
 /// A request: what it asks of the client.
-pub(super) type Request = Arc<dyn Fn(&Client) -> Result<(Answer, Vec<u8>), String> + Send + Sync>;
+pub(super) type Request =
+    Arc<dyn Fn(&Client) -> Result<(Answer, Vec<u8>), ClientError> + Send + Sync>;
 
 /// The worker's way to the server.
 pub(super) struct Net {
@@ -126,7 +127,7 @@ impl Net {
             .map_err(|e| format!("cannot start a thread: {e}"))?;
         loop {
             match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(r) => return r,
+                Ok(r) => return r.map_err(|e| e.to_string()),
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     return Err("the request's thread ended without an answer".into())
                 }
@@ -154,7 +155,7 @@ impl Net {
         &self,
         what: &str,
         until: impl Fn() -> Option<Instant>,
-        f: impl Fn(&Client) -> Result<(Answer, Vec<u8>), String> + Send + Sync + 'static,
+        f: impl Fn(&Client) -> Result<(Answer, Vec<u8>), ClientError> + Send + Sync + 'static,
     ) -> Reply {
         let f: Request = Arc::new(f);
         let mut wait = Duration::from_millis(200);

@@ -1,7 +1,7 @@
 //! A claimed job as the worker reads it, and its games played with the referee (also used by
 //! the tests, which play a job's games to forge them).
 
-use super::stopping;
+use super::{stopping, JobError};
 use crate::http::worker_api::encode_replay;
 pub use crate::http::worker_api::{Claimed, WorkerVersion};
 use crate::ladder::verify::PostedResult;
@@ -25,13 +25,14 @@ pub struct Played {
 
 impl Played {
     /// The replay's JSON lines.
-    pub fn text(&self) -> Result<String, String> {
+    pub fn text(&self) -> Result<String, JobError> {
         use base64::Engine;
+        let replay = |e: &dyn std::fmt::Display| JobError::Replay(e.to_string());
         let packed = base64::engine::general_purpose::STANDARD
             .decode(&self.replay_zst)
-            .map_err(|e| e.to_string())?;
-        let text = durak_referee::replay::decode_replay_bytes(packed).map_err(|e| e.to_string())?;
-        String::from_utf8(text).map_err(|e| e.to_string())
+            .map_err(|e| replay(&e))?;
+        let text = durak_referee::replay::decode_replay_bytes(packed).map_err(|e| replay(&e))?;
+        String::from_utf8(text).map_err(|e| replay(&e))
     }
 }
 
@@ -47,11 +48,14 @@ pub async fn play_games(
     sandbox: Sandbox,
     hidden: Vec<PathBuf>,
     mut on_game: impl FnMut(Played) -> bool,
-) -> Result<(), String> {
-    let variant: Variant = c
-        .variant
-        .parse()
-        .map_err(|e| format!("the server's variant {:?}: {e}", c.variant))?;
+) -> Result<(), JobError> {
+    let variant: Variant =
+        c.variant
+            .parse()
+            .map_err(|e: <Variant as std::str::FromStr>::Err| JobError::Variant {
+                variant: c.variant.clone(),
+                detail: e.to_string(),
+            })?;
     let job = &c.job;
     let k = job.seats.len();
     let d = job.deals.len();
@@ -79,12 +83,11 @@ pub async fn play_games(
             .versions
             .iter()
             .find(|x| x.id == v)
-            .ok_or_else(|| format!("the job's version {v} is not in the claim"))?;
-        let mut command = BotCommand::parse(&ver.command)?;
+            .ok_or(JobError::NotInTheClaim(v))?;
+        let mut command =
+            BotCommand::parse(&ver.command).map_err(|e| JobError::Command(e.to_string()))?;
         if !ver.house {
-            let folder = folders
-                .get(&v)
-                .ok_or_else(|| format!("version {v}'s folder was not fetched"))?;
+            let folder = folders.get(&v).ok_or(JobError::NotFetched(v))?;
             command.cwd = Some(folder.clone());
             command.isolation.sandbox = sandbox;
             command.isolation.limits = c.resources;
@@ -146,6 +149,9 @@ pub async fn play_games(
     };
     play_match_with(&m, on_end, |_| {})
         .await
-        .map_err(|e| format!("job {}: {e}", job.id))?;
+        .map_err(|e| JobError::Match {
+            job: job.id,
+            detail: e.to_string(),
+        })?;
     Ok(())
 }

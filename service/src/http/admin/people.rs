@@ -87,13 +87,8 @@ async fn revoke_invite(State(s): State<AppState>, v: Visitor, Path(id): Path<i64
 }
 
 /// A refusal in words (409: the thing is not in a state that allows it).
-fn not_done(e: String) -> ApiError {
-    let status = if e.starts_with("there is no") {
-        404
-    } else {
-        409
-    };
-    ApiError::new(status, e)
+fn not_done(e: crate::admin::AdminError) -> ApiError {
+    ApiError::new(e.status(), e.to_string())
 }
 
 async fn authors(State(s): State<AppState>, v: Visitor) -> Response {
