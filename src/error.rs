@@ -71,6 +71,30 @@ impl From<crate::human::HumanError> for CmdError {
     }
 }
 
+/// The service's errors reach the `durak serve`, `submit`, `worker`, `backup` and
+/// `organiser-token` commands as text exited 2, as they did before they were typed (each keeps
+/// its message: the file, the field and the fix). Configuration errors are bad input; a
+/// service that failed at run time is too, for now (docs/COMMANDS.md, "Exit statuses").
+macro_rules! service_errors_are_input {
+    ($($t:ty),* $(,)?) => {$(
+        impl From<$t> for CmdError {
+            fn from(e: $t) -> CmdError {
+                CmdError::Input(e.to_string())
+            }
+        }
+    )*};
+}
+
+service_errors_are_input!(
+    durak_service::config::ConfigError,
+    durak_service::ServeError,
+    durak_service::client::ClientError,
+    durak_service::db::DbError,
+    durak_service::db::OpenError,
+    durak_service::backup::BackupError,
+    durak_service::worker::WorkerError,
+);
+
 /// What a subcommand returns: its exit status, or why it stopped.
 pub type CmdResult<T = ExitCode> = Result<T, CmdError>;
 
