@@ -3,7 +3,8 @@
 //! complete or absent, even if the referee is killed. Tournaments write many without waiting
 //! and make them durable together ([`ReplayLog::write_atomic_unsynced`], then `syncfs`).
 //!
-//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay.json`):
+//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay.json`; typed in
+//! `durak_protocol::replay`, which the driver writes with and every reader reads with):
 //! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
 //! `event` (with `to`: null for public or the seat), `request`, `answer` (raw line of a refused
 //! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,
@@ -16,11 +17,12 @@
 //! takes both, telling them apart by the zstd magic number, not the name
 //! ([`read_replay_bytes`]).
 
+use durak_protocol::replay::Record;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The replay format version this build writes and reads.
-pub const REPLAY_FORMAT: u64 = 1;
+pub use durak_protocol::replay::REPLAY_FORMAT;
 
 /// A replay being recorded in memory.
 #[derive(Debug, Default)]
@@ -40,11 +42,10 @@ impl ReplayLog {
         let Some(last) = self.lines.last_mut() else {
             return;
         };
-        if let Ok(serde_json::Value::Object(mut m)) = serde_json::from_str(last) {
-            if m.get("type").and_then(|t| t.as_str()) == Some("result") {
-                m.insert("voided".into(), serde_json::json!(reasons));
-                *last = serde_json::Value::Object(m).to_string();
-            }
+        if let Ok(Record::Result(mut r)) = serde_json::from_str::<Record>(last) {
+            r.voided = reasons.to_vec();
+            let line: Record = Record::Result(r);
+            *last = serde_json::to_string(&line).expect("json");
         }
     }
 

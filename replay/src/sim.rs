@@ -319,15 +319,13 @@ impl Walk<'_> {
                 forced,
                 id,
                 elapsed_ms,
-                own_ms,
-                cpu_ms,
-                wait_ms,
+                clock,
                 mv,
             } => {
-                let accounting = own_ms.map(|own_ms| Accounting {
+                let accounting = clock.own_ms.map(|own_ms| Accounting {
                     own_ms,
-                    cpu_ms: *cpu_ms,
-                    wait_ms: *wait_ms,
+                    cpu_ms: clock.cpu_ms,
+                    wait_ms: clock.wait_ms,
                 });
                 self.apply(number, *seat, *forced, *id, (*elapsed_ms, accounting), mv)
             }
@@ -337,6 +335,7 @@ impl Walk<'_> {
                 elapsed_ms,
                 line: raw,
                 refused,
+                ..
             } => self.answer(number, *id, *seat, *elapsed_ms, raw, refused),
             Record::Fault(f) => {
                 if self.seat_ok(number, f.seat, "the fault") {
