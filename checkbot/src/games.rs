@@ -2,7 +2,7 @@
 //! the failing request and answer, the bot's stderr and every answer time are read back from
 //! the replays.
 
-use crate::report::{fix_for, Check, Exchange, Problem, Status};
+use crate::report::{fix_for, Cause, Check, Exchange, Problem, Status};
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{play_match, BotCommand, MatchConfig, SeatSpec};
 use durak_rules::Variant;
@@ -103,7 +103,7 @@ pub async fn play(
                 Err(e) => {
                     check.status = Status::Fail;
                     check.problem = Some(Problem {
-                        fault: "referee".into(),
+                        fault: Cause::Referee,
                         rule: None,
                         pointer: None,
                         message: format!("the match could not be played: {e}"),
@@ -223,14 +223,14 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
     let fault = all
         .iter()
         .find(|l| l["type"] == "fault" && l["seat"].as_u64() == Some(0))?;
-    let kind = fault["kind"].as_str().unwrap_or("?").to_string();
+    let kind = FaultKind::from_recorded(fault["kind"].as_str().unwrap_or(""));
     let rule = fault["rule"].as_str().map(str::to_string);
     let request = all
         .iter()
         .rev()
         .find(|l| l["type"] == "request" && l["seat"].as_u64() == Some(0));
     // The end of stderr explains a crash, a hang or garbage on stdout, not a broken rule.
-    let explains = !matches!(kind.as_str(), "illegal" | "schema");
+    let explains = !matches!(kind, FaultKind::Illegal | FaultKind::Schema);
     // The game's stderr comes in pieces, one per point of the game it arrived at: joined.
     let stderr = Some(
         all.iter()
@@ -272,14 +272,14 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
         message = rest;
     }
     let p = Problem {
-        fix: fix_for(&kind, rule.as_deref(), pointer.as_deref(), &decision),
-        fault: kind.clone(),
+        fix: fix_for(kind.into(), rule.as_deref(), pointer.as_deref(), &decision),
+        fault: kind.into(),
         rule,
         pointer,
         message: message.clone(),
         stderr,
     };
-    let started = kind == FaultKind::StartFailed.name();
+    let started = kind == FaultKind::StartFailed;
     Some(Exchange {
         label: if keep {
             format!(
