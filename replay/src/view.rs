@@ -44,7 +44,7 @@ fn codes(s: impl IntoIterator<Item = Card>) -> Vec<String> {
 }
 
 /// A hand sorted for display: by suit, trumps last, then by rank.
-pub(crate) fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
+pub fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
     let mut v: Vec<Card> = hand.iter().collect();
     v.sort_by_key(|c| (c.suit() == trump, c.suit() as u8, c.rank() as u8));
     v

@@ -3,13 +3,14 @@
 //! terminal UI and the HTML page show its control characters and bidi overrides as visible
 //! escapes. The fixture `hostile-text.jsonl` is a real game of such a bot (tests/data/README.md).
 
+#[path = "../../replay/tests/common/mod.rs"]
 mod common;
 
 use common::*;
 use durak_replay::html::html_page;
 use durak_replay::text::{render_step, summary, verdict};
-use durak_replay::tui::{draw, App};
 use durak_replay::view::all_views;
+use durak_tui::{draw, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
