@@ -1,7 +1,7 @@
 //! Text a bot wrote (its hello name and version, its stderr, a refused answer line, the fault
 //! detail quoting it) cannot drive the terminal of whoever views the replay: plain text, the
 //! terminal UI and the HTML page show its control characters and bidi overrides as visible
-//! escapes. The fixture `hostile-text.jsonl` is a real game of such a bot (tests/data/README.md).
+//! escapes. The fixture `hostile-text.jsonl` is a real game of such a bot (replay/tests/data/README.md).
 
 #[path = "../../replay/tests/common/mod.rs"]
 mod common;
