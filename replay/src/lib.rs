@@ -15,7 +15,7 @@
 //! ```
 
 pub mod analyze;
-pub mod error;
+mod error;
 pub mod html;
 pub mod moves;
 pub mod raw;

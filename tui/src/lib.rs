@@ -14,7 +14,7 @@
 //! columns when wide, one down to 80×24, every hand in full), so that another screen — a human
 //! seat in `durak play` — can show a position the same way with its own header and keys.
 
-pub mod layout;
+mod layout;
 pub mod seat;
 
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
