@@ -230,6 +230,32 @@ pub fn decode_replay_bytes_limited(bytes: Vec<u8>, max: u64) -> std::io::Result<
 mod tests {
     use super::*;
 
+    /// `note_voided` sets the result line's `voided` where the typed line writes it (after
+    /// `void`), replacing the one attempt a void game noted, and leaves other lines alone.
+    #[test]
+    fn the_voided_attempts_are_noted_on_the_result_line() {
+        let mut log = ReplayLog::default();
+        log.lines
+            .push(r#"{"type":"event","to":null,"event":{}}"#.into());
+        log.note_voided(&["a".into()]);
+        assert_eq!(log.lines[0], r#"{"type":"event","to":null,"event":{}}"#);
+        log.lines.push(
+            r#"{"type":"result","loser":1,"draw":false,"faults":[],"moves":9,"duration_ms":5}"#
+                .into(),
+        );
+        log.note_voided(&["a".into(), "b".into()]);
+        assert_eq!(
+            log.lines[1],
+            r#"{"type":"result","loser":1,"draw":false,"faults":[],"moves":9,"duration_ms":5,"voided":["a","b"]}"#
+        );
+        log.lines[1] = r#"{"type":"result","loser":null,"draw":false,"faults":[],"moves":3,"duration_ms":5,"void":true,"voided":["c"]}"#.into();
+        log.note_voided(&["a".into(), "b".into(), "c".into()]);
+        assert_eq!(
+            log.lines[1],
+            r#"{"type":"result","loser":null,"draw":false,"faults":[],"moves":3,"duration_ms":5,"void":true,"voided":["a","b","c"]}"#
+        );
+    }
+
     /// A compressed replay reads back as the same lines as a plain one, whatever its name.
     #[test]
     fn compressed_and_plain_replays_read_back_the_same_lines() {
