@@ -11,7 +11,7 @@
 //!
 //! Optional fields: one that older replays lack is read as absent (`serde(default)`), and left
 //! out when written absent; one the referee writes as `null` (a forced move's `id`, a public
-//! event's `to`, a legal move's `rule`) is written `null`.
+//! event's `to`, a fault's `rule` when it broke none) is written `null`.
 
 use crate::messages::{Fault, Limits};
 use durak_rules::Seat;
