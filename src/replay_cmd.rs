@@ -8,7 +8,8 @@
 use crate::error::bad_input;
 use crate::CmdResult;
 use clap::Args;
-use durak_replay::{read_replay, simulate, text, tui, view, write_html_page};
+use durak_replay::{read_replay, simulate, text, view, write_html_page};
+use durak_tui as tui;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -95,6 +95,25 @@ fn the_replay_format_is_the_one_the_referee_writes() {
     assert_eq!(durak_replay::FORMAT, durak_referee::replay::REPLAY_FORMAT);
 }
 
+/// The referee writes a replay with the typed lines of `durak_protocol::replay`, and the reader
+/// reads it with the same types: read and written again, every line of real replays (moves,
+/// forced moves, events, requests, a refused answer, a fault, stderr, the result) is the same
+/// bytes.
+#[test]
+fn replays_read_and_written_again_are_the_same_bytes() {
+    let r = replays();
+    let mut types = std::collections::BTreeSet::new();
+    for path in r.podkidnoy.iter().chain(&r.prostoy).chain([&r.garbage]) {
+        let replay = durak_replay::read_replay(path).unwrap();
+        let again = replay.to_lines();
+        assert_eq!(again, lines_of(path), "{}", path.display());
+        types.extend(replay.lines.iter().map(|l| l.record.type_name()));
+    }
+    for t in ["event", "request", "move", "answer", "fault", "result"] {
+        assert!(types.contains(t), "no {t} line in the replays: {types:?}");
+    }
+}
+
 #[test]
 fn real_replays_verify() {
     let r = replays();

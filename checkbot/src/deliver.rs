@@ -68,7 +68,7 @@ fn died_reading(
                 .into();
         }
     } else {
-        p.fix = fix_for(p.fault.as_str(), None, None, "");
+        p.fix = fix_for(p.fault, None, None, "");
     }
     p.stderr = stderr_tail(proc);
     p
@@ -121,7 +121,7 @@ pub async fn deliver(
         Err(f) => {
             let mut p = died_reading(&f, kind, &line, proc, limits);
             if f == IoFault::Closed {
-                p.fault = FaultKind::Closed.name().into();
+                p.fault = FaultKind::Closed.into();
             }
             Err(p)
         }

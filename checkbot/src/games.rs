@@ -2,11 +2,11 @@
 //! the failing request and answer, the bot's stderr and every answer time are read back from
 //! the replays.
 
-use crate::report::{fix_for, Check, Exchange, Problem, Status};
+use crate::report::{fix_for, Cause, Check, Exchange, Problem, Status};
+use durak_protocol::replay::Record;
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{play_match, BotCommand, MatchConfig, SeatSpec};
 use durak_rules::Variant;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The tables played per variant: the opponents (built-in bots) after the bot in seat 0.
@@ -103,7 +103,7 @@ pub async fn play(
                 Err(e) => {
                     check.status = Status::Fail;
                     check.problem = Some(Problem {
-                        fault: "referee".into(),
+                        fault: Cause::Referee,
                         rule: None,
                         pointer: None,
                         message: format!("the match could not be played: {e}"),
@@ -173,7 +173,9 @@ pub async fn play(
     out
 }
 
-fn lines(path: &Path) -> Vec<Value> {
+/// A replay's lines after the header, typed as the referee writes them (a line that does not
+/// read is left out: the replay is the referee's own, just written).
+fn lines(path: &Path) -> Vec<Record> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -186,28 +188,31 @@ pub fn answer_times(path: &Path) -> Vec<(String, f64)> {
     let mut decision_of = std::collections::HashMap::new();
     let mut out = Vec::new();
     for l in lines(path) {
-        if l["seat"].as_u64() != Some(0) {
-            continue;
-        }
-        match l["type"].as_str() {
-            Some("request") => {
-                if let (Some(id), Some(d)) = (l["id"].as_u64(), l["decision"].as_str()) {
-                    decision_of.insert(id, d.to_string());
-                }
+        match l {
+            Record::Request {
+                id,
+                seat: 0,
+                decision,
+                ..
+            } => {
+                decision_of.insert(id, decision.into_owned());
             }
-            Some("move") if l["forced"] == Value::Bool(false) => {
-                if let (Some(id), Some(ms)) = (l["id"].as_u64(), l["elapsed_ms"].as_f64()) {
-                    if let Some(d) = decision_of.get(&id) {
-                        out.push((d.clone(), ms));
-                    }
-                }
+            // A refused answer still took time.
+            Record::Move {
+                seat: 0,
+                forced: false,
+                id: Some(id),
+                elapsed_ms: Some(ms),
+                ..
             }
-            Some("answer") => {
-                // A refused answer still took time.
-                if let (Some(id), Some(ms)) = (l["id"].as_u64(), l["elapsed_ms"].as_f64()) {
-                    if let Some(d) = decision_of.get(&id) {
-                        out.push((d.clone(), ms));
-                    }
+            | Record::Answer {
+                id,
+                seat: 0,
+                elapsed_ms: Some(ms),
+                ..
+            } => {
+                if let Some(d) = decision_of.get(&id) {
+                    out.push((d.clone(), ms));
                 }
             }
             _ => {}
@@ -220,23 +225,32 @@ pub fn answer_times(path: &Path) -> Vec<(String, f64)> {
 /// refused answer to it (if one came), the fault, and the bot's stderr.
 fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
     let all = lines(path);
-    let fault = all
-        .iter()
-        .find(|l| l["type"] == "fault" && l["seat"].as_u64() == Some(0))?;
-    let kind = fault["kind"].as_str().unwrap_or("?").to_string();
-    let rule = fault["rule"].as_str().map(str::to_string);
-    let request = all
-        .iter()
-        .rev()
-        .find(|l| l["type"] == "request" && l["seat"].as_u64() == Some(0));
+    let fault = all.iter().find_map(|l| match l {
+        Record::Fault(f) if f.seat == 0 => Some(f),
+        _ => None,
+    })?;
+    let kind = FaultKind::from_recorded(&fault.kind);
+    let rule = fault.rule.clone();
+    let request = all.iter().rev().find_map(|l| match l {
+        Record::Request {
+            id,
+            seat: 0,
+            decision,
+            legal,
+            ..
+        } => Some((l, *id, decision.to_string(), legal)),
+        _ => None,
+    });
     // The end of stderr explains a crash, a hang or garbage on stdout, not a broken rule.
-    let explains = !matches!(kind.as_str(), "illegal" | "schema");
+    let explains = !matches!(kind, FaultKind::Illegal | FaultKind::Schema);
     // The game's stderr comes in pieces, one per point of the game it arrived at: joined.
     let stderr = Some(
         all.iter()
             .filter(|_| explains)
-            .filter(|l| l["type"] == "stderr" && l["seat"].as_u64() == Some(0))
-            .filter_map(|l| l["text"].as_str())
+            .filter_map(|l| match l {
+                Record::Stderr { seat: 0, text, .. } => Some(text.as_str()),
+                _ => None,
+            })
             .collect::<String>(),
     )
     .map(|t| t.trim_end().to_string())
@@ -245,19 +259,24 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
         let lines: Vec<&str> = t.lines().collect();
         lines[lines.len().saturating_sub(12)..].join("\n")
     });
-    let id = request.and_then(|r| r["id"].as_u64()).unwrap_or(0);
-    let decision = request
-        .and_then(|r| r["decision"].as_str())
-        .unwrap_or("")
-        .to_string();
-    let answer = all
-        .iter()
-        .find(|l| l["type"] == "answer" && l["seat"].as_u64() == Some(0) && l["id"] == id);
+    let id = request.as_ref().map_or(0, |r| r.1);
+    let decision = request.as_ref().map(|r| r.2.clone()).unwrap_or_default();
+    let answer = all.iter().find_map(|l| match l {
+        Record::Answer {
+            id: a,
+            seat: 0,
+            elapsed_ms,
+            line,
+            refused,
+            ..
+        } if *a == id => Some((line, refused, *elapsed_ms)),
+        _ => None,
+    });
     let pointer = answer
-        .and_then(|a| a["refused"].as_str())
-        .and_then(|m| m.strip_prefix("/id:").map(|_| "/id".to_string()));
+        .and_then(|a| a.1.strip_prefix("/id:"))
+        .map(|_| "/id".to_string());
     // The referee's detail reads "request 6: K-7: ..."; the request and the rule are shown apart.
-    let mut message = fault["detail"].as_str().unwrap_or("").to_string();
+    let mut message = fault.detail.clone();
     if let Some(rest) = message
         .strip_prefix(&format!("request {id}: "))
         .map(str::to_string)
@@ -272,14 +291,14 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
         message = rest;
     }
     let p = Problem {
-        fix: fix_for(&kind, rule.as_deref(), pointer.as_deref(), &decision),
-        fault: kind.clone(),
+        fix: fix_for(kind.into(), rule.as_deref(), pointer.as_deref(), &decision),
+        fault: kind.into(),
         rule,
         pointer,
         message: message.clone(),
         stderr,
     };
-    let started = kind == FaultKind::StartFailed.name();
+    let started = kind == FaultKind::StartFailed;
     Some(Exchange {
         label: if keep {
             format!(
@@ -291,19 +310,18 @@ fn fault_exchange(path: &Path, game: u32, keep: bool) -> Option<Exchange> {
         },
         id,
         decision: decision.clone(),
-        summary: match request {
-            Some(r) if !started => format!(
-                "request {id} ({decision}); its legal choices were {}",
-                r["legal"]
-            ),
+        summary: match &request {
+            Some((_, _, _, legal)) if !started => {
+                format!("request {id} ({decision}); its legal choices were {legal}")
+            }
             _ => "the referee's hello".into(),
         },
         request: request
             .filter(|_| !started)
-            .map(|r| r.to_string())
+            .map(|r| serde_json::to_string(r.0).expect("json"))
             .unwrap_or_default(),
-        answer: answer.and_then(|a| a["line"].as_str()).map(str::to_string),
-        elapsed_ms: answer.and_then(|a| a["elapsed_ms"].as_f64()),
+        answer: answer.map(|a| a.0.clone()),
+        elapsed_ms: answer.and_then(|a| a.2),
         verdict: format!("{kind}: {message}"),
         problem: Some(p),
     })

@@ -30,9 +30,9 @@ pub mod report;
 pub mod rerun;
 pub mod session;
 
-pub use report::{Check, Exchange, Problem, Report, Section, Status, TimingRow};
+pub use report::{Cause, Check, Exchange, Problem, Report, Section, Status, TimingRow};
 
-use durak_protocol::Limits;
+use durak_protocol::{FaultKind, Limits};
 use durak_referee::BotCommand;
 use durak_rules::Variant;
 use std::path::PathBuf;
@@ -100,7 +100,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
         );
         c.status = Status::Fail;
         c.problem = Some(Problem {
-            fault: "start_failed".into(),
+            fault: FaultKind::StartFailed.into(),
             rule: None,
             pointer: None,
             message: e,
@@ -214,7 +214,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
             .details
             .extend(f.exited_between_games.iter().cloned());
         between.problem = Some(Problem {
-            fault: "crash".into(),
+            fault: FaultKind::Crash.into(),
             rule: None,
             pointer: None,
             message: "the bot ended between two games of a match".into(),

@@ -141,8 +141,8 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
                     match mv {
                         Some(m) => m,
                         None => {
-                            if x.problem.as_ref().map(|p| p.fault.parse())
-                                == Some(Ok(proto::FaultKind::Timeout))
+                            if x.problem.as_ref().and_then(|p| p.fault.fault())
+                                == Some(proto::FaultKind::Timeout)
                             {
                                 session.findings.timeouts += 1;
                             }
@@ -180,7 +180,7 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         // A bot that quits after game_end is found here, before the next game.
         if let Some(status) = proc.try_exit() {
             check.problem = Some(Problem {
-                fault: "crash".into(),
+                fault: proto::FaultKind::Crash.into(),
                 rule: None,
                 pointer: None,
                 message: format!(
@@ -209,7 +209,12 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
     }
     proc.kill().await;
     // The end of stderr, read to its end now that the bot is gone, explains its end.
-    let explains = |p: &Problem| !matches!(p.fault.as_str(), "illegal" | "schema");
+    let explains = |p: &Problem| {
+        !matches!(
+            p.fault.fault(),
+            Some(proto::FaultKind::Illegal | proto::FaultKind::Schema)
+        )
+    };
     let problem = check
         .exchanges
         .iter_mut()

@@ -2,8 +2,8 @@
 //! people and as JSON for machines.
 
 use durak_protocol::text::escape_controls_multiline;
-use durak_protocol::Limits;
-use serde::Serialize;
+use durak_protocol::{FaultKind, Limits};
+use serde::{Serialize, Serializer};
 use std::fmt::Write;
 
 /// The outcome of one check.
@@ -29,11 +29,56 @@ impl Status {
     }
 }
 
+/// What a problem is: one of the bot's faults, or the referee's own failure. Written (text and
+/// JSON) by its name: the fault kind's, as results and replays name it (`illegal`, `schema`,
+/// `timeout`, ...), or `referee`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    Fault(FaultKind),
+    /// Not the bot's: the referee could not play the match (a replay directory not writable).
+    Referee,
+}
+
+impl Cause {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Fault(k) => k.name(),
+            Cause::Referee => "referee",
+        }
+    }
+
+    /// The fault kind, when the bot is at fault.
+    pub fn fault(self) -> Option<FaultKind> {
+        match self {
+            Cause::Fault(k) => Some(k),
+            Cause::Referee => None,
+        }
+    }
+}
+
+impl From<FaultKind> for Cause {
+    fn from(k: FaultKind) -> Cause {
+        Cause::Fault(k)
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Cause {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// What was wrong with an answer (or with the bot's process).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Problem {
-    /// The fault kind, as in results and replays: `illegal`, `schema`, `timeout`, ...
-    pub fault: String,
+    /// What went wrong: the fault kind, or the referee's failure.
+    pub fault: Cause,
     /// The rule the move breaks (illegal moves).
     pub rule: Option<String>,
     /// A JSON pointer into the bot's message (schema faults).
@@ -390,17 +435,18 @@ fn write_check(o: &mut String, c: &Check, seen: &mut Vec<String>) {
 
 /// The fault in words: "an illegal move, rule K-7".
 fn what(p: &Problem) -> String {
-    let kind = match p.fault.as_str() {
-        "illegal" => "an illegal move".to_string(),
-        "schema" => "a message of the wrong shape (schema)".to_string(),
-        "malformed" => "not JSON (malformed)".to_string(),
-        "timeout" => "too slow (timeout)".to_string(),
-        "crash" => "the bot ended (crash)".to_string(),
-        "memory" => "the bot used too much memory (memory)".to_string(),
-        "closed" => "the bot closed its output (closed)".to_string(),
-        "start_failed" => "the bot did not start (start_failed)".to_string(),
-        "line_too_long" => "a line too long (line_too_long)".to_string(),
-        other => other.to_string(),
+    use FaultKind as K;
+    let kind = match p.fault.fault() {
+        Some(K::Illegal) => "an illegal move",
+        Some(K::Schema) => "a message of the wrong shape (schema)",
+        Some(K::Malformed) => "not JSON (malformed)",
+        Some(K::Timeout) => "too slow (timeout)",
+        Some(K::Crash) => "the bot ended (crash)",
+        Some(K::Memory) => "the bot used too much memory (memory)",
+        Some(K::Closed) => "the bot closed its output (closed)",
+        Some(K::StartFailed) => "the bot did not start (start_failed)",
+        Some(K::LineTooLong) => "a line too long (line_too_long)",
+        Some(K::Forfeit) | None => p.fault.name(),
     };
     let rule = p
         .rule
@@ -453,7 +499,7 @@ fn write_stderr(o: &mut String, p: &Problem, seen: &mut Vec<String>) {
 }
 
 /// How to fix a fault, for a beginner. `decision` is the kind of request it answered.
-pub fn fix_for(fault: &str, rule: Option<&str>, pointer: Option<&str>, decision: &str) -> String {
+pub fn fix_for(fault: Cause, rule: Option<&str>, pointer: Option<&str>, decision: &str) -> String {
     let by_rule = match rule {
         Some("P-5") => Some(
             "a prostoy attack is 1 card, or 3 cards with a pair, or 5 cards with two pairs \
@@ -518,45 +564,92 @@ pub fn fix_for(fault: &str, rule: Option<&str>, pointer: Option<&str>, decision:
     if let Some(f) = by_rule {
         return f.to_string();
     }
-    match fault {
-        "schema" if pointer == Some("/id") => "copy the request's \"id\" into your answer \
+    use FaultKind as K;
+    match fault.fault() {
+        Some(K::Schema) if pointer == Some("/id") => "copy the request's \"id\" into your answer \
              unchanged, as a number: {\"type\": \"answer\", \"id\": <the request's id>, ...}. \
              Answer each request exactly once, in order."
             .into(),
-        "schema" if pointer == Some("/protocol") => {
+        Some(K::Schema) if pointer == Some("/protocol") => {
             "say \"protocol\": 1 in your hello: this referee speaks protocol version 1.".into()
         }
-        "schema" => format!(
+        Some(K::Schema) => format!(
             "send exactly the fields of the protocol: {{\"type\": \"answer\", \"id\": ..., \
              \"action\": ...}} plus the action's own fields (docs/PROTOCOL.md, \"Messages you \
              send\"; schemas/answer.json). Unknown fields are refused. This was a {decision} \
              request."
         ),
-        "malformed" => "print exactly one JSON object per line on stdout, and nothing else \
+        Some(K::Malformed) => "print exactly one JSON object per line on stdout, and nothing else \
              there: debug output goes to stderr. Use your language's JSON library to write it."
             .into(),
-        "timeout" => "answer every request with one line and flush stdout after it (Python: \
+        Some(K::Timeout) => {
+            "answer every request with one line and flush stdout after it (Python: \
              print(..., flush=True); C: fflush(stdout)). Keep reading stdin while thinking, and \
              think less if you are slow: the clock runs from the moment the request is written."
-            .into(),
-        "crash" => "your bot exited or was killed: its stderr (below, if it wrote any) usually \
+                .into()
+        }
+        Some(K::Crash) => {
+            "your bot exited or was killed: its stderr (below, if it wrote any) usually \
              says why. It must keep running until match_end, and ignore message types and \
              fields it does not know."
-            .into(),
-        "memory" => "your bot used more memory than its limit (all its processes together) and \
+                .into()
+        }
+        Some(K::Memory) => {
+            "your bot used more memory than its limit (all its processes together) and \
              the kernel killed it: keep less in memory (a JVM: -Xmx well below the limit; \
              caches with a bound), or ask the organiser for a higher --limit memory=..."
-            .into(),
-        "closed" => "your bot closed its stdout: keep it open until match_end.".into(),
-        "line_too_long" => {
+                .into()
+        }
+        Some(K::Closed) => "your bot closed its stdout: keep it open until match_end.".into(),
+        Some(K::LineTooLong) => {
             "send one answer per line, ending with a newline; answers are short.".into()
         }
-        "start_failed" => "check the command: it must start your bot from its working \
+        Some(K::StartFailed) => "check the command: it must start your bot from its working \
              directory (a program on PATH or a path, then its arguments); if the bot ended \
              before its hello, its stderr (below, if it wrote any) usually says why (a syntax \
              error, a missing module). The bot must answer the referee's hello with \
              {\"type\": \"hello\", \"protocol\": 1, \"name\": ..., \"version\": ...}."
             .into(),
         _ => "see docs/PROTOCOL.md and docs/WRITING_A_BOT.md.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(fault: Cause) -> Problem {
+        Problem {
+            fault,
+            rule: None,
+            pointer: None,
+            message: "m".into(),
+            fix: fix_for(fault, None, None, "attack"),
+            stderr: None,
+        }
+    }
+
+    /// A problem's cause is written by its name, in JSON and in words: a fault kind's own name
+    /// (as results and replays write it), or `referee` when the bot is not at fault.
+    #[test]
+    fn a_cause_is_written_by_its_name() {
+        for k in FaultKind::ALL {
+            let p = problem(k.into());
+            let json = serde_json::to_value(&p).unwrap();
+            assert_eq!(json["fault"], k.name());
+            assert_eq!(p.fault.fault(), Some(k));
+            assert!(
+                what(&p).contains(k.name()) || k == FaultKind::Illegal,
+                "{}",
+                what(&p)
+            );
+        }
+        let p = problem(Cause::Referee);
+        assert_eq!(serde_json::to_value(&p).unwrap()["fault"], "referee");
+        assert_eq!((p.fault.fault(), what(&p)), (None, "referee".to_string()));
+        assert_eq!(p.fix, "see docs/PROTOCOL.md and docs/WRITING_A_BOT.md.");
+        // Each fault kind of the bot's has its own fix.
+        let timeout = fix_for(FaultKind::Timeout.into(), None, None, "");
+        assert!(timeout.contains("flush"), "{timeout}");
     }
 }

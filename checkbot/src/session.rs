@@ -134,22 +134,22 @@ pub fn io_problem(f: &IoFault, doing: &str, limits: &Limits, bank_ms: u64) -> Pr
         ),
     };
     Problem {
-        fault: kind.name().into(),
+        fault: kind.into(),
         rule: None,
         pointer: None,
         message,
-        fix: fix_for(kind.name(), None, None, ""),
+        fix: fix_for(kind.into(), None, None, ""),
         stderr: None,
     }
 }
 
 fn refusal_problem(r: &Refusal, decision: &str) -> Problem {
     Problem {
-        fault: r.kind.name().into(),
+        fault: r.kind.into(),
         rule: r.rule.map(str::to_string),
         pointer: r.pointer.clone(),
         message: r.message.clone(),
-        fix: fix_for(r.kind.name(), r.rule, r.pointer.as_deref(), decision),
+        fix: fix_for(r.kind.into(), r.rule, r.pointer.as_deref(), decision),
         stderr: None,
     }
 }
@@ -192,7 +192,7 @@ impl<'a> Session<'a> {
             },
         };
         let mut proc = BotProcess::spawn_with(self.cmd, &spawn).map_err(|e| Problem {
-            fault: FaultKind::StartFailed.name().into(),
+            fault: FaultKind::StartFailed.into(),
             rule: None,
             pointer: None,
             message: format!(
@@ -204,7 +204,7 @@ impl<'a> Session<'a> {
                     .map(|d| format!(" (in {})", d.display()))
                     .unwrap_or_default()
             ),
-            fix: fix_for("start_failed", None, None, ""),
+            fix: fix_for(FaultKind::StartFailed.into(), None, None, ""),
             stderr: None,
         })?;
         let startup = Duration::from_millis(limits.startup_ms);
@@ -217,9 +217,9 @@ impl<'a> Session<'a> {
         // (a tournament disqualifies such a bot at once).
         let before_hello = |mut p: Problem, f: &IoFault| {
             if matches!(f, IoFault::Crash(_) | IoFault::Closed) {
-                p.fault = FaultKind::StartFailed.name().into();
+                p.fault = FaultKind::StartFailed.into();
                 p.message = format!("it ended before its hello: {}", p.message);
-                p.fix = fix_for("start_failed", None, None, "");
+                p.fix = fix_for(FaultKind::StartFailed.into(), None, None, "");
             }
             p
         };
@@ -540,12 +540,8 @@ impl Session<'_> {
         let limits = self.limits;
         let fail_without_exchange = |check: &mut Check, p: Problem| {
             check.status = Status::Fail;
-            let kind = match p.fault.as_str() {
-                "crash" => FaultKind::Crash,
-                "memory" => FaultKind::Memory,
-                "closed" => FaultKind::Closed,
-                _ => FaultKind::Timeout,
-            };
+            // Every problem here is the bot's (its process, or its answer).
+            let kind = p.fault.fault().unwrap_or(FaultKind::Crash);
             check.problem = Some(p);
             End::Fault(kind)
         };
@@ -611,7 +607,7 @@ impl Session<'_> {
                         }
                         check.exchanges.push(x);
                         check.status = Status::Fail;
-                        let kind = FaultKind::from_recorded(&p.fault);
+                        let kind = p.fault.fault().unwrap_or(FaultKind::Crash);
                         if kind == FaultKind::Timeout {
                             self.findings.timeouts += 1;
                         }

@@ -6,13 +6,15 @@
 //! valid answer into an engine [`durak_rules::Move`] ([`judge_answer`]: every step that judges an
 //! answer, for every reader of one). It also decodes requests back into engine
 //! types, for bots written in Rust (the built-in bots and the Rust sample bot). [`text`] escapes
-//! the control characters of bot-provided text before it reaches a terminal.
+//! the control characters of bot-provided text before it reaches a terminal. [`replay`] types
+//! a replay file's lines, for the referee that writes them and every reader.
 
 pub mod bot;
 mod error;
 pub mod judge;
 pub mod kinds;
 pub mod messages;
+pub mod replay;
 pub mod schema;
 pub mod text;
 

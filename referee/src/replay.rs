@@ -3,7 +3,8 @@
 //! complete or absent, even if the referee is killed. Tournaments write many without waiting
 //! and make them durable together ([`ReplayLog::write_atomic_unsynced`], then `syncfs`).
 //!
-//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay.json`):
+//! Lines, in order (format version [`REPLAY_FORMAT`]; schema `schemas/replay.json`; typed in
+//! `durak_protocol::replay`, which the driver writes with and every reader reads with):
 //! `header` (format, variant, players, seeds, dealer, whole deck order, seats, limits), then
 //! `event` (with `to`: null for public or the seat), `request`, `answer` (raw line of a refused
 //! answer), `move` (every applied move, `forced` for R-1 moves, with `elapsed_ms`), `fault`,
@@ -16,11 +17,12 @@
 //! takes both, telling them apart by the zstd magic number, not the name
 //! ([`read_replay_bytes`]).
 
+use durak_protocol::replay::Record;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The replay format version this build writes and reads.
-pub const REPLAY_FORMAT: u64 = 1;
+pub use durak_protocol::replay::REPLAY_FORMAT;
 
 /// A replay being recorded in memory.
 #[derive(Debug, Default)]
@@ -40,11 +42,10 @@ impl ReplayLog {
         let Some(last) = self.lines.last_mut() else {
             return;
         };
-        if let Ok(serde_json::Value::Object(mut m)) = serde_json::from_str(last) {
-            if m.get("type").and_then(|t| t.as_str()) == Some("result") {
-                m.insert("voided".into(), serde_json::json!(reasons));
-                *last = serde_json::Value::Object(m).to_string();
-            }
+        if let Ok(Record::Result(mut r)) = serde_json::from_str::<Record>(last) {
+            r.voided = reasons.to_vec();
+            let line: Record = Record::Result(r);
+            *last = serde_json::to_string(&line).expect("json");
         }
     }
 
@@ -228,6 +229,32 @@ pub fn decode_replay_bytes_limited(bytes: Vec<u8>, max: u64) -> std::io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `note_voided` sets the result line's `voided` where the typed line writes it (after
+    /// `void`), replacing the one attempt a void game noted, and leaves other lines alone.
+    #[test]
+    fn the_voided_attempts_are_noted_on_the_result_line() {
+        let mut log = ReplayLog::default();
+        log.lines
+            .push(r#"{"type":"event","to":null,"event":{}}"#.into());
+        log.note_voided(&["a".into()]);
+        assert_eq!(log.lines[0], r#"{"type":"event","to":null,"event":{}}"#);
+        log.lines.push(
+            r#"{"type":"result","loser":1,"draw":false,"faults":[],"moves":9,"duration_ms":5}"#
+                .into(),
+        );
+        log.note_voided(&["a".into(), "b".into()]);
+        assert_eq!(
+            log.lines[1],
+            r#"{"type":"result","loser":1,"draw":false,"faults":[],"moves":9,"duration_ms":5,"voided":["a","b"]}"#
+        );
+        log.lines[1] = r#"{"type":"result","loser":null,"draw":false,"faults":[],"moves":3,"duration_ms":5,"void":true,"voided":["c"]}"#.into();
+        log.note_voided(&["a".into(), "b".into(), "c".into()]);
+        assert_eq!(
+            log.lines[1],
+            r#"{"type":"result","loser":null,"draw":false,"faults":[],"moves":3,"duration_ms":5,"void":true,"voided":["a","b","c"]}"#
+        );
+    }
 
     /// A compressed replay reads back as the same lines as a plain one, whatever its name.
     #[test]

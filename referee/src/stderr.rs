@@ -13,7 +13,6 @@
 //! viewer shows it after the last line the bot had been sent: a traceback after the event that
 //! caused it, not at the seat's next request.
 
-use serde::{Serialize, Serializer};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,29 +20,9 @@ use tokio::io::AsyncReadExt;
 use tokio::process::ChildStderr;
 use tokio::sync::watch;
 
-/// Where in a game a piece of stderr arrived. In a replay: `"start"`, the request id, `"end"`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum StderrAt {
-    /// Before the bot's first request of the game: its start-up and hello, `game_start`, and
-    /// what it wrote after the previous game's end was taken.
-    #[default]
-    Start,
-    /// After the referee sent the bot its request `id` of this game: while it decided, and after
-    /// its answer until its next request.
-    Request(u64),
-    /// After the referee sent `game_end`: its last words (and a killed bot's, read to the end).
-    End,
-}
-
-impl Serialize for StderrAt {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            StderrAt::Start => s.serialize_str("start"),
-            StderrAt::Request(id) => s.serialize_u64(*id),
-            StderrAt::End => s.serialize_str("end"),
-        }
-    }
-}
+/// Where in a game a piece of stderr arrived. In a replay: `"start"`, the request id, `"end"`
+/// (the replay line's own type, `durak_protocol::replay::StderrAt`).
+pub use durak_protocol::replay::StderrAt;
 
 /// Bytes of stderr that arrived at one point of a game.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! # durak-replay
 //!
 //! Replay files (one game each, written by the referee: `referee/src/replay.rs`) read, re-simulated
-//! and verified with the rules engine, and shown step by step: as plain text ([`text`]), in a
-//! terminal ([`tui`]) or as an HTML page with the viewer beside it ([`html`]). [`moves`]: a seat's
+//! and verified with the rules engine, and shown step by step: as plain text ([`text`]) or as an
+//! HTML page with the viewer beside it ([`html`]); the terminal viewer is the `durak-tui` crate,
+//! so that a crate that only reads and verifies replays does not build a terminal UI. [`moves`]: a seat's
 //! legal choices listed for a person and a typed move read (the terminal's human seat and the
 //! service's "Play my bot").
 //!
@@ -14,14 +15,13 @@
 //! ```
 
 pub mod analyze;
-pub mod error;
+mod error;
 pub mod html;
 pub mod moves;
 pub mod raw;
 pub mod read;
 pub mod sim;
 pub mod text;
-pub mod tui;
 pub mod view;
 
 pub use error::{ErrorKind, ReplayError};

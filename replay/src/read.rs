@@ -4,80 +4,18 @@
 //! needs). Whether the lines tell a game the rules allow is [`crate::sim`]'s job.
 
 use crate::error::{ErrorKind, ReplayError};
+use durak_protocol::replay::{HeaderLine, LINE_TYPES};
 use durak_rules::{Card, Seat, Variant};
-use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
+/// The lines' types, shared with the referee that writes them (`durak_protocol::replay`).
+pub use durak_protocol::replay::{
+    Clock, FaultRecord, Record, RequestTime, ResultRecord, SeatHeader, SeatLimits, StderrAt,
+};
+
 /// The replay format version this crate reads (the referee's `REPLAY_FORMAT`).
-pub const FORMAT: u64 = 1;
-
-/// The limits a seat played under (as in the referee's hello).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct SeatLimits {
-    #[serde(default)]
-    pub startup_ms: u64,
-    #[serde(default)]
-    pub move_ms: u64,
-    #[serde(default)]
-    pub bank_ms: u64,
-    #[serde(default)]
-    pub max_line_bytes: u64,
-}
-
-/// One seat of the header.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct SeatHeader {
-    pub seat: Seat,
-    pub name: String,
-    #[serde(default)]
-    pub command: String,
-    #[serde(default)]
-    pub bot_name: Option<String>,
-    #[serde(default)]
-    pub bot_version: Option<String>,
-    #[serde(default)]
-    pub limits: Option<SeatLimits>,
-    /// The seat's process was started for this game (it got the referee's hello first); absent
-    /// in older replays.
-    #[serde(default)]
-    pub hello: Option<bool>,
-}
-
-impl SeatHeader {
-    /// How the seat is shown: its name, and the bot's own name when it differs.
-    pub fn label(&self) -> String {
-        match self.own_name() {
-            Some(b) => format!("{} ({b})", self.name),
-            None => self.name.clone(),
-        }
-    }
-
-    /// The bot's own name (from its hello) when it says something the seat's name does not.
-    fn own_name(&self) -> Option<&str> {
-        self.bot_name
-            .as_deref()
-            .filter(|b| *b != self.name && !b.is_empty())
-    }
-}
-
-#[derive(Deserialize)]
-struct RawHeader {
-    format: u64,
-    #[serde(default)]
-    referee: Option<String>,
-    variant: String,
-    players: usize,
-    series_seed: u64,
-    game: u32,
-    seed: u64,
-    dealer: Seat,
-    first_game: bool,
-    #[serde(default)]
-    games: Option<u32>,
-    deck: Vec<String>,
-    seats: Vec<SeatHeader>,
-}
+pub const FORMAT: u64 = durak_protocol::replay::REPLAY_FORMAT;
 
 /// The first line of a replay: everything fixed before the deal.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +32,8 @@ pub struct Header {
     pub seed: u64,
     pub dealer: Seat,
     pub first_game: bool,
+    /// The moves after which the referee ends a game as a draw (absent in older replays).
+    pub max_moves: Option<u32>,
     /// The games of the match (absent in older replays).
     pub games: Option<u32>,
     /// The deck in deal order, as logged (not checked to be a permutation here).
@@ -125,149 +65,39 @@ impl Header {
     }
 }
 
-/// A time limit announced with a request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct RequestTime {
-    pub move_ms: u64,
-    pub bank_ms: u64,
-}
-
-/// A fault as logged (a `fault` line or an entry of the result's `faults`).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct FaultRecord {
-    pub seat: Seat,
-    pub kind: String,
-    pub detail: String,
-    #[serde(default)]
-    pub rule: Option<String>,
-}
-
-/// The last line of a replay.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct ResultRecord {
-    pub loser: Option<Seat>,
-    pub draw: bool,
-    #[serde(default)]
-    pub faults: Vec<FaultRecord>,
-    pub moves: u32,
-    #[serde(default)]
-    pub duration_ms: Option<u64>,
-    /// The referee ended the game as a draw at this many moves (its `max_moves`).
-    #[serde(default)]
-    pub move_limit: Option<u32>,
-    /// Why attempts at this game were voided (a bot starved by the machine), oldest first.
-    #[serde(default)]
-    pub voided: Vec<String>,
-    /// The game was given up, voided each time: it counts for nobody, and stops at the starved
-    /// seat's open request.
-    #[serde(default)]
-    pub void: bool,
-}
-
-/// Where in the game a `stderr` line's text arrived (its `at`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StderrAt {
-    /// `"start"`: before the seat's first request (start-up, hello, between games).
-    Start,
-    /// A request id: after the referee sent that request to the seat, until its next one.
-    Request(u64),
-    /// `"end"`: after `game_end` was sent.
-    End,
-}
-
-impl<'de> Deserialize<'de> for StderrAt {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        match &v {
-            Value::String(s) if s == "start" => Ok(StderrAt::Start),
-            Value::String(s) if s == "end" => Ok(StderrAt::End),
-            Value::Number(n) if n.as_u64().is_some_and(|n| n >= 1) => {
-                Ok(StderrAt::Request(n.as_u64().expect("checked")))
-            }
-            _ => Err(serde::de::Error::custom(format!(
-                "\"at\" is \"start\", \"end\" or a request id (1, 2, ...), not {v}"
-            ))),
+impl Header {
+    /// The header as its line is written (`durak_protocol::replay::HeaderLine`).
+    pub fn to_line(&self) -> HeaderLine {
+        HeaderLine {
+            kind: Default::default(),
+            format: self.format,
+            referee: self.referee.clone(),
+            variant: self.variant.name().to_string(),
+            players: self.players,
+            series_seed: self.series_seed,
+            game: self.game,
+            seed: self.seed,
+            dealer: self.dealer,
+            first_game: self.first_game,
+            max_moves: self.max_moves,
+            games: self.games,
+            deck: self.deck.iter().map(Card::to_string).collect(),
+            seats: self.seats.clone(),
         }
     }
 }
 
-/// One line after the header.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Record {
-    /// An event of the game; `to` is `None` for a public event, else the one seat that saw it.
-    Event { to: Option<Seat>, event: Value },
-    /// The referee asked `seat` for a decision.
-    Request {
-        id: u64,
-        seat: Seat,
-        decision: String,
-        #[serde(default)]
-        time: Option<RequestTime>,
-        legal: Value,
-    },
-    /// A move applied: chosen by the bot, or `forced` (R-1, played by the referee).
-    Move {
-        seat: Seat,
-        forced: bool,
-        #[serde(default)]
-        id: Option<u64>,
-        #[serde(default)]
-        elapsed_ms: Option<f64>,
-        /// The time charged and the accounting behind it (docs/PROTOCOL.md, "Time limits"),
-        /// when the referee read it; absent in older replays.
-        #[serde(default)]
-        own_ms: Option<f64>,
-        #[serde(default)]
-        cpu_ms: Option<f64>,
-        #[serde(default)]
-        wait_ms: Option<f64>,
-        #[serde(rename = "move")]
-        mv: Value,
-    },
-    /// A refused answer: the raw line and why it was refused.
-    Answer {
-        id: u64,
-        seat: Seat,
-        #[serde(default)]
-        elapsed_ms: Option<f64>,
-        line: String,
-        refused: String,
-    },
-    /// A fault: the seat loses the game.
-    Fault(FaultRecord),
-    /// What a bot wrote on stderr during the game (capped per game), and where in the game it
-    /// arrived (`at`; absent in older replays, which hold a process's whole stderr at the end).
-    Stderr {
-        seat: Seat,
-        #[serde(default)]
-        at: Option<StderrAt>,
-        #[serde(default)]
-        text: String,
-        /// Bytes that arrived there beyond the game's cap, left out.
-        #[serde(default)]
-        dropped: u64,
-        /// Lines of this game the referee had written to the seat when the text arrived
-        /// (absent in older replays: they are placed by `at`).
-        #[serde(default)]
-        sent: Option<u64>,
-    },
-    /// How the game ended.
-    Result(ResultRecord),
-}
-
-impl Record {
-    /// The line's `type`.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Record::Event { .. } => "event",
-            Record::Request { .. } => "request",
-            Record::Move { .. } => "move",
-            Record::Answer { .. } => "answer",
-            Record::Fault(_) => "fault",
-            Record::Stderr { .. } => "stderr",
-            Record::Result(_) => "result",
-        }
+impl Replay {
+    /// The replay's lines as the referee writes them (each without its newline): what was read,
+    /// written again.
+    pub fn to_lines(&self) -> Vec<String> {
+        let mut out = vec![serde_json::to_string(&self.header.to_line()).expect("json")];
+        out.extend(
+            self.lines
+                .iter()
+                .map(|l| serde_json::to_string(&l.record).expect("json")),
+        );
+        out
     }
 }
 
@@ -286,10 +116,6 @@ pub struct Replay {
     pub header: Header,
     pub lines: Vec<Line>,
 }
-
-const LINE_TYPES: [&str; 8] = [
-    "header", "event", "request", "move", "answer", "fault", "stderr", "result",
-];
 
 /// Read a replay file. Errors name the file and the line: a file that does not exist, not a
 /// replay, a newer format version, a line cut off at the end of the file, an invalid line.
@@ -551,7 +377,7 @@ fn parse_header(value: &Value, source: &str, number: usize) -> Result<Header, Re
             ))
         }
     }
-    let raw: RawHeader = serde_json::from_value(value.clone())
+    let raw: HeaderLine = serde_json::from_value(value.clone())
         .map_err(|e| bad(ErrorKind::InvalidLine, format!("invalid header: {e}")))?;
     let variant: Variant = raw
         .variant
@@ -612,6 +438,7 @@ fn parse_header(value: &Value, source: &str, number: usize) -> Result<Header, Re
         seed: raw.seed,
         dealer: raw.dealer,
         first_game: raw.first_game,
+        max_moves: raw.max_moves,
         games: raw.games,
         deck,
         seats: raw.seats,

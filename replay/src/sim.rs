@@ -8,7 +8,7 @@
 //! of the game; when a fault ended the game at a decision, that decision is the last step.
 
 use crate::read::{FaultRecord, Header, Line, Record, Replay, RequestTime, ResultRecord, StderrAt};
-use durak_protocol::{event_json, legal_json, parse_answer};
+use durak_protocol::{event_json, legal_json, parse_answer, FaultKind, Refusal};
 use durak_rules::{Audience, Decision, Deck, Event, Game, Legal, Move, Seat, Setup, Variant};
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -159,10 +159,15 @@ impl Simulation {
 }
 
 /// Decode a logged move (`{action, cards|pairs, exchange}`) into an engine move, with the same
-/// checks as a bot's answer.
-pub fn decode_move(mv: &Value) -> Result<Move, String> {
+/// checks as a bot's answer; refused as an answer would be (a [`Refusal`] of kind `schema`).
+pub fn decode_move(mv: &Value) -> Result<Move, Refusal> {
     let Value::Object(fields) = mv else {
-        return Err(format!("the move {mv} is not a JSON object"));
+        return Err(Refusal {
+            kind: FaultKind::Schema,
+            rule: None,
+            pointer: Some(String::new()),
+            message: format!("the move {mv} is not a JSON object"),
+        });
     };
     let mut answer = Map::new();
     answer.insert("type".into(), Value::from("answer"));
@@ -172,9 +177,7 @@ pub fn decode_move(mv: &Value) -> Result<Move, String> {
             answer.insert(k.clone(), v.clone());
         }
     }
-    parse_answer(&Value::Object(answer))
-        .map(|(_, m)| m)
-        .map_err(|r| r.message)
+    parse_answer(&Value::Object(answer)).map(|(_, m)| m)
 }
 
 /// Whether a raw answer line would have been accepted for request `id` of this game.
@@ -319,15 +322,13 @@ impl Walk<'_> {
                 forced,
                 id,
                 elapsed_ms,
-                own_ms,
-                cpu_ms,
-                wait_ms,
+                clock,
                 mv,
             } => {
-                let accounting = own_ms.map(|own_ms| Accounting {
+                let accounting = clock.own_ms.map(|own_ms| Accounting {
                     own_ms,
-                    cpu_ms: *cpu_ms,
-                    wait_ms: *wait_ms,
+                    cpu_ms: clock.cpu_ms,
+                    wait_ms: clock.wait_ms,
                 });
                 self.apply(number, *seat, *forced, *id, (*elapsed_ms, accounting), mv)
             }
@@ -337,6 +338,7 @@ impl Walk<'_> {
                 elapsed_ms,
                 line: raw,
                 refused,
+                ..
             } => self.answer(number, *id, *seat, *elapsed_ms, raw, refused),
             Record::Fault(f) => {
                 if self.seat_ok(number, f.seat, "the fault") {

@@ -5,6 +5,7 @@
 use crate::read::{FaultRecord, Header, StderrAt};
 use crate::sim::{Simulation, StderrText, Step};
 use durak_protocol::text::{escape_controls, escape_controls_multiline};
+use durak_protocol::FaultKind;
 use durak_rules::{
     Audience, Card, CardSet, DecisionKind, EventKind, Legal, Move, Rank, Seat, Suit, Variant,
 };
@@ -44,7 +45,7 @@ fn codes(s: impl IntoIterator<Item = Card>) -> Vec<String> {
 }
 
 /// A hand sorted for display: by suit, trumps last, then by rank.
-pub(crate) fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
+pub fn sorted_hand(hand: CardSet, trump: Suit) -> Vec<Card> {
     let mut v: Vec<Card> = hand.iter().collect();
     v.sort_by_key(|c| (c.suit() == trump, c.suit() as u8, c.rank() as u8));
     v
@@ -274,19 +275,23 @@ fn seat_name(h: &Header, s: Seat) -> String {
     h.seat_name(s)
 }
 
-/// A fault kind in plain words.
+/// A fault kind, by its recorded name, in plain words; a name this build does not know (a newer
+/// referee's) is "faulted", which claims nothing (not [`FaultKind::from_recorded`]'s `crash`:
+/// words shown to people do not guess).
 pub fn fault_words(kind: &str) -> &'static str {
-    match kind {
-        "timeout" => "did not answer in time",
-        "crash" => "crashed (its process ended)",
-        "closed" => "closed its output",
-        "malformed" => "sent a line that is not JSON",
-        "schema" => "sent a message of the wrong shape",
-        "illegal" => "made an illegal move",
-        "line_too_long" => "sent a line longer than the limit",
-        "start_failed" => "could not be started",
-        "forfeit" => "forfeited (disqualified earlier in the tournament)",
-        _ => "faulted",
+    use FaultKind as K;
+    match kind.parse::<FaultKind>() {
+        Ok(K::Timeout) => "did not answer in time",
+        Ok(K::Crash) => "crashed (its process ended)",
+        Ok(K::Memory) => "used more memory than its limit",
+        Ok(K::Closed) => "closed its output",
+        Ok(K::Malformed) => "sent a line that is not JSON",
+        Ok(K::Schema) => "sent a message of the wrong shape",
+        Ok(K::Illegal) => "made an illegal move",
+        Ok(K::LineTooLong) => "sent a line longer than the limit",
+        Ok(K::StartFailed) => "could not be started",
+        Ok(K::Forfeit) => "forfeited (disqualified earlier in the tournament)",
+        Err(_) => "faulted",
     }
 }
 

@@ -450,3 +450,20 @@ fn a_stderr_line_at_a_request_that_is_not_the_seats() {
         );
     }
 }
+
+/// A logged move is decoded with the checks of a bot's answer, and refused as one would be.
+#[test]
+fn a_logged_move_that_cannot_be_read_is_refused_as_an_answer() {
+    use durak_protocol::FaultKind;
+    use durak_replay::sim::decode_move;
+    let r = decode_move(&serde_json::json!(["attack"])).unwrap_err();
+    assert_eq!(
+        (r.kind, r.pointer.as_deref()),
+        (FaultKind::Schema, Some(""))
+    );
+    assert!(r.to_string().contains("not a JSON object"), "{r}");
+    let r = decode_move(&serde_json::json!({"action": "attack", "cards": ["ZZ"]})).unwrap_err();
+    assert_eq!(r.kind, FaultKind::Schema, "{r}");
+    let m = decode_move(&serde_json::json!({"action": "take"})).unwrap();
+    assert_eq!(m, durak_rules::Move::Take);
+}

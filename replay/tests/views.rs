@@ -374,3 +374,18 @@ fn a_decision_the_machine_kept_waiting_shows_its_own_time() {
     );
     assert!(render_step(&step_view(&s, 0, None)).contains("204 ms its own"));
 }
+
+/// Every fault kind has words of its own (memory had none: "faulted"); only a name this build
+/// does not know is "faulted".
+#[test]
+fn every_fault_kind_has_its_own_words() {
+    use durak_protocol::FaultKind;
+    use durak_replay::view::fault_words;
+    let words: std::collections::BTreeSet<&str> = FaultKind::ALL
+        .iter()
+        .map(|k| fault_words(k.name()))
+        .collect();
+    assert_eq!(words.len(), FaultKind::ALL.len(), "{words:?}");
+    assert!(!words.contains("faulted"), "{words:?}");
+    assert_eq!(fault_words("gremlins"), "faulted");
+}

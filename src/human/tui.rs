@@ -1,5 +1,5 @@
 //! The human seat on a terminal: the replay viewer's layout for the seat's position
-//! (`durak_replay::tui::seat`), the numbered choices below it and a line to type in; the game's
+//! (`durak_tui::seat`), the numbered choices below it and a line to type in; the game's
 //! end shown until a key is pressed. Raw mode and the alternate screen are left on drop (and
 //! `durak play` restores the terminal after the match, in case this process was killed).
 
@@ -8,8 +8,8 @@ use super::{fault_words, Front, Hello, HumanError};
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
 use durak_replay::moves::{choices, read_input, verb, Input};
-use durak_replay::tui::seat::{draw_seat, SeatScreen};
 use durak_rules::{Legal, Move};
+use durak_tui::seat::{draw_seat, SeatScreen};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use serde_json::Value;

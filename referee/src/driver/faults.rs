@@ -6,7 +6,6 @@ use crate::process::{BotProcess, IoFault};
 use crate::stderr::StderrChunk;
 use durak_protocol::{Fault, FaultKind};
 use durak_rules::Seat;
-use serde_json::{json, Value};
 use std::path::PathBuf;
 
 /// The detail of the fault of a bot that killed its supervisor.
@@ -108,9 +107,15 @@ pub(super) fn died_between_answers(proc: &BotProcess, end_offset: u64, index: u3
 /// The replay's `stderr` lines of one seat in one game: one per point of the game it wrote at
 /// (`at`: `"start"`, the request id, `"end"`; `sent`: the lines of the game it had been sent),
 /// with the bytes dropped there beyond the game's cap.
-pub(super) fn stderr_lines(seat: Seat, chunks: Vec<StderrChunk>) -> impl Iterator<Item = Value> {
-    chunks.into_iter().map(move |c| {
-        json!({"type": "stderr", "seat": seat, "at": c.at, "sent": c.sent,
-               "text": c.text_lossy(), "dropped": c.dropped})
+pub(super) fn stderr_lines(
+    seat: Seat,
+    chunks: Vec<StderrChunk>,
+) -> impl Iterator<Item = super::ReplayLine<'static>> {
+    chunks.into_iter().map(move |c| super::ReplayLine::Stderr {
+        seat,
+        at: Some(c.at),
+        sent: Some(c.sent),
+        text: c.text_lossy(),
+        dropped: c.dropped,
     })
 }

@@ -28,8 +28,7 @@ impl GameRun<'_> {
                 Audience::All => None,
                 Audience::Seat(s) => Some(s),
             };
-            self.log.push(ReplayEvent {
-                kind: "event",
+            self.log.push(ReplayLine::Event {
                 to,
                 event: proto::EventSer(&e.kind),
             });
@@ -72,10 +71,7 @@ impl GameRun<'_> {
                 ));
             }
         }
-        self.log.push(
-            json!({"type": "fault", "seat": seat, "kind": f.kind, "detail": f.detail,
-                             "rule": f.rule}),
-        );
+        self.log.push(ReplayLine::Fault(FaultRecord::from(&f)));
         if let Some(live) = seats[seat].live.as_mut() {
             if !matches!(f.kind, FaultKind::Crash | FaultKind::Closed) {
                 let _ = live
@@ -179,31 +175,36 @@ pub(super) async fn play_game(
         }
     }
 
-    let header = json!({
-        "type": "header",
-        "format": REPLAY_FORMAT,
-        "referee": concat!("durak-referee ", env!("CARGO_PKG_VERSION")),
-        "variant": cfg.variant.name(),
-        "players": n,
-        "series_seed": cfg.seed,
-        "game": index,
-        "seed": seed,
-        "dealer": setup.dealer,
-        "first_game": setup.first_game,
-        "max_moves": cfg.max_moves,
-        "games": cfg.games,
-        "deck": game.deck().cards().iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-        "seats": seats.iter().enumerate().map(|(i, s)| json!({
-            "seat": i, "name": s.info.name, "command": s.info.command,
-            "bot_name": s.info.bot_name, "bot_version": s.info.bot_version,
-            "limits": cfg.seats[i].limits, "hello": started_now[i],
-        })).collect::<Vec<_>>(),
+    run.log.push(HeaderLine {
+        kind: Default::default(),
+        format: proto::replay::REPLAY_FORMAT,
+        referee: Some(concat!("durak-referee ", env!("CARGO_PKG_VERSION")).to_string()),
+        variant: cfg.variant.name().to_string(),
+        players: n,
+        series_seed: cfg.seed,
+        game: index,
+        seed,
+        dealer: setup.dealer,
+        first_game: setup.first_game,
+        max_moves: Some(cfg.max_moves),
+        games: Some(cfg.games),
+        deck: game.deck().cards().iter().map(|c| c.to_string()).collect(),
+        seats: seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SeatHeader {
+                seat: i,
+                name: s.info.name.clone(),
+                command: s.info.command.clone(),
+                bot_name: s.info.bot_name.clone(),
+                bot_version: s.info.bot_version.clone(),
+                limits: Some(cfg.seats[i].limits.into()),
+                hello: Some(started_now[i]),
+            })
+            .collect(),
     });
-    run.log.push(header);
-    for f in run.faults.clone() {
-        run.log
-            .push(json!({"type": "fault", "seat": f.seat, "kind": f.kind,
-                            "detail": f.detail, "rule": f.rule}));
+    for f in &run.faults {
+        run.log.push(ReplayLine::Fault(f.into()));
     }
     for line in start_stderr {
         run.log.push(line);
@@ -278,13 +279,12 @@ pub(super) async fn play_game(
         if let Some(mv) = legal.forced_move(cfg.variant) {
             game.apply_into(seat, &mv, &mut events)
                 .expect("R-1 forced moves are legal");
-            run.log.push(ReplayMove {
-                kind: "move",
+            run.log.push(ReplayLine::Move {
                 seat,
                 forced: true,
                 id: None,
                 elapsed_ms: None,
-                clock: None,
+                clock: Clock::default(),
                 mv: proto::MoveSer(&mv),
             });
         } else {
@@ -297,13 +297,12 @@ pub(super) async fn play_game(
                 Ok((answer, time)) => {
                     let mv = scripted.unwrap_or(answer);
                     game.apply_into(seat, &mv, &mut events).expect("checked");
-                    run.log.push(ReplayMove {
-                        kind: "move",
+                    run.log.push(ReplayLine::Move {
                         seat,
                         forced: false,
                         id: Some(request_id),
-                        elapsed_ms: Some(ReplayClock::wall_ms(&time)),
-                        clock: Some(ReplayClock::of(&time)),
+                        elapsed_ms: Some(ms(time.wall)),
+                        clock: replay_clock(&time),
                         mv: proto::MoveSer(&mv),
                     });
                 }
@@ -421,25 +420,24 @@ pub(super) async fn play_game(
         }
     }
     let duration_ms = started.elapsed().as_millis() as u64;
-    let faults_json: Vec<Value> = run
-        .faults
-        .iter()
-        .map(|f| json!({"seat": f.seat, "kind": f.kind, "detail": f.detail, "rule": f.rule}))
-        .collect();
-    let mut result = json!({"type": "result", "loser": outcome.loser, "draw": outcome.is_draw(),
-                            "faults": faults_json, "moves": game.move_count(),
-                            "duration_ms": duration_ms});
-    if let Some(limit) = move_limit {
-        result["move_limit"] = json!(limit);
-    }
+    let mut result = ResultRecord {
+        loser: outcome.loser,
+        draw: outcome.is_draw(),
+        faults: run.faults.iter().map(FaultRecord::from).collect(),
+        moves: game.move_count(),
+        duration_ms: Some(duration_ms),
+        move_limit,
+        void: false,
+        voided: Vec::new(),
+    };
     let voided = run.starved.as_ref().map(|(_, detail)| detail.clone());
     if let Some(detail) = &voided {
         // Void: no loser, no draw (the match plays it again, up to MAX_VOIDED times).
-        result["draw"] = json!(false);
-        result["void"] = json!(true);
-        result["voided"] = json!([detail]);
+        result.draw = false;
+        result.void = true;
+        result.voided = vec![detail.clone()];
     }
-    run.log.push(result);
+    run.log.push(ReplayLine::Result(result));
     // The replay is written by the caller (overlapping the next game).
     let replay = cfg
         .replay_dir
@@ -518,15 +516,14 @@ async fn ask(
     let limits = cfg.seats[seat].limits;
     let obs = game.observation(seat);
     let req = proto::request(id, run.index, legal, &obs, limits.move_ms, bank[seat]);
-    run.log.push(ReplayRequest {
-        kind: "request",
+    run.log.push(ReplayLine::Request {
         id,
         seat,
-        decision: legal.decision.kind.name(),
-        time: ReplayTime {
+        decision: legal.decision.kind.name().into(),
+        time: Some(proto::replay::RequestTime {
             move_ms: limits.move_ms,
             bank_ms: bank[seat],
-        },
+        }),
         legal: proto::LegalSer(legal),
     });
     let Some(live) = seats[seat].live.as_mut() else {
@@ -598,10 +595,14 @@ async fn ask(
     match proto::judge_answer(&line, id, game, seat) {
         Ok(mv) => Ok((mv, time)),
         Err(r) => {
-            let mut answer = json!({"type": "answer", "id": id, "seat": seat,
-                                    "elapsed_ms": ReplayClock::wall_ms(&time), "line": shown(&line), "refused": r.detail()});
-            ReplayClock::of(&time).add_to(&mut answer);
-            run.log.push(answer);
+            run.log.push(ReplayLine::Answer {
+                id,
+                seat,
+                elapsed_ms: Some(ms(time.wall)),
+                line: shown(&line),
+                refused: r.detail().into_owned(),
+                clock: replay_clock(&time),
+            });
             run.error_context.1 = r.pointer.clone();
             let mut f = r.fault(seat);
             f.detail = format!("request {id}: {}", f.detail);

@@ -5,12 +5,12 @@
 use crate::clock::DecisionTime;
 use crate::isolation::Context;
 use crate::process::{describe_exit, BotCommand, BotProcess, IoFault, SpawnOptions};
-use crate::replay::{replay_path, ReplayLog, REPLAY_FORMAT};
+use crate::replay::{replay_path, ReplayLog};
 use crate::stderr::StderrAt;
+use durak_protocol::replay::{Clock, FaultRecord, HeaderLine, Record, ResultRecord, SeatHeader};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, MessageKinds};
 use durak_rules::{Audience, Event, Game, Legal, Move, Outcome, Seat, Series, Setup, Variant};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -150,82 +150,21 @@ pub struct MatchResult {
     pub games: Vec<GameRecord>,
 }
 
-/// A replay `event` line.
-#[derive(Serialize)]
-struct ReplayEvent<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    to: Option<Seat>,
-    event: proto::EventSer<'a>,
-}
-
-/// A replay `request` line.
-#[derive(Serialize)]
-struct ReplayRequest<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    id: u64,
-    seat: Seat,
-    decision: &'static str,
-    time: ReplayTime,
-    legal: proto::LegalSer<'a>,
-}
-
-#[derive(Serialize)]
-struct ReplayTime {
-    move_ms: u64,
-    bank_ms: u64,
-}
-
-/// A replay `move` line.
-#[derive(Serialize)]
-struct ReplayMove<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    seat: Seat,
-    forced: bool,
-    id: Option<u64>,
-    elapsed_ms: Option<f64>,
-    #[serde(flatten)]
-    clock: Option<ReplayClock>,
-    #[serde(rename = "move")]
-    mv: proto::MoveSer<'a>,
-}
+/// A replay line as the driver writes it: the engine's event, legal choices and move
+/// serialized straight from engine values (`proto::replay::Record`, the type every reader
+/// reads it with).
+type ReplayLine<'a> = Record<proto::EventSer<'a>, proto::LegalSer<'a>, proto::MoveSer<'a>>;
 
 /// A decision's clock in a replay line beside `elapsed_ms` (the wall time; see
 /// [`crate::clock`]), in milliseconds rounded to the microsecond: `own_ms` the time charged,
 /// `cpu_ms` and `wait_ms` the CPU time and run-queue wait of the bot's tasks, when they were read
 /// (a decision past `clock::FIRST_SAMPLE`).
-#[derive(Serialize)]
-struct ReplayClock {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    own_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cpu_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wait_ms: Option<f64>,
-}
-
-impl ReplayClock {
-    fn of(t: &DecisionTime) -> ReplayClock {
-        ReplayClock {
-            // Only when it differs from the wall time (an accounted decision).
-            own_ms: t.cpu.map(|_| ms(t.own)),
-            cpu_ms: t.cpu.map(ms),
-            wait_ms: t.wait.map(ms),
-        }
-    }
-
-    /// The wall time, for `elapsed_ms`.
-    fn wall_ms(t: &DecisionTime) -> f64 {
-        ms(t.wall)
-    }
-
-    /// Add the fields to a JSON line.
-    fn add_to(&self, line: &mut Value) {
-        if let (Value::Object(m), Ok(Value::Object(c))) = (line, serde_json::to_value(self)) {
-            m.extend(c);
-        }
+fn replay_clock(t: &DecisionTime) -> Clock {
+    Clock {
+        // Only when it differs from the wall time (an accounted decision).
+        own_ms: t.cpu.map(|_| ms(t.own)),
+        cpu_ms: t.cpu.map(ms),
+        wait_ms: t.wait.map(ms),
     }
 }
 

@@ -31,8 +31,9 @@ pub fn inert(s: &str) -> bool {
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {
+    // Through the replay crate's folder: the terminal UI's tests (`tui/tests/`) read them too.
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join("../replay/tests/data")
         .join(name)
 }
 

@@ -1,15 +1,16 @@
 //! Text a bot wrote (its hello name and version, its stderr, a refused answer line, the fault
 //! detail quoting it) cannot drive the terminal of whoever views the replay: plain text, the
 //! terminal UI and the HTML page show its control characters and bidi overrides as visible
-//! escapes. The fixture `hostile-text.jsonl` is a real game of such a bot (tests/data/README.md).
+//! escapes. The fixture `hostile-text.jsonl` is a real game of such a bot (replay/tests/data/README.md).
 
+#[path = "../../replay/tests/common/mod.rs"]
 mod common;
 
 use common::*;
 use durak_replay::html::html_page;
 use durak_replay::text::{render_step, summary, verdict};
-use durak_replay::tui::{draw, App};
 use durak_replay::view::all_views;
+use durak_tui::{draw, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 

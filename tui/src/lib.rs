@@ -1,4 +1,9 @@
-//! The interactive terminal viewer (ratatui + crossterm): `durak replay FILE` on a terminal.
+//! # durak-tui
+//!
+//! The terminal UI (ratatui + crossterm), apart from the replay model (`durak-replay`) so that
+//! what only reads and verifies replays (the service, check-bot) does not build it: the
+//! interactive replay viewer, `durak replay FILE` on a terminal, and the human seat's screen
+//! ([`seat`], `durak play human BOT`).
 //!
 //! The state and the key handling ([`App`]) are plain data, tested without a terminal; [`draw`]
 //! renders one frame (tested on ratatui's `TestBackend`, 80×24 and larger); [`run`] is the loop
@@ -9,13 +14,13 @@
 //! columns when wide, one down to 80×24, every hand in full), so that another screen — a human
 //! seat in `durak play` — can show a position the same way with its own header and keys.
 
-pub mod layout;
+mod layout;
 pub mod seat;
 
-use crate::sim::Simulation;
-use crate::view::step_view;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use durak_protocol::text::escape_controls;
+use durak_replay::sim::Simulation;
+use durak_replay::view::step_view;
 use durak_rules::solve::{Unsolved, Value};
 use durak_rules::{EventKind, Seat};
 use layout::{dim, draw_help, draw_step_scrolled};
@@ -87,7 +92,7 @@ impl App {
     }
 
     /// Mark the endgame's values and blunders (issue 26) from the game's analysis.
-    pub fn with_analysis(mut self, a: &crate::analyze::Analysis) -> App {
+    pub fn with_analysis(mut self, a: &durak_replay::analyze::Analysis) -> App {
         self.values = vec![None; self.steps];
         for d in &a.decisions {
             let Some(slot) = self.values.get_mut(d.step - 1) else {
@@ -380,7 +385,7 @@ pub fn draw(frame: &mut Frame, app: &App, sim: &Simulation) {
 
 /// Run the viewer on the terminal until the user quits. `start` is 0-based.
 pub fn run(sim: &Simulation, start: usize, viewer: Option<Seat>) -> std::io::Result<()> {
-    let mut app = App::for_game(sim).with_analysis(&crate::analyze::analyze(sim));
+    let mut app = App::for_game(sim).with_analysis(&durak_replay::analyze::analyze(sim));
     app.step = start.min(app.steps - 1);
     app.viewer = viewer;
     let mut terminal = ratatui::try_init()?;

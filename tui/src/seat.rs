@@ -8,7 +8,7 @@
 //! as counts). [`draw_seat`] renders it; tested on ratatui's `TestBackend`.
 
 use super::layout::{dim, draw_help, draw_step};
-use crate::view::{sorted_hand, PairView, SeatView, StepView};
+use durak_replay::view::{sorted_hand, PairView, SeatView, StepView};
 use durak_rules::{Card, CardSet, Seat, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -459,7 +459,7 @@ pub fn draw_seat(frame: &mut Frame, s: &SeatScreen) {
             let room = (middle.height as usize).saturating_sub(fixed).max(1);
             v.events = s.events[s.events.len().saturating_sub(room)..]
                 .iter()
-                .map(|t| crate::view::EventView {
+                .map(|t| durak_replay::view::EventView {
                     text: t.clone(),
                     private_to: None,
                 })

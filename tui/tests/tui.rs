@@ -1,12 +1,13 @@
 //! The terminal viewer drawn on ratatui's test backend: what the screen shows after keys.
 
+#[path = "../../replay/tests/common/mod.rs"]
 mod common;
 
 use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use durak_replay::tui::{draw, App};
 use durak_replay::view::{pretty_card, step_view};
 use durak_replay::Simulation;
+use durak_tui::{draw, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 

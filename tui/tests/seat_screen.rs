@@ -4,9 +4,9 @@
 //! and what is publicly known.
 
 use durak_protocol::observation_json;
-use durak_replay::tui::seat::{draw_seat, Phase, SeatScreen};
 use durak_replay::view::pretty_card;
 use durak_rules::{Game, Setup, Variant};
+use durak_tui::seat::{draw_seat, Phase, SeatScreen};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;

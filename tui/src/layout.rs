@@ -7,7 +7,7 @@
 //! viewer's `j` / `k`). At 120 columns and more the decision panel moves to a right-hand column.
 //! Down to 80×24 with six seats nothing that matters is cut.
 
-use crate::view::{pretty_card, StepView};
+use durak_replay::view::{pretty_card, StepView};
 use durak_rules::{Card, Suit};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
