@@ -339,6 +339,9 @@ pub struct BotProcess {
     written_at: Instant,
     /// The bot's threads' schedstat files, for the decision clock ([`BotProcess::answer`]).
     tracker: Option<Tracker>,
+    /// System calls asking for the supervisor's status ([`BotProcess::try_exit`]).
+    #[cfg(test)]
+    status_checks: u64,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -464,6 +467,8 @@ impl BotProcess {
             human: false,
             written_at: Instant::now(),
             tracker: None,
+            #[cfg(test)]
+            status_checks: 0,
         })
     }
 
@@ -523,6 +528,8 @@ impl BotProcess {
             human: true,
             written_at: Instant::now(),
             tracker: None,
+            #[cfg(test)]
+            status_checks: 0,
         })
     }
 
@@ -588,6 +595,7 @@ impl BotProcess {
 
     async fn flush(&mut self, limit: Duration) -> Result<(), IoFault> {
         if self.stdin.is_none() {
+            self.stderr.apply_mark().await;
             self.outbox.clear();
             return Err(self.closed_or_crashed().await);
         }
@@ -595,6 +603,8 @@ impl BotProcess {
             // What the bot writes on stderr from now on came after these lines.
             let lines = self.outbox.iter().filter(|b| **b == b'\n').count() as u64;
             self.stderr.mark_sent(self.sent.game_lines + lines).await;
+        } else {
+            self.stderr.apply_mark().await;
         }
         let stdin = self.stdin.as_mut().expect("checked");
         let out = &self.outbox;
@@ -781,6 +791,30 @@ impl BotProcess {
         !self.killed_supervisor && self.try_exit().is_some() && !self.done.is_set()
     }
 
+    /// [`BotProcess::supervisor_was_killed`] without a system call while the supervisor's
+    /// pidfd is quiet: the runtime's readiness of it is looked at (set by the `epoll_wait` that
+    /// woke the referee for the answer, or an earlier one), and only once it says the
+    /// supervisor ended is its status collected. A supervisor killed after that `epoll_wait`
+    /// shows at the next answer, or at the game's end ([`BotProcess::supervisor_was_killed`]).
+    async fn supervisor_seen_killed(&mut self) -> bool {
+        if self.killed_supervisor {
+            return false;
+        }
+        if self.exit.is_none() {
+            let child = &mut self.child;
+            let ended = std::future::poll_fn(|cx| {
+                let wait = std::pin::pin!(child.wait());
+                std::task::Poll::Ready(match std::future::Future::poll(wait, cx) {
+                    std::task::Poll::Ready(Ok(s)) => Some(s),
+                    _ => None,
+                })
+            })
+            .await;
+            self.exit = ended;
+        }
+        self.exit.is_some() && !self.done.is_set()
+    }
+
     /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
     /// timed from the moment the last byte of the request went into the pipe, and a timeout
     /// only when the bot's own time passes `limit`. A decision answered within
@@ -941,7 +975,7 @@ impl BotProcess {
                 if b.len() > self.max_line {
                     return Err(IoFault::LineTooLong);
                 }
-                if self.supervisor_was_killed() {
+                if self.supervisor_seen_killed().await {
                     return Err(IoFault::Crash(
                         "killed its supervisor (the process that cleans up after it) and went on"
                             .into(),
@@ -975,9 +1009,11 @@ impl BotProcess {
         chunks
     }
 
-    /// stderr arriving from now on belongs to `at` (what is already in the pipe does not).
+    /// stderr arriving from the next write to the bot on belongs to `at` (what is in the pipe
+    /// then does not). No system call: the write looks into the pipe once for both
+    /// ([`crate::stderr`]).
     pub async fn mark_stderr(&mut self, at: StderrAt) {
-        self.stderr.mark(at).await;
+        self.stderr.mark(at);
     }
 
     /// A new game starts: the stderr held so far is its start (see [`StderrAt::Start`]), and
@@ -1006,6 +1042,8 @@ impl BotProcess {
     /// Kill the bot and everything it started, then reap the supervisor. Never blocks on the
     /// bot for long.
     pub async fn kill(&mut self) {
+        // What the bot writes from now on (a killed bot's last words) belongs to the last mark.
+        self.stderr.apply_mark().await;
         if self.try_exit().is_some() {
             self.after_supervisor_killed();
         } else {
@@ -1092,6 +1130,10 @@ impl BotProcess {
     /// Whether the process has ended (without waiting).
     pub fn try_exit(&mut self) -> Option<ExitStatus> {
         if self.exit.is_none() {
+            #[cfg(test)]
+            {
+                self.status_checks += 1;
+            }
             if let Ok(Some(s)) = self.child.try_wait() {
                 self.exit = Some(s);
             }
@@ -1219,6 +1261,70 @@ mod tests {
             assert!(time.wall >= Duration::from_millis(50), "{time:?}");
             assert!(time.cpu.is_some() && time.wait.is_some(), "{time:?}");
             assert!(p.tracker.as_ref().unwrap().has_read());
+            p.kill().await;
+        });
+    }
+
+    /// The transport's fast path: a decision looks into the stderr pipe once (for the mark and
+    /// the write together) and asks for the supervisor's status never while its pidfd is quiet;
+    /// what the bot writes on stderr before each answer still goes with that request, and a
+    /// killed supervisor is still seen.
+    #[test]
+    fn a_decision_polls_stderr_once_and_never_asks_a_live_supervisor_for_its_status() {
+        runtime().block_on(async {
+            let cmd =
+                BotCommand::parse("sh -c 'while read l; do echo \"e$l\" >&2; echo \"$l\"; done'")
+                    .unwrap();
+            let mut p = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
+            let limit = Duration::from_secs(5);
+            let (polls, checks) = (p.stderr.polls, p.status_checks);
+            for id in 1..=20u64 {
+                p.mark_stderr(StderrAt::Request(id)).await;
+                p.send_raw(format!("{id}\n").as_bytes(), limit)
+                    .await
+                    .unwrap();
+                let (line, _) = p.answer(limit).await.unwrap();
+                assert_eq!(&line[..], id.to_string().as_bytes());
+            }
+            assert_eq!(
+                p.stderr.polls - polls,
+                20,
+                "one look into stderr per decision"
+            );
+            assert_eq!(
+                p.status_checks - checks,
+                0,
+                "no wait4 while the supervisor lives"
+            );
+            p.mark_stderr(StderrAt::End).await;
+            p.send_raw(b"end\n", limit).await.unwrap();
+            p.recv(limit).await.unwrap();
+            // Each request's stderr is its own (a mark settles what came before it).
+            let chunks = p.take_stderr().await;
+            let mut by_at: Vec<(StderrAt, String)> = Vec::new();
+            for c in chunks {
+                match by_at.last_mut() {
+                    Some((at, text)) if *at == c.at => text.push_str(&c.text_lossy()),
+                    _ => by_at.push((c.at, c.text_lossy())),
+                }
+            }
+            let mut want: Vec<(StderrAt, String)> = (1..=20u64)
+                .map(|id| (StderrAt::Request(id), format!("e{id}\n")))
+                .collect();
+            want.push((StderrAt::End, "eend\n".into()));
+            assert_eq!(by_at, want);
+            // The supervisor killed (not by the referee): the bot dies with it, and the next
+            // answer says who killed it.
+            let sup = rustix::process::Pid::from_raw(p.pgid.unwrap()).unwrap();
+            rustix::process::kill_process(sup, rustix::process::Signal::KILL).unwrap();
+            let r = match p.send_raw(b"x\n", limit).await {
+                Ok(()) => p.answer(limit).await.map(|_| ()),
+                Err(f) => Err(f),
+            };
+            match r {
+                Err(IoFault::Crash(d)) => assert!(d.contains("killed its supervisor"), "{d}"),
+                r => panic!("{r:?}"),
+            }
             p.kill().await;
         });
     }
