@@ -8,6 +8,7 @@
 pub mod affinity;
 pub mod builtin;
 pub mod clock;
+mod command;
 pub mod driver;
 mod idle;
 pub mod isolation;

@@ -2,34 +2,19 @@
 //! lines, killed with everything it started.
 
 use crate::clock::{self, DecisionTime, Pending, RefereeWait, Sample, Tracker};
-use crate::isolation::{self, Context, Isolation, Sandbox};
+use crate::isolation::{self, Context};
 use crate::sent::Sent;
 use crate::stderr::{StderrAt, StderrChunk, StderrDrain};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use std::io;
-use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 
-/// How to start a bot: a command line split like a shell would, or `builtin:NAME`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BotCommand {
-    /// What the user wrote.
-    pub spec: String,
-    pub program: PathBuf,
-    pub args: Vec<String>,
-    /// Working directory, if configured. Without one, the bot runs in a fresh private directory
-    /// (default mode) or in its sandbox's private `/tmp` (strict mode), and the program and the
-    /// arguments that look like paths (a `/` or a `.`) and exist are made absolute first.
-    pub cwd: Option<PathBuf>,
-    /// The sandbox mode and resource limits ([`Isolation::default`]: default mode, documented
-    /// limits).
-    pub isolation: Isolation,
-}
+pub use crate::command::{which, BotCommand};
 
 /// The seat a person plays from the terminal (`durak play human BOT`): `durak human`, started
 /// in the referee's terminal and foreground process group, without a sandbox (it is the
@@ -47,218 +32,6 @@ pub const HUMAN_SCREEN_FD: i32 = 4;
 
 /// The built-in bots (`builtin:NAME`).
 pub const BUILTINS: [&str; 2] = ["random", "greedy"];
-
-impl BotCommand {
-    /// Parse a bot spec. `builtin:NAME` runs this very executable as `durak bot NAME` (override the
-    /// executable with the `DURAK_EXE` environment variable, as tests do).
-    pub fn parse(spec: &str) -> Result<BotCommand, String> {
-        if let Some(name) = spec.strip_prefix("builtin:") {
-            if !BUILTINS.contains(&name) {
-                return Err(format!(
-                    "unknown built-in bot {name:?}: the built-in bots are {}",
-                    BUILTINS.map(|b| format!("builtin:{b}")).join(", ")
-                ));
-            }
-            let exe = match std::env::var_os("DURAK_EXE") {
-                Some(p) => PathBuf::from(p),
-                None => std::env::current_exe()
-                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
-            };
-            return Ok(BotCommand {
-                spec: spec.to_string(),
-                program: exe,
-                args: vec!["bot".into(), name.into()],
-                cwd: None,
-                isolation: Isolation::default(),
-            });
-        }
-        if spec == HUMAN {
-            let exe = match std::env::var_os("DURAK_EXE") {
-                Some(p) => PathBuf::from(p),
-                None => std::env::current_exe()
-                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
-            };
-            return Ok(BotCommand {
-                spec: spec.to_string(),
-                program: exe,
-                args: vec!["human".into()],
-                cwd: None,
-                isolation: Isolation::default(),
-            });
-        }
-        let words = shell_words::split(spec)
-            .map_err(|e| format!("cannot split the bot command {spec:?}: {e}"))?;
-        let Some((program, args)) = words.split_first() else {
-            return Err("the bot command is empty".to_string());
-        };
-        Ok(BotCommand {
-            spec: spec.to_string(),
-            program: PathBuf::from(program),
-            args: args.to_vec(),
-            cwd: None,
-            isolation: Isolation::default(),
-        })
-    }
-
-    /// Whether this is the human seat ([`HUMAN`]).
-    pub fn is_human(&self) -> bool {
-        self.spec == HUMAN
-    }
-
-    /// The same command with another sandbox mode.
-    pub fn with_sandbox(mut self, sandbox: Sandbox) -> BotCommand {
-        self.isolation.sandbox = sandbox;
-        self
-    }
-
-    /// The files and directories this bot is made of, absolute: its working directory (unless
-    /// it only starts there, `Isolation::foreign_cwd`), the program when it is a path, the
-    /// arguments that name existing files, and the directories of those files (their modules,
-    /// their data). What other bots must not see (`MatchConfig::hidden`; a bot's own files
-    /// stay visible to it even when another's directory holds them).
-    pub fn own_paths(&self) -> Vec<PathBuf> {
-        if self.spec.starts_with("builtin:") || self.is_human() {
-            return Vec::new();
-        }
-        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let base = match &self.cwd {
-            Some(c) if c.is_absolute() => c.clone(),
-            Some(c) => here.join(c),
-            None => here,
-        };
-        let mut out: Vec<PathBuf> = self
-            .cwd
-            .iter()
-            .filter(|_| !self.isolation.foreign_cwd)
-            .map(|_| base.clone())
-            .collect();
-        let mut files = Vec::new();
-        let p = &self.program;
-        if p.components().count() > 1 || p.is_absolute() {
-            files.push(base.join(p));
-        }
-        for a in &self.args {
-            if !a.starts_with('-') && (a.contains('/') || a.contains('.')) {
-                let f = base.join(a);
-                if f.exists() {
-                    files.push(f);
-                }
-            }
-        }
-        for f in &files {
-            let dir = f
-                .parent()
-                .filter(|d| d.components().count() > 2 && !f.is_dir());
-            if let Some(d) = dir.filter(|d| !d.starts_with("/usr")) {
-                out.push(d.to_path_buf());
-            }
-        }
-        out.extend(files);
-        out
-    }
-
-    /// Check before anything starts that the program exists (a path) or is on PATH (a name).
-    pub fn check_exists(&self) -> Result<(), String> {
-        let p = &self.program;
-        let base = self.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-        if p.components().count() > 1 || p.is_absolute() {
-            let full: PathBuf = if p.is_absolute() {
-                p.clone()
-            } else {
-                base.join(p)
-            }
-            .components()
-            .filter(|c| c != &std::path::Component::CurDir)
-            .collect();
-            if !full.exists() {
-                return Err(format!(
-                    "bot {:?}: {} does not exist",
-                    self.spec,
-                    full.display()
-                ));
-            }
-            if full.is_dir() {
-                return Err(format!(
-                    "bot {:?}: {} is a directory: name the program in it",
-                    self.spec,
-                    full.display()
-                ));
-            }
-            // As this user would run it (as root: any execute bit).
-            if rustix::fs::access(&full, rustix::fs::Access::EXEC_OK).is_err() {
-                return Err(format!(
-                    "bot {:?}: {} is not executable: run `chmod +x {}` (a script also needs a \
-                     first line such as `#!/usr/bin/env python3`), or name its interpreter: \
-                     \"{} {}\"",
-                    self.spec,
-                    full.display(),
-                    full.display(),
-                    interpreter_for(p),
-                    p.display()
-                ));
-            }
-        } else if which(p).is_none() {
-            if base.join(p).is_file() {
-                return Err(format!(
-                    "bot {:?}: {} is not a program on PATH; for the file {} here, write \"./{}\" \
-                     (if it is executable) or name its interpreter: \"{} {}\"",
-                    self.spec,
-                    p.display(),
-                    p.display(),
-                    p.display(),
-                    interpreter_for(p),
-                    p.display()
-                ));
-            }
-            return Err(format!(
-                "bot {:?}: {} is neither a file here nor a program on PATH",
-                self.spec,
-                p.display()
-            ));
-        } else if self.isolation.sandbox == Sandbox::Strict
-            && !std::env::split_paths(isolation::SANDBOX_PATH).any(|d| d.join(p).is_file())
-        {
-            return Err(format!(
-                "bot {:?}: {} is not in {} (the PATH of the strict sandbox, which sees only the \
-                 system directories): give the program as a path",
-                self.spec,
-                p.display(),
-                isolation::SANDBOX_PATH
-            ));
-        }
-        // Arguments that look like script paths must exist too (python3 bot.py).
-        for a in &self.args {
-            let looks_like_script = [".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar"]
-                .iter()
-                .any(|ext| a.ends_with(ext));
-            if looks_like_script && !a.starts_with('-') && !base.join(a).exists() {
-                return Err(format!("bot {:?}: the file {a} does not exist", self.spec));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The interpreter a script's extension suggests, for error messages.
-fn interpreter_for(script: &std::path::Path) -> &'static str {
-    match script.extension().and_then(|e| e.to_str()) {
-        Some("py") => "python3",
-        Some("js" | "mjs") => "node",
-        Some("sh") => "sh",
-        Some("rb") => "ruby",
-        Some("pl") => "perl",
-        Some("jar") => "java -jar",
-        _ => "INTERPRETER",
-    }
-}
-
-/// The first file named `name` in a directory of `PATH`.
-pub fn which(name: &std::path::Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|f| f.is_file())
-}
 
 /// Why reading from or writing to a bot failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -339,6 +112,9 @@ pub struct BotProcess {
     written_at: Instant,
     /// The bot's threads' schedstat files, for the decision clock ([`BotProcess::answer`]).
     tracker: Option<Tracker>,
+    /// System calls asking for the supervisor's status ([`BotProcess::try_exit`]).
+    #[cfg(test)]
+    status_checks: u64,
 }
 
 /// Resolves once the kernel has killed a process of the bot's cgroup for memory (checked every
@@ -464,6 +240,8 @@ impl BotProcess {
             human: false,
             written_at: Instant::now(),
             tracker: None,
+            #[cfg(test)]
+            status_checks: 0,
         })
     }
 
@@ -523,6 +301,8 @@ impl BotProcess {
             human: true,
             written_at: Instant::now(),
             tracker: None,
+            #[cfg(test)]
+            status_checks: 0,
         })
     }
 
@@ -588,6 +368,7 @@ impl BotProcess {
 
     async fn flush(&mut self, limit: Duration) -> Result<(), IoFault> {
         if self.stdin.is_none() {
+            self.stderr.apply_mark().await;
             self.outbox.clear();
             return Err(self.closed_or_crashed().await);
         }
@@ -595,6 +376,8 @@ impl BotProcess {
             // What the bot writes on stderr from now on came after these lines.
             let lines = self.outbox.iter().filter(|b| **b == b'\n').count() as u64;
             self.stderr.mark_sent(self.sent.game_lines + lines).await;
+        } else {
+            self.stderr.apply_mark().await;
         }
         let stdin = self.stdin.as_mut().expect("checked");
         let out = &self.outbox;
@@ -775,10 +558,35 @@ impl BotProcess {
 
     /// Someone (the bot, as the same user in default mode) killed the supervisor: it ended
     /// without its mark (see `isolation::done`), and not by the referee's hand. Nothing cleans
-    /// up after the bot any more. Checked after every answer and at every game's end, so a bot
-    /// that does so is at fault in that game.
+    /// up after the bot any more. Checked at every game's end, and after every answer without
+    /// a system call ([`BotProcess::supervisor_seen_killed`]), so a bot that does so is at
+    /// fault in that game.
     pub fn supervisor_was_killed(&mut self) -> bool {
         !self.killed_supervisor && self.try_exit().is_some() && !self.done.is_set()
+    }
+
+    /// [`BotProcess::supervisor_was_killed`] without a system call while the supervisor's
+    /// pidfd is quiet: the runtime's readiness of it is looked at (set by the `epoll_wait` that
+    /// woke the referee for the answer, or an earlier one), and only once it says the
+    /// supervisor ended is its status collected. A supervisor killed after that `epoll_wait`
+    /// shows at the next answer, or at the game's end ([`BotProcess::supervisor_was_killed`]).
+    async fn supervisor_seen_killed(&mut self) -> bool {
+        if self.killed_supervisor {
+            return false;
+        }
+        if self.exit.is_none() {
+            let child = &mut self.child;
+            let ended = std::future::poll_fn(|cx| {
+                let wait = std::pin::pin!(child.wait());
+                std::task::Poll::Ready(match std::future::Future::poll(wait, cx) {
+                    std::task::Poll::Ready(Ok(s)) => Some(s),
+                    _ => None,
+                })
+            })
+            .await;
+            self.exit = ended;
+        }
+        self.exit.is_some() && !self.done.is_set()
     }
 
     /// The answer to what was just written, on the decision clock (see [`crate::clock`]):
@@ -941,7 +749,7 @@ impl BotProcess {
                 if b.len() > self.max_line {
                     return Err(IoFault::LineTooLong);
                 }
-                if self.supervisor_was_killed() {
+                if self.supervisor_seen_killed().await {
                     return Err(IoFault::Crash(
                         "killed its supervisor (the process that cleans up after it) and went on"
                             .into(),
@@ -975,9 +783,11 @@ impl BotProcess {
         chunks
     }
 
-    /// stderr arriving from now on belongs to `at` (what is already in the pipe does not).
+    /// stderr arriving from the next write to the bot on belongs to `at` (what is in the pipe
+    /// then does not). No system call: the write looks into the pipe once for both
+    /// ([`crate::stderr`]).
     pub async fn mark_stderr(&mut self, at: StderrAt) {
-        self.stderr.mark(at).await;
+        self.stderr.mark(at);
     }
 
     /// A new game starts: the stderr held so far is its start (see [`StderrAt::Start`]), and
@@ -1006,6 +816,8 @@ impl BotProcess {
     /// Kill the bot and everything it started, then reap the supervisor. Never blocks on the
     /// bot for long.
     pub async fn kill(&mut self) {
+        // What the bot writes from now on (a killed bot's last words) belongs to the last mark.
+        self.stderr.apply_mark().await;
         if self.try_exit().is_some() {
             self.after_supervisor_killed();
         } else {
@@ -1092,6 +904,10 @@ impl BotProcess {
     /// Whether the process has ended (without waiting).
     pub fn try_exit(&mut self) -> Option<ExitStatus> {
         if self.exit.is_none() {
+            #[cfg(test)]
+            {
+                self.status_checks += 1;
+            }
             if let Ok(Some(s)) = self.child.try_wait() {
                 self.exit = Some(s);
             }
@@ -1223,43 +1039,91 @@ mod tests {
         });
     }
 
-    /// The usual ways to name a bot wrongly are refused before anything starts, with the fix.
+    /// The transport's fast path: a decision looks into the stderr pipe once (for the mark and
+    /// the write together) and asks for the supervisor's status never while its pidfd is quiet;
+    /// what the bot writes on stderr before each answer still goes with that request, and a
+    /// killed supervisor is still seen.
     #[test]
-    fn a_bot_named_wrongly_is_refused_with_the_fix() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("mybot.py");
-        std::fs::write(&script, "#!/usr/bin/env python3\n").unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let check = |spec: &str| {
-            let mut cmd = BotCommand::parse(spec).unwrap();
-            cmd.cwd = Some(dir.path().to_path_buf());
-            cmd.check_exists()
-        };
-        // A path to a file that cannot run.
-        let e = check("./mybot.py").unwrap_err();
-        assert!(e.contains("is not executable"), "{e}");
-        assert!(e.contains(&format!("chmod +x {}", script.display())), "{e}");
-        assert!(e.contains("\"python3 ./mybot.py\""), "{e}");
-        // A bare name looks on PATH only, though the file is here.
-        let e = check("mybot.py").unwrap_err();
-        assert!(e.contains("not a program on PATH"), "{e}");
-        assert!(e.contains("\"./mybot.py\""), "{e}");
-        assert!(e.contains("\"python3 mybot.py\""), "{e}");
-        // A directory.
-        std::fs::create_dir(dir.path().join("bot")).unwrap();
-        let e = check("./bot").unwrap_err();
-        assert!(e.contains("is a directory"), "{e}");
-        // Neither here nor on PATH.
-        let e = check("nosuchprogram-xyz").unwrap_err();
-        assert!(
-            e.contains("neither a file here nor a program on PATH"),
-            "{e}"
-        );
-        // Once executable, the path is fine, and so is naming the interpreter.
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        check("./mybot.py").unwrap();
-        check("sh mybot.py").unwrap();
+    fn a_decision_polls_stderr_once_and_never_asks_a_live_supervisor_for_its_status() {
+        runtime().block_on(async {
+            let limit = Duration::from_secs(5);
+            // A bot silent on stderr: each settle finds the pipe empty at its first look.
+            let mut p =
+                BotProcess::spawn(&BotCommand::parse("cat").unwrap(), 1 << 20, 1024).unwrap();
+            let (polls, checks) = (p.stderr.polls, p.status_checks);
+            for id in 1..=20u64 {
+                p.mark_stderr(StderrAt::Request(id)).await;
+                p.send_raw(format!("{id}\n").as_bytes(), limit)
+                    .await
+                    .unwrap();
+                let (line, _) = p.answer(limit).await.unwrap();
+                assert_eq!(&line[..], id.to_string().as_bytes());
+            }
+            assert_eq!(
+                p.stderr.polls - polls,
+                20,
+                "one look into stderr per decision"
+            );
+            assert_eq!(
+                p.status_checks - checks,
+                0,
+                "no wait4 while the supervisor lives"
+            );
+            p.kill().await;
+            // A bot that writes on stderr before each answer.
+            let cmd =
+                BotCommand::parse("sh -c 'while read l; do echo \"e$l\" >&2; echo \"$l\"; done'")
+                    .unwrap();
+            let mut p = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
+            for id in 1..=20u64 {
+                p.mark_stderr(StderrAt::Request(id)).await;
+                p.send_raw(format!("{id}\n").as_bytes(), limit)
+                    .await
+                    .unwrap();
+                let (line, _) = p.answer(limit).await.unwrap();
+                assert_eq!(&line[..], id.to_string().as_bytes());
+            }
+            p.mark_stderr(StderrAt::End).await;
+            p.send_raw(b"end\n", limit).await.unwrap();
+            p.recv(limit).await.unwrap();
+            // Each request's stderr is its own (a mark settles what came before it).
+            let chunks = p.take_stderr().await;
+            let mut by_at: Vec<(StderrAt, String)> = Vec::new();
+            for c in chunks {
+                match by_at.last_mut() {
+                    Some((at, text)) if *at == c.at => text.push_str(&c.text_lossy()),
+                    _ => by_at.push((c.at, c.text_lossy())),
+                }
+            }
+            let mut want: Vec<(StderrAt, String)> = (1..=20u64)
+                .map(|id| (StderrAt::Request(id), format!("e{id}\n")))
+                .collect();
+            want.push((StderrAt::End, "eend\n".into()));
+            assert_eq!(by_at, want);
+            // The supervisor killed (not by the referee): the bot dies with it, and the first
+            // answer after the runtime saw the supervisor's pidfd says who killed it (answers
+            // may still come while the supervisor is dying, as with a status asked for at once;
+            // a loaded machine can take milliseconds to let it die).
+            let sup = rustix::process::Pid::from_raw(p.pgid.unwrap()).unwrap();
+            rustix::process::kill_process(sup, rustix::process::Signal::KILL).unwrap();
+            let mut answered = 0;
+            let fault = loop {
+                let r = match p.send_raw(b"x\n", limit).await {
+                    Ok(()) => p.answer(limit).await.map(|_| ()),
+                    Err(f) => Err(f),
+                };
+                match r {
+                    Ok(()) if answered < 100 => answered += 1,
+                    r => break r,
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            };
+            match fault {
+                Err(IoFault::Crash(d)) => assert!(d.contains("killed its supervisor"), "{d}"),
+                r => panic!("{r:?} after {answered} answers"),
+            }
+            p.kill().await;
+        });
     }
 
     /// A bot that has closed its input: queueing reports it as soon as a write fails, and every

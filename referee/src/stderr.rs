@@ -4,9 +4,11 @@
 //!
 //! The driver marks each point of a game ([`StderrDrain::mark`]: the bot's request `id`, the
 //! game's end) and takes what arrived at the end of each game ([`StderrDrain::take`]). A mark
-//! first lets the bytes already in the pipe be read under the previous mark
+//! takes effect just before the next write to the bot ([`StderrDrain::mark_sent`]) or the next
+//! take, after the bytes already in the pipe were read under the previous mark
 //! ([`StderrDrain::settle`]), so that what a bot writes before its answer is kept with that
-//! answer's request, even when the same bot is asked again at once.
+//! answer's request, even when the same bot is asked again at once. One look into the pipe (a
+//! `poll`) per decision serves both the mark and the write.
 //!
 //! Each chunk also says how many lines of the game the referee had written to the bot when it
 //! arrived ([`StderrChunk::sent`], set before each write: [`StderrDrain::mark_sent`]), so that a
@@ -131,6 +133,11 @@ pub struct StderrDrain {
     progress: watch::Receiver<Progress>,
     /// A duplicate of the pipe's read end (close-on-exec), to ask whether bytes wait in it.
     peek: Option<OwnedFd>,
+    /// A mark not in effect yet: it is, once the pipe is settled before the next write or take.
+    pending: Option<StderrAt>,
+    /// Looks into the pipe ([`StderrDrain::waiting`]), for the tests of the fast path.
+    #[cfg(test)]
+    pub(crate) polls: u64,
 }
 
 impl StderrDrain {
@@ -159,12 +166,19 @@ impl StderrDrain {
             log,
             progress,
             peek,
+            pending: None,
+            #[cfg(test)]
+            polls: 0,
         }
     }
 
     /// Whether bytes (or the end) wait in the pipe, unread.
-    fn waiting(&self) -> bool {
+    fn waiting(&mut self) -> bool {
         use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        #[cfg(test)]
+        {
+            self.polls += 1;
+        }
         let Some(fd) = &self.peek else {
             return false;
         };
@@ -198,29 +212,50 @@ impl StderrDrain {
         }
     }
 
-    /// From now on, stderr belongs to `at`; what is already in the pipe stays where it was.
-    pub async fn mark(&mut self, at: StderrAt) {
-        self.settle().await;
-        self.log.lock().expect("stderr log").at = at;
+    /// stderr belongs to `at` from the next write to the bot (or the next take) on; what is in
+    /// the pipe then stays where it was. Nothing is read here: the write settles the pipe once
+    /// for the mark and itself.
+    pub fn mark(&mut self, at: StderrAt) {
+        self.pending = Some(at);
     }
 
     /// The referee is about to write lines to the bot, `sent` lines of this game in all once
-    /// they are written: what arrives from now on came after them (what is already in the pipe
-    /// did not).
+    /// they are written: what arrives from now on came after them, and belongs to the last
+    /// mark (what is already in the pipe did not).
     pub async fn mark_sent(&mut self, sent: u64) {
         self.settle().await;
-        self.log.lock().expect("stderr log").sent = sent;
+        let mut log = self.log.lock().expect("stderr log");
+        if let Some(at) = self.pending.take() {
+            log.at = at;
+        }
+        log.sent = sent;
     }
 
-    /// A new game starts (see [`StderrLog::new_game`]).
-    pub fn new_game(&self) {
+    /// A mark not in effect yet takes effect now (nothing is to be written: the bot is gone or
+    /// being killed), after the pipe is settled.
+    pub async fn apply_mark(&mut self) {
+        if let Some(at) = self.pending {
+            self.settle().await;
+            self.pending = None;
+            self.log.lock().expect("stderr log").at = at;
+        }
+    }
+
+    /// A new game starts (see [`StderrLog::new_game`]); a mark not in effect yet is dropped.
+    pub fn new_game(&mut self) {
+        self.pending = None;
         self.log.lock().expect("stderr log").new_game();
     }
 
-    /// What arrived since the last take, after letting the pipe's bytes be read.
+    /// What arrived since the last take, after letting the pipe's bytes be read (a pending mark
+    /// takes effect then: what arrives from now on belongs to it).
     pub async fn take(&mut self) -> Vec<StderrChunk> {
         self.settle().await;
-        self.log.lock().expect("stderr log").take()
+        let mut log = self.log.lock().expect("stderr log");
+        if let Some(at) = self.pending.take() {
+            log.at = at;
+        }
+        log.take()
     }
 
     /// The text held (since the last take), and the bytes dropped.

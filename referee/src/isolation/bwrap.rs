@@ -124,16 +124,13 @@ impl BwrapArgs {
     /// can write, together, is at most `tmp_size`: a quarter of it for `/dev/shm`, the rest for
     /// `/tmp`, two tmpfs of those sizes; `/dev` is read-only, and so is `/` once
     /// [`BwrapArgs::seal`] has run. Refused when bubblewrap cannot size a tmpfs.
-    pub(crate) fn private(&mut self, tmp_size: Option<u64>) -> Result<(), String> {
+    pub(crate) fn private(&mut self, tmp_size: Option<u64>) -> Result<(), TmpfsUnsized> {
         self.push(["--proc", "/proc", "--dev", "/dev"]);
         let (tmp, shm) = split_tmp_size(tmp_size);
         if tmp_size.is_some() && !bwrap_supports("--size") {
-            return Err(format!(
-                "this bubblewrap ({}) cannot size a tmpfs (`--size`, bubblewrap 0.5 and later), \
-                 so strict mode cannot bound what a bot writes (tmp_size): install a newer \
-                 bubblewrap, or give --limit tmp_size=unlimited to run without the bound",
-                bwrap_path().map_or_else(|| "bwrap".into(), |p| p.display().to_string())
-            ));
+            return Err(TmpfsUnsized {
+                bwrap: bwrap_path().map_or_else(|| "bwrap".into(), |p| p.display().to_string()),
+            });
         }
         self.sized_tmpfs(shm, "/dev/shm");
         self.push(["--remount-ro", "/dev"]);
@@ -248,6 +245,24 @@ pub(crate) fn check_other_readable(p: &Path, uid: u32) -> io::Result<()> {
     Ok(())
 }
 
+/// This bubblewrap (`bwrap`, its path) cannot size a tmpfs, so strict mode cannot bound what a
+/// bot writes.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "this bubblewrap ({bwrap}) cannot size a tmpfs (`--size`, bubblewrap 0.5 and later), so \
+     strict mode cannot bound what a bot writes (tmp_size): install a newer bubblewrap, or give \
+     --limit tmp_size=unlimited to run without the bound"
+)]
+pub(crate) struct TmpfsUnsized {
+    bwrap: String,
+}
+
+impl From<TmpfsUnsized> for String {
+    fn from(e: TmpfsUnsized) -> String {
+        e.to_string()
+    }
+}
+
 /// Check once that strict mode works here: bubblewrap is installed and can build a sandbox
 /// (unprivileged user namespaces allowed), running as the uid bots would get.
 pub fn check_strict_sandbox() -> Result<(), String> {
@@ -295,6 +310,20 @@ pub fn check_strict_sandbox() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An old bubblewrap's refusal names it and both fixes, in the words it always had.
+    #[test]
+    fn a_bubblewrap_that_cannot_size_a_tmpfs_is_named_with_the_fixes() {
+        let e = TmpfsUnsized {
+            bwrap: "/usr/bin/bwrap".into(),
+        };
+        assert_eq!(
+            String::from(e),
+            "this bubblewrap (/usr/bin/bwrap) cannot size a tmpfs (`--size`, bubblewrap 0.5 and \
+             later), so strict mode cannot bound what a bot writes (tmp_size): install a newer \
+             bubblewrap, or give --limit tmp_size=unlimited to run without the bound"
+        );
+    }
 
     #[test]
     fn hidden_paths_are_left_out_of_a_visible_directory() {

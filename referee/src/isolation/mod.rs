@@ -87,15 +87,24 @@ impl std::fmt::Display for Sandbox {
     }
 }
 
+/// A sandbox mode that is neither `default` nor `strict`: what was given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox {0:?}: choose \"default\" or \"strict\"")]
+pub struct UnknownSandbox(pub String);
+
+impl From<UnknownSandbox> for String {
+    fn from(e: UnknownSandbox) -> String {
+        e.to_string()
+    }
+}
+
 impl std::str::FromStr for Sandbox {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Sandbox, String> {
+    type Err = UnknownSandbox;
+    fn from_str(s: &str) -> Result<Sandbox, UnknownSandbox> {
         match s {
             "default" => Ok(Sandbox::Default),
             "strict" => Ok(Sandbox::Strict),
-            _ => Err(format!(
-                "unknown sandbox {s:?}: choose \"default\" or \"strict\""
-            )),
+            _ => Err(UnknownSandbox(s.to_string())),
         }
     }
 }
@@ -175,6 +184,11 @@ mod tests {
     fn sandbox_names() {
         assert_eq!("strict".parse::<Sandbox>().unwrap(), Sandbox::Strict);
         assert_eq!("default".parse::<Sandbox>().unwrap(), Sandbox::Default);
-        assert!("none".parse::<Sandbox>().is_err());
+        let e = "none".parse::<Sandbox>().unwrap_err();
+        assert_eq!(e, UnknownSandbox("none".into()));
+        assert_eq!(
+            e.to_string(),
+            "unknown sandbox \"none\": choose \"default\" or \"strict\""
+        );
     }
 }

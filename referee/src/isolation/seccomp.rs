@@ -34,9 +34,18 @@ const LOCK_COMMANDS: [libc::c_int; 6] = [
     libc::F_OFD_SETLKW,
 ];
 
+/// Why strict mode's seccomp filter cannot be built here.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum SeccompError {
+    #[error("strict mode's seccomp filter cannot be built for this machine ({arch}): {message}")]
+    Arch { arch: &'static str, message: String },
+    #[error("cannot build strict mode's seccomp filter for {arch}: {message}")]
+    Build { arch: &'static str, message: String },
+}
+
 /// The filter as bytes (`struct sock_filter` in the machine's order), built once.
-pub(crate) fn program() -> Result<&'static [u8], String> {
-    static PROGRAM: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+pub(crate) fn program() -> Result<&'static [u8], SeccompError> {
+    static PROGRAM: OnceLock<Result<Vec<u8>, SeccompError>> = OnceLock::new();
     PROGRAM
         .get_or_init(|| build().map(|p| to_bytes(&p)))
         .as_ref()
@@ -44,19 +53,18 @@ pub(crate) fn program() -> Result<&'static [u8], String> {
         .map_err(Clone::clone)
 }
 
-fn build() -> Result<BpfProgram, String> {
-    let fail = |e: seccompiler::BackendError| {
-        format!(
-            "cannot build strict mode's seccomp filter for {}: {e}",
-            std::env::consts::ARCH
-        )
+fn build() -> Result<BpfProgram, SeccompError> {
+    let arch = std::env::consts::ARCH;
+    let fail = |e: seccompiler::BackendError| SeccompError::Build {
+        arch,
+        message: e.to_string(),
     };
-    let arch = std::env::consts::ARCH.try_into().map_err(|e| {
-        format!(
-            "strict mode's seccomp filter cannot be built for this machine ({}): {e}",
-            std::env::consts::ARCH
-        )
-    })?;
+    let target = arch
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| SeccompError::Arch {
+            arch,
+            message: e.to_string(),
+        })?;
     let fcntl = LOCK_COMMANDS
         .iter()
         .map(|&c| {
@@ -80,7 +88,7 @@ fn build() -> Result<BpfProgram, String> {
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EOPNOTSUPP as u32),
-        arch,
+        target,
     )
     .map_err(fail)?;
     filter.try_into().map_err(fail)

@@ -30,24 +30,50 @@ pub struct CpusetBase {
     pub mems: String,
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// Why a cpuset base cannot be made: a file of the hierarchy, what went wrong with it.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CpusetError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot set {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a list of CPUs: {text:?}", path.display())]
+    NotCpus { path: PathBuf, text: String },
 }
 
-fn write(path: &Path, value: &str) -> Result<(), String> {
-    std::fs::write(path, value).map_err(|e| format!("cannot set {}: {e}", path.display()))
+fn read(path: &Path) -> Result<String, CpusetError> {
+    std::fs::read_to_string(path).map_err(|source| CpusetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
-fn cpus_of(path: &Path) -> Result<Vec<usize>, String> {
+fn write(path: &Path, value: &str) -> Result<(), CpusetError> {
+    std::fs::write(path, value).map_err(|source| CpusetError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn cpus_of(path: &Path) -> Result<Vec<usize>, CpusetError> {
     let text = read(path)?;
     parse_cpu_list(&text)
         .filter(|c| !c.is_empty())
-        .ok_or_else(|| format!("{}: not a list of CPUs: {:?}", path.display(), text.trim()))
+        .ok_or_else(|| CpusetError::NotCpus {
+            path: path.to_path_buf(),
+            text: text.trim().to_string(),
+        })
 }
 
 /// v1: the referee's `durak-<pid>` in the cpuset hierarchy, given its parent's CPUs and memory
 /// nodes.
-pub(super) fn v1_cpuset_base(dir: PathBuf) -> Result<CpusetBase, String> {
+pub(super) fn v1_cpuset_base(dir: PathBuf) -> Result<CpusetBase, CpusetError> {
     let parent = dir.parent().unwrap_or(&dir).to_path_buf();
     let cpus = cpus_of(&parent.join("cpuset.cpus"))?;
     let mems = read(&parent.join("cpuset.mems"))?.trim().to_string();
@@ -57,7 +83,7 @@ pub(super) fn v1_cpuset_base(dir: PathBuf) -> Result<CpusetBase, String> {
 }
 
 /// v2: `durak-<pid>` with the cpuset controller enabled for its children; the CPUs it has.
-pub(super) fn v2_cpuset_base(dir: PathBuf) -> Result<CpusetBase, String> {
+pub(super) fn v2_cpuset_base(dir: PathBuf) -> Result<CpusetBase, CpusetError> {
     let cpus = cpus_of(&dir.join("cpuset.cpus.effective"))?;
     Ok(CpusetBase {
         dir,
@@ -98,6 +124,29 @@ mod tests {
         assert_eq!(table_cpus(&base, &[3, 9]), Some(vec![3]));
         assert_eq!(table_cpus(&base, &[9]), None);
         assert_eq!(table_cpus(&base, &[]), None);
+    }
+
+    /// A cpuset base that cannot be made says which file and why, as the notes of
+    /// `cgroup::support` show it.
+    #[test]
+    fn a_cpuset_base_that_cannot_be_made_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("durak-1");
+        std::fs::create_dir(&base).unwrap();
+        let e = v2_cpuset_base(base.clone()).unwrap_err();
+        assert!(matches!(e, CpusetError::Read { .. }), "{e:?}");
+        let file = base.join("cpuset.cpus.effective");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("cannot read {}: ", file.display())),
+            "{e}"
+        );
+        std::fs::write(&file, "\n").unwrap();
+        let e = v2_cpuset_base(base).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: not a list of CPUs: \"\"", file.display())
+        );
     }
 
     #[test]

@@ -123,8 +123,9 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
             let mut cpu_notes = Vec::new();
             let cpuset = v1("cpuset")
                 .and_then(|dir| {
-                    cpu::v1_cpuset_base(dir.clone()).inspect_err(|_| {
+                    cpu::v1_cpuset_base(dir.clone()).map_err(|e| {
                         let _ = std::fs::remove_dir(&dir);
+                        e.to_string()
                     })
                 })
                 .map_err(|e| cpu_notes.push(format!("no cpuset per bot (cgroup v1: {e})")))
