@@ -101,7 +101,6 @@ pub(super) async fn play_game(
     deal: Option<(Setup, u64)>,
 ) -> std::io::Result<(GameRecord, Option<ReplayLog>)> {
     let started = Instant::now();
-    let n = cfg.seats.len();
     let (setup, seed) = deal.unwrap_or_else(|| (series.next_setup(), series.next_seed()));
     let mut game = Game::new(setup, seed)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
@@ -113,74 +112,60 @@ pub(super) async fn play_game(
         error_context: (None, None),
         starved: None,
     };
-
-    // Start (or restart) every bot that is not running; a bot that cannot start loses. A game
-    // with a forfeit is not played: nobody else is started for it.
-    let mut start_stderr = Vec::new();
-    // Seats whose process was started (and sent its hello) for this game.
-    let mut started_now = vec![false; n];
-    let forfeits = (0..n).any(|seat| cfg.forfeit.get(seat).copied().unwrap_or(false));
-    #[allow(clippy::needless_range_loop)] // seat numbers index cfg.seats, cfg.forfeit and seats
-    for seat in 0..n {
-        if cfg.forfeit.get(seat).copied().unwrap_or(false) {
-            run.faults.push(Fault {
-                seat,
-                kind: FaultKind::Forfeit,
-                detail: "disqualified earlier in the tournament; not started".into(),
-                rule: None,
-            });
-            continue;
-        }
-        if let Some(detail) = seats[seat].pending.take() {
-            run.faults.push(Fault {
-                seat,
-                kind: FaultKind::Crash,
-                detail,
-                rule: None,
-            });
-            continue;
-        }
-        if seats[seat].live.is_none() && !forfeits {
-            match start_bot(cfg, seat).await {
-                Ok((proc, hello)) => {
-                    started_now[seat] = true;
-                    seats[seat].info.bot_name = Some(hello.name);
-                    seats[seat].info.bot_version = Some(hello.version);
-                    seats[seat].live = Some(Live {
-                        proc,
-                        games_done: 0,
-                        answered: false,
-                        end_offset: 0,
-                        kinds: Kinds::default(),
-                    });
-                }
-                Err((mut f, proc)) => {
-                    if let Some(mut p) = proc {
-                        let dir = p.private_dir().map(|d| d.to_path_buf());
-                        p.kill().await;
-                        if f.kind == FaultKind::StartFailed {
-                            explain_start_failure(&mut f, &p, dir);
-                        }
-                        start_stderr.extend(stderr_lines(seat, p.take_stderr().await));
-                    }
-                    run.faults.push(f);
-                }
-            }
-        }
+    let (started_now, start_stderr) = run.start_seats(seats).await;
+    run.log
+        .push(header(cfg, seats, &game, setup, seed, index, &started_now));
+    for f in &run.faults {
+        run.log.push(ReplayLine::Fault(f.into()));
     }
-    // What the bots kept from the previous game wrote since its end is this game's start.
-    for s in seats.iter_mut() {
-        if let Some(live) = &mut s.live {
-            live.proc.new_game_stderr();
-        }
+    for line in start_stderr {
+        run.log.push(line);
     }
+    let mut outcome = run.open(seats, &game, setup).await;
+    let mut move_limit = None;
+    if outcome.is_none() {
+        let (o, limit) = run.play_moves(seats, &mut game).await?;
+        outcome = Some(o);
+        move_limit = limit;
+    }
+    let mut outcome = outcome.expect("an outcome, or the moves played to one");
+    // A bot that dies reading this game's last events dies in this game.
+    if run.faults.is_empty() && run.starved.is_none() {
+        settle_tails(cfg, seats, &mut run).await;
+        run.first_fault_loses(&mut outcome);
+    }
+    if run.faults.is_empty() {
+        run.charge_killed_supervisors(seats).await;
+        run.first_fault_loses(&mut outcome);
+    }
+    run.end(seats, outcome).await;
+    Ok(run.record(
+        series,
+        &game,
+        (setup, seed),
+        outcome,
+        move_limit,
+        started.elapsed().as_millis() as u64,
+    ))
+}
 
-    run.log.push(HeaderLine {
+/// The replay's first line: the game, the deck, every seat (`started_now`: sent its hello for
+/// this game).
+fn header(
+    cfg: &MatchConfig,
+    seats: &[SeatState],
+    game: &Game,
+    setup: Setup,
+    seed: u64,
+    index: u32,
+    started_now: &[bool],
+) -> HeaderLine {
+    HeaderLine {
         kind: Default::default(),
         format: proto::replay::REPLAY_FORMAT,
         referee: Some(concat!("durak-referee ", env!("CARGO_PKG_VERSION")).to_string()),
         variant: cfg.variant.name().to_string(),
-        players: n,
+        players: seats.len(),
         series_seed: cfg.seed,
         game: index,
         seed,
@@ -202,143 +187,225 @@ pub(super) async fn play_game(
                 hello: Some(started_now[i]),
             })
             .collect(),
-    });
-    for f in &run.faults {
-        run.log.push(ReplayLine::Fault(f.into()));
     }
-    for line in start_stderr {
-        run.log.push(line);
+}
+
+impl GameRun<'_> {
+    /// The first fault's seat loses.
+    fn first_fault_loses(&self, outcome: &mut Outcome) {
+        if let Some(f) = self.faults.first() {
+            *outcome = Outcome {
+                loser: Some(f.seat),
+            };
+        }
     }
 
-    let mut outcome: Option<Outcome> = None;
-    if proto::nobody_played(n, run.faults.iter().map(|f| f.seat)) {
-        // No seat could play (each forfeited or failed to start): nobody wins, a draw, so that
-        // bots that never play do not collect wins against each other.
-        outcome = Some(Outcome { loser: None });
-    } else if let Some(f) = run.faults.first() {
-        outcome = Some(Outcome {
-            loser: Some(f.seat),
-        });
-    } else {
+    /// Start (or restart) every bot that is not running; a bot that cannot start loses. A game
+    /// with a forfeit is not played: nobody else is started for it. Returns the seats whose
+    /// process was started (and sent its hello) for this game, and the stderr of those that
+    /// failed to start.
+    async fn start_seats(
+        &mut self,
+        seats: &mut [SeatState],
+    ) -> (Vec<bool>, Vec<ReplayLine<'static>>) {
+        let cfg = self.cfg;
+        let n = cfg.seats.len();
+        let mut start_stderr = Vec::new();
+        let mut started_now = vec![false; n];
+        let forfeits = (0..n).any(|seat| cfg.forfeit.get(seat).copied().unwrap_or(false));
+        #[allow(clippy::needless_range_loop)] // seat numbers index cfg.seats, cfg.forfeit and seats
+        for seat in 0..n {
+            if cfg.forfeit.get(seat).copied().unwrap_or(false) {
+                self.faults.push(Fault {
+                    seat,
+                    kind: FaultKind::Forfeit,
+                    detail: "disqualified earlier in the tournament; not started".into(),
+                    rule: None,
+                });
+                continue;
+            }
+            if let Some(detail) = seats[seat].pending.take() {
+                self.faults.push(Fault {
+                    seat,
+                    kind: FaultKind::Crash,
+                    detail,
+                    rule: None,
+                });
+                continue;
+            }
+            if seats[seat].live.is_none() && !forfeits {
+                match start_bot(cfg, seat).await {
+                    Ok((proc, hello)) => {
+                        started_now[seat] = true;
+                        seats[seat].info.bot_name = Some(hello.name);
+                        seats[seat].info.bot_version = Some(hello.version);
+                        seats[seat].live = Some(Live {
+                            proc,
+                            games_done: 0,
+                            answered: false,
+                            end_offset: 0,
+                            kinds: Kinds::default(),
+                        });
+                    }
+                    Err((mut f, proc)) => {
+                        if let Some(mut p) = proc {
+                            let dir = p.private_dir().map(|d| d.to_path_buf());
+                            p.kill().await;
+                            if f.kind == FaultKind::StartFailed {
+                                explain_start_failure(&mut f, &p, dir);
+                            }
+                            start_stderr.extend(stderr_lines(seat, p.take_stderr().await));
+                        }
+                        self.faults.push(f);
+                    }
+                }
+            }
+        }
+        // What the bots kept from the previous game wrote since its end is this game's start.
+        for s in seats.iter_mut() {
+            if let Some(live) = &mut s.live {
+                live.proc.new_game_stderr();
+            }
+        }
+        (started_now, start_stderr)
+    }
+
+    /// The game's opening: decided already when no seat could play (a draw) or one faulted
+    /// starting; else every bot is sent `game_start` and the deal's events. Returns the
+    /// outcome when the game ends there.
+    async fn open(
+        &mut self,
+        seats: &mut [SeatState],
+        game: &Game,
+        setup: Setup,
+    ) -> Option<Outcome> {
+        let (cfg, n) = (self.cfg, seats.len());
+        if proto::nobody_played(n, self.faults.iter().map(|f| f.seat)) {
+            // No seat could play (each forfeited or failed to start): nobody wins, a draw, so
+            // that bots that never play do not collect wins against each other.
+            return Some(Outcome { loser: None });
+        }
+        if let Some(f) = self.faults.first() {
+            return Some(Outcome {
+                loser: Some(f.seat),
+            });
+        }
         for (seat, s) in seats.iter_mut().enumerate() {
-            let msg =
-                proto::game_start(index, cfg.variant, n, seat, setup.dealer, setup.first_game);
+            let msg = proto::game_start(
+                self.index,
+                cfg.variant,
+                n,
+                seat,
+                setup.dealer,
+                setup.first_game,
+            );
             if let Some(live) = s.live.as_mut() {
                 let limit = Duration::from_millis(cfg.seats[seat].limits.move_ms.max(100));
                 live.kinds.unread.insert(MessageKinds::GAME_START);
                 if let Err(f) = live.proc.send_later(&msg, limit).await {
                     let limits = cfg.seats[seat].limits;
                     let f = io_fault(seat, f, "reading game_start", limits.move_ms, 0);
-                    run.fault(seats, f).await;
+                    self.fault(seats, f).await;
                     break;
                 }
             }
         }
-        if run.faults.is_empty() {
+        if self.faults.is_empty() {
             let start = game.start_events();
-            run.broadcast(seats, &start).await;
+            self.broadcast(seats, &start).await;
         }
-        if let Some(f) = run.faults.first() {
-            outcome = Some(Outcome {
-                loser: Some(f.seat),
-            });
+        self.faults.first().map(|f| Outcome {
+            loser: Some(f.seat),
+        })
+    }
+
+    /// Every decision until the game ends: forced moves applied, the others asked and judged.
+    /// Returns the outcome and, when the referee ended the game at its move limit, that limit.
+    async fn play_moves(
+        &mut self,
+        seats: &mut [SeatState],
+        game: &mut Game,
+    ) -> std::io::Result<(Outcome, Option<u32>)> {
+        let cfg = self.cfg;
+        let mut bank: Vec<u64> = cfg.seats.iter().map(|s| s.limits.bank_ms).collect();
+        let mut request_id: u64 = 0;
+        let mut legal = Legal::empty();
+        let mut events = Vec::new();
+        loop {
+            if !game.legal_into(&mut legal) {
+                return Ok((game.outcome().expect("no decision: the game is over"), None));
+            }
+            if game.move_count() >= cfg.max_moves {
+                return Ok((Outcome { loser: None }, Some(cfg.max_moves)));
+            }
+            let seat = legal.decision.seat;
+            events.clear();
+            // `durak fork`: the recorded move at this point of the game, if the opening reaches
+            // it.
+            let scripted = cfg.opening.get(game.move_count() as usize).copied();
+            if let Some(mv) = scripted {
+                game.check(seat, &mv).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!(
+                            "the opening's move {} ({}) by seat {seat} is not legal: {e}",
+                            game.move_count() + 1,
+                            mv.name()
+                        ),
+                    )
+                })?;
+            }
+            if let Some(mv) = legal.forced_move(cfg.variant) {
+                game.apply_into(seat, &mv, &mut events)
+                    .expect("R-1 forced moves are legal");
+                self.log.push(ReplayLine::Move {
+                    seat,
+                    forced: true,
+                    id: None,
+                    elapsed_ms: None,
+                    clock: Clock::default(),
+                    mv: proto::MoveSer(&mv),
+                });
+            } else {
+                request_id += 1;
+                match ask(cfg, seats, self, game, &legal, seat, request_id, &mut bank).await {
+                    Ok((answer, time)) => {
+                        let mv = scripted.unwrap_or(answer);
+                        game.apply_into(seat, &mv, &mut events).expect("checked");
+                        self.log.push(ReplayLine::Move {
+                            seat,
+                            forced: false,
+                            id: Some(request_id),
+                            elapsed_ms: Some(ms(time.wall)),
+                            clock: replay_clock(&time),
+                            mv: proto::MoveSer(&mv),
+                        });
+                    }
+                    Err(Some(f)) => {
+                        self.fault(seats, f).await;
+                    }
+                    // Starved by the machine: the game stops here, nobody loses.
+                    Err(None) => return Ok((Outcome { loser: None }, None)),
+                }
+            }
+            if self.faults.is_empty() {
+                self.broadcast(seats, &events).await;
+            }
+            if let Some(f) = self.faults.first() {
+                return Ok((
+                    Outcome {
+                        loser: Some(f.seat),
+                    },
+                    None,
+                ));
+            }
         }
     }
 
-    let mut bank: Vec<u64> = cfg.seats.iter().map(|s| s.limits.bank_ms).collect();
-    let mut request_id: u64 = 0;
-    let mut legal = Legal::empty();
-    let mut events = Vec::new();
-    let mut move_limit = None;
-    while outcome.is_none() {
-        if !game.legal_into(&mut legal) {
-            outcome = game.outcome();
-            break;
-        }
-        if game.move_count() >= cfg.max_moves {
-            move_limit = Some(cfg.max_moves);
-            outcome = Some(Outcome { loser: None });
-            break;
-        }
-        let seat = legal.decision.seat;
-        events.clear();
-        // `durak fork`: the recorded move at this point of the game, if the opening reaches it.
-        let scripted = cfg.opening.get(game.move_count() as usize).copied();
-        if let Some(mv) = scripted {
-            game.check(seat, &mv).map_err(|e| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!(
-                        "the opening's move {} ({}) by seat {seat} is not legal: {e}",
-                        game.move_count() + 1,
-                        mv.name()
-                    ),
-                )
-            })?;
-        }
-        if let Some(mv) = legal.forced_move(cfg.variant) {
-            game.apply_into(seat, &mv, &mut events)
-                .expect("R-1 forced moves are legal");
-            run.log.push(ReplayLine::Move {
-                seat,
-                forced: true,
-                id: None,
-                elapsed_ms: None,
-                clock: Clock::default(),
-                mv: proto::MoveSer(&mv),
-            });
-        } else {
-            request_id += 1;
-            match ask(
-                cfg, seats, &mut run, &game, &legal, seat, request_id, &mut bank,
-            )
-            .await
-            {
-                Ok((answer, time)) => {
-                    let mv = scripted.unwrap_or(answer);
-                    game.apply_into(seat, &mv, &mut events).expect("checked");
-                    run.log.push(ReplayLine::Move {
-                        seat,
-                        forced: false,
-                        id: Some(request_id),
-                        elapsed_ms: Some(ms(time.wall)),
-                        clock: replay_clock(&time),
-                        mv: proto::MoveSer(&mv),
-                    });
-                }
-                Err(Some(f)) => {
-                    run.fault(seats, f).await;
-                }
-                Err(None) => {
-                    // Starved by the machine: the game stops here, nobody loses.
-                    outcome = Some(Outcome { loser: None });
-                    break;
-                }
-            }
-        }
-        if run.faults.is_empty() {
-            run.broadcast(seats, &events).await;
-        }
-        if let Some(f) = run.faults.first() {
-            outcome = Some(Outcome {
-                loser: Some(f.seat),
-            });
-        }
-    }
-    let mut outcome = outcome.expect("the loop ends with an outcome");
-    // A bot that dies reading this game's last events dies in this game.
-    if run.faults.is_empty() && run.starved.is_none() {
-        settle_tails(cfg, seats, &mut run).await;
-        if let Some(f) = run.faults.first() {
-            outcome = Outcome {
-                loser: Some(f.seat),
-            };
-        }
-    }
-    // A bot that killed its supervisor after its last answer (nothing would clean up after it
-    // any more) is at fault in this game too, as it would have been at its next answer.
-    if run.faults.is_empty() {
-        for seat in 0..n {
+    /// A bot that killed its supervisor after its last answer (nothing would clean up after it
+    /// any more) is at fault in this game too, as it would have been at its next answer.
+    async fn charge_killed_supervisors(&mut self, seats: &mut [SeatState]) {
+        for seat in 0..seats.len() {
             let killed = seats[seat]
                 .live
                 .as_mut()
@@ -350,119 +417,140 @@ pub(super) async fn play_game(
                     detail: KILLED_ITS_SUPERVISOR.into(),
                     rule: None,
                 };
-                run.fault(seats, f).await;
+                self.fault(seats, f).await;
             }
-        }
-        if let Some(f) = run.faults.first() {
-            outcome = Outcome {
-                loser: Some(f.seat),
-            };
         }
     }
 
-    // Game end: tell every live bot; faulting bots (and a starved one, still deciding) are
-    // killed and restarted next game.
-    let faulted: Vec<Seat> = (run.faults.iter().map(|f| f.seat))
-        .chain(run.starved.as_ref().map(|s| s.0))
-        .collect();
-    for (seat, s) in seats.iter_mut().enumerate() {
-        if let Some(live) = s.live.as_mut() {
-            live.proc.mark_stderr(StderrAt::End).await;
-            let end = proto::game_end(index, outcome, &run.faults);
-            let ok = live
-                .proc
-                .send(&end, Duration::from_millis(200))
-                .await
-                .is_ok();
-            let exited = live.proc.try_exit();
-            if !ok || faulted.contains(&seat) || exited.is_some() {
-                let mut live = s.live.take().expect("live");
-                if !faulted.contains(&seat) && live.proc.supervisor_was_killed() {
-                    // Killed after the check above, before game_end: the next game is charged.
-                    s.pending = Some(format!(
-                        "{KILLED_ITS_SUPERVISOR}, at the end of the previous game"
-                    ));
-                }
-                if ok && exited.is_none() {
-                    // Let a faulted bot read its error and game_end (and exit) before the kill.
-                    let _ = tokio::time::timeout(Duration::from_millis(500), async {
-                        while live.proc.try_exit().is_none() {
-                            tokio::time::sleep(Duration::from_millis(5)).await;
-                        }
-                    })
-                    .await;
-                }
-                live.proc.kill().await;
-                for line in stderr_lines(seat, live.proc.take_stderr().await) {
-                    run.log.push(line);
-                }
-                if let (Some(st), false) = (exited, faulted.contains(&seat)) {
-                    tracing::warn!(seat, "bot ended after game {index}: {}", describe_exit(st));
-                    // Already gone at its game_end: the next game is charged, as when the
-                    // exit is seen only at that game's first request (a matter of timing, so
-                    // the same fault either way, never a silent restart).
-                    if s.pending.is_none() && !live.proc.is_human() {
+    /// Game end: every live bot is told; faulting bots (and a starved one, still deciding) are
+    /// killed and restarted next game; each one's stderr goes to the replay.
+    async fn end(&mut self, seats: &mut [SeatState], outcome: Outcome) {
+        // Game end: tell every live bot; faulting bots (and a starved one, still deciding) are
+        // killed and restarted next game.
+        let faulted: Vec<Seat> = (self.faults.iter().map(|f| f.seat))
+            .chain(self.starved.as_ref().map(|s| s.0))
+            .collect();
+        for (seat, s) in seats.iter_mut().enumerate() {
+            if let Some(live) = s.live.as_mut() {
+                live.proc.mark_stderr(StderrAt::End).await;
+                let end = proto::game_end(self.index, outcome, &self.faults);
+                let ok = live
+                    .proc
+                    .send(&end, Duration::from_millis(200))
+                    .await
+                    .is_ok();
+                let exited = live.proc.try_exit();
+                if !ok || faulted.contains(&seat) || exited.is_some() {
+                    let mut live = s.live.take().expect("live");
+                    if !faulted.contains(&seat) && live.proc.supervisor_was_killed() {
+                        // Killed after the check above, before game_end: the next game is charged.
                         s.pending = Some(format!(
-                            "the bot {}{}",
-                            describe_exit(st),
-                            died_between_answers(&live.proc, live.proc.bytes_written(), index + 1)
+                            "{KILLED_ITS_SUPERVISOR}, at the end of the previous game"
                         ));
                     }
-                }
-            } else {
-                live.games_done += 1;
-                live.answered = false;
-                live.end_offset = live.proc.bytes_written();
-                for line in stderr_lines(seat, live.proc.take_stderr().await) {
-                    run.log.push(line);
+                    if ok && exited.is_none() {
+                        // Let a faulted bot read its error and game_end (and exit) before the kill.
+                        let _ = tokio::time::timeout(Duration::from_millis(500), async {
+                            while live.proc.try_exit().is_none() {
+                                tokio::time::sleep(Duration::from_millis(5)).await;
+                            }
+                        })
+                        .await;
+                    }
+                    live.proc.kill().await;
+                    for line in stderr_lines(seat, live.proc.take_stderr().await) {
+                        self.log.push(line);
+                    }
+                    if let (Some(st), false) = (exited, faulted.contains(&seat)) {
+                        tracing::warn!(
+                            seat,
+                            "bot ended after game {}: {}",
+                            self.index,
+                            describe_exit(st)
+                        );
+                        // Already gone at its game_end: the next game is charged, as when the
+                        // exit is seen only at that game's first request (a matter of timing, so
+                        // the same fault either way, never a silent restart).
+                        if s.pending.is_none() && !live.proc.is_human() {
+                            s.pending = Some(format!(
+                                "the bot {}{}",
+                                describe_exit(st),
+                                died_between_answers(
+                                    &live.proc,
+                                    live.proc.bytes_written(),
+                                    self.index + 1,
+                                )
+                            ));
+                        }
+                    }
+                } else {
+                    live.games_done += 1;
+                    live.answered = false;
+                    live.end_offset = live.proc.bytes_written();
+                    for line in stderr_lines(seat, live.proc.take_stderr().await) {
+                        self.log.push(line);
+                    }
                 }
             }
         }
     }
-    let duration_ms = started.elapsed().as_millis() as u64;
-    let mut result = ResultRecord {
-        loser: outcome.loser,
-        draw: outcome.is_draw(),
-        faults: run.faults.iter().map(FaultRecord::from).collect(),
-        moves: game.move_count(),
-        duration_ms: Some(duration_ms),
-        move_limit,
-        void: false,
-        voided: Vec::new(),
-    };
-    let voided = run.starved.as_ref().map(|(_, detail)| detail.clone());
-    if let Some(detail) = &voided {
-        // Void: no loser, no draw (the match plays it again, up to MAX_VOIDED times).
-        result.draw = false;
-        result.void = true;
-        result.voided = vec![detail.clone()];
+
+    /// The game's result line, and what the match records of it (the replay's log too when
+    /// replays are written). A voided game leaves the series as if it had not been played.
+    fn record(
+        mut self,
+        series: &mut Series,
+        game: &Game,
+        (setup, seed): (Setup, u64),
+        outcome: Outcome,
+        move_limit: Option<u32>,
+        duration_ms: u64,
+    ) -> (GameRecord, Option<ReplayLog>) {
+        let (cfg, index) = (self.cfg, self.index);
+        let mut result = ResultRecord {
+            loser: outcome.loser,
+            draw: outcome.is_draw(),
+            faults: self.faults.iter().map(FaultRecord::from).collect(),
+            moves: game.move_count(),
+            duration_ms: Some(duration_ms),
+            move_limit,
+            void: false,
+            voided: Vec::new(),
+        };
+        let voided = self.starved.as_ref().map(|(_, detail)| detail.clone());
+        if let Some(detail) = &voided {
+            // Void: no loser, no draw (the match plays it again, up to MAX_VOIDED times).
+            result.draw = false;
+            result.void = true;
+            result.voided = vec![detail.clone()];
+        }
+        self.log.push(ReplayLine::Result(result));
+        // The replay is written by the caller (overlapping the next game).
+        let replay = cfg
+            .replay_dir
+            .as_ref()
+            .map(|dir| replay_path(dir, &cfg.replay_prefix, index, cfg.compress_replays));
+        let log = replay.is_some().then(|| std::mem::take(&mut self.log));
+        // A voided game is played again: the series goes on as if it had not been.
+        if voided.is_none() {
+            series.record(outcome);
+        }
+        let record = GameRecord {
+            voided: voided.clone().into_iter().collect(),
+            move_limit,
+            game: index,
+            seed,
+            dealer: setup.dealer,
+            loser: outcome.loser,
+            draw: outcome.is_draw() && voided.is_none(),
+            void: voided.is_some(),
+            faults: self.faults,
+            moves: game.move_count(),
+            replay,
+            duration_ms,
+        };
+        (record, log)
     }
-    run.log.push(ReplayLine::Result(result));
-    // The replay is written by the caller (overlapping the next game).
-    let replay = cfg
-        .replay_dir
-        .as_ref()
-        .map(|dir| replay_path(dir, &cfg.replay_prefix, index, cfg.compress_replays));
-    let log = replay.is_some().then(|| std::mem::take(&mut run.log));
-    // A voided game is played again: the series goes on as if it had not been.
-    if voided.is_none() {
-        series.record(outcome);
-    }
-    let record = GameRecord {
-        voided: voided.clone().into_iter().collect(),
-        move_limit,
-        game: index,
-        seed,
-        dealer: setup.dealer,
-        loser: outcome.loser,
-        draw: outcome.is_draw() && voided.is_none(),
-        void: voided.is_some(),
-        faults: run.faults,
-        moves: game.move_count(),
-        replay,
-        duration_ms,
-    };
-    Ok((record, log))
 }
 
 /// At the end of a game, before `game_end`: every bot that was sent, since its last answer, a kind
