@@ -19,7 +19,7 @@ pub struct UnknownState {
 macro_rules! state_enum {
     ($(#[$doc:meta])* $name:ident, $what:literal, { $($(#[$vdoc:meta])* $v:ident = $s:literal,)* }) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
         #[serde(rename_all = "lowercase")]
         pub enum $name {
             $($(#[$vdoc])* $v,)*

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One row of the leaderboard.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Row {
     pub rank: usize,
     /// `"=2"` when tied.
@@ -47,7 +47,7 @@ pub struct Row {
     pub attempts_voided: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Leaderboard {
     /// The season whose games these are (fresh ratings each season: `season.rs`).
     pub season: i64,

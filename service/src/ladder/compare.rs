@@ -117,7 +117,7 @@ pub fn may_play(kind: &str, state: VersionState) -> bool {
 }
 
 /// What the comparison says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Better,
@@ -153,7 +153,7 @@ pub fn verdict_of(st: &SprtStatus) -> Verdict {
 }
 
 /// A version's comparison with its previous one: the `previous` of its JSON.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Comparison {
     /// The version compared with.
     pub bot: String,

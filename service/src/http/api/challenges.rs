@@ -3,7 +3,7 @@
 use super::*;
 use crate::ladder::challenges::{self, ChallengeView};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ChallengeBody {
     pub bot: String,
     pub opponent: String,

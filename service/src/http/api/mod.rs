@@ -10,10 +10,11 @@ mod organiser;
 
 pub use accounts::{accept_upload, me_view, receive, register_account, too_large, MeView};
 use accounts::{invite, me, new_token, register, revoke_token, submit};
-pub use organiser::set_out;
+pub use accounts::{Invite, NewAccount, NewToken, RegisterBody, Submitted, TokenBody};
 use organiser::{
     cancel_tournament, disqualify, pause, remove, resume, start_tournament, tournament, tournaments,
 };
+pub use organiser::{set_out, ReasonBody, TournamentBody};
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
@@ -99,7 +100,7 @@ async fn openapi() -> Json<Value> {
     Json(super::openapi::document())
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Status {
     pub service: &'static str,
     pub version: &'static str,
@@ -107,6 +108,8 @@ pub struct Status {
     pub table_size: usize,
     pub deals_per_job: u32,
     pub sandbox: String,
+    /// `open` or `invite`.
+    #[schema(value_type = String)]
     pub registration: crate::config::Registration,
     pub paused: bool,
     pub games: u64,
@@ -174,23 +177,45 @@ async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
         .map(Json)
 }
 
+/// `GET /api/leaderboard`: the leaderboard, whether the ladder is paused and the time limits
+/// in force.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct LeaderboardOut {
+    #[serde(flatten)]
+    pub board: Leaderboard,
+    pub paused: bool,
+    pub limits: LimitsInForce,
+}
+
+/// The time limits in force, and since when (a restart that changed them applies them in
+/// full: docs/SERVICE.md, "Restarts").
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct LimitsInForce {
+    pub move_ms: u64,
+    pub bank_ms: u64,
+    pub startup_ms: u64,
+    pub max_line_bytes: usize,
+    /// When these limits came into force (unix ms).
+    pub since: i64,
+}
+
 /// The leaderboard's JSON (`board` given: the one to show; else the current one), with whether
 /// the ladder is paused.
 pub fn leaderboard_json(s: &AppState, board: Option<Arc<Leaderboard>>) -> Value {
     let lb: Arc<Leaderboard> = board.unwrap_or_else(|| s.ladder.board.current());
-    let mut v = serde_json::to_value(&*lb).expect("json");
-    v["paused"] = json!(s.ladder.is_paused());
-    // The time limits in force, and since when (a restart that changed them applies them in
-    // full: docs/SERVICE.md, "Restarts").
     let l = &s.ladder.cfg.ladder.limits;
-    v["limits"] = json!({
-        "move_ms": l.move_ms,
-        "bank_ms": l.bank_ms,
-        "startup_ms": l.startup_ms,
-        "max_line_bytes": l.max_line_bytes,
-        "since": s.ladder.limits_since,
-    });
-    v
+    let out = LeaderboardOut {
+        board: (*lb).clone(),
+        paused: s.ladder.is_paused(),
+        limits: LimitsInForce {
+            move_ms: l.move_ms,
+            bank_ms: l.bank_ms,
+            startup_ms: l.startup_ms,
+            max_line_bytes: l.max_line_bytes,
+            since: s.ladder.limits_since,
+        },
+    };
+    serde_json::to_value(out).expect("json")
 }
 
 async fn leaderboard(State(s): State<AppState>) -> Response {
@@ -198,7 +223,7 @@ async fn leaderboard(State(s): State<AppState>) -> Response {
 }
 
 /// A bot and its versions.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct BotView {
     pub bot: String,
     pub author: String,
@@ -206,7 +231,7 @@ pub struct BotView {
     pub versions: Vec<VersionSummary>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct VersionSummary {
     #[serde(flatten)]
     pub version: Version,
@@ -252,11 +277,15 @@ async fn bot(
 
 /// A version: its reports, its latest games and faults (what the pages' cache keeps: its
 /// standing on the leaderboard is added when it is served, [`VersionOut`]).
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct VersionView {
     #[serde(flatten)]
     pub version: Version,
+    /// The build's output (absent without a `build` command).
+    #[schema(value_type = Option<Object>)]
     pub build: Option<Value>,
+    /// check-bot's report (JSON).
+    #[schema(value_type = Option<Object>)]
     pub report: Option<Value>,
     /// check-bot's report as text.
     pub report_text: Option<String>,
@@ -265,6 +294,7 @@ pub struct VersionView {
     /// Its latest faulted games.
     pub faults: Vec<GameSummary>,
     /// Per kind of decision, from check-bot (median, p95, max ms).
+    #[schema(value_type = Vec<Object>)]
     pub timing: Value,
     /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
     pub previous: Option<crate::ladder::compare::Comparison>,
@@ -277,18 +307,20 @@ pub struct VersionView {
     /// Its head to head per opponent over all its games (served with its games list,
     /// `mygames::games_page`, not in this JSON).
     #[serde(skip)]
+    #[schema(ignore)]
     pub head_to_head: Vec<mygames::HeadToHead>,
 }
 
 /// A version as served: its view and its row on the leaderboard now.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct VersionOut<'a> {
     #[serde(flatten)]
+    #[schema(value_type = VersionView)]
     pub view: &'a VersionView,
     pub standing: Option<crate::ladder::board::Row>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct GameSummary {
     pub job: i64,
     pub game: u32,
@@ -296,6 +328,8 @@ pub struct GameSummary {
     /// Labels (`bot vN`) by seat.
     pub seats: Vec<String>,
     pub result: String,
+    /// The protocol's faults (`schemas/replay.json`), a bot's stderr left out.
+    #[schema(value_type = Vec<Object>)]
     pub faults: Vec<durak_protocol::Fault>,
     pub moves: u32,
     pub recorded: i64,
@@ -433,7 +467,7 @@ async fn version(
     Ok(Json(out).into_response())
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct GameView {
     #[serde(flatten)]
     pub game: GameRow,

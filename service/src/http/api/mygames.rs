@@ -16,7 +16,7 @@ pub struct GamesQuery {
     pub per_page: Option<usize>,
 }
 
-#[derive(Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Clone, Debug, PartialEq, utoipa::ToSchema)]
 pub struct HeadToHead {
     /// The opponent's bot and version (`bot vN`).
     pub opponent: String,
@@ -33,6 +33,7 @@ pub struct HeadToHead {
     pub elo_ci95: [Option<f64>; 2],
     /// Elo above that opponent as the games accumulate (two seats): `[games, elo]`, at most
     /// [`HISTORY_POINTS`] points (none while the score is 0 or 1: the Elo is infinite).
+    #[schema(value_type = Vec<Vec<f64>>)]
     pub history: Vec<(u64, f64)>,
 }
 
@@ -45,7 +46,7 @@ pub const TIMING_GAMES: usize = 100;
 /// [`TIMING_GAMES`] games (forced moves are the referee's, not counted). Part of the version's
 /// view (`api::version_view`), which the pages' cache keeps until games are recorded: reading
 /// a hundred replays is not done for every request.
-#[derive(Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Clone, Debug, PartialEq, utoipa::ToSchema)]
 pub struct DecisionTime {
     pub decision: String,
     pub answers: u64,
@@ -54,7 +55,7 @@ pub struct DecisionTime {
     pub max_ms: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct GamesPage {
     pub games: Vec<GameSummary>,
     /// Games matching the filters, and pages of them.
