@@ -87,7 +87,7 @@ async fn api_one(State(s): State<AppState>, Path(n): Path<i64>) -> Result<Json<V
 
 /// End the current season now: the season ended, as `GET /api/seasons/{n}` shows it.
 fn end_now(s: &AppState) -> Result<Season, ApiError> {
-    match season::end(&s.ladder, &s.tournaments, "organiser") {
+    match season::end(&s.ladder, &s.tournaments, crate::domain::EndedBy::Organiser) {
         Ok(x) => Ok(x),
         Err(EndError::AlreadyEnded(n)) => Err(ApiError::new(
             409,

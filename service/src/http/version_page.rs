@@ -459,7 +459,7 @@ fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
         h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
         p #comparison {
             "Verdict: " strong.verdict { (c.verdict.name()) }
-            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
+            @if c.state == crate::domain::ComparisonState::Running { " (playing: " (plural(c.games, "game")) " so far)" }
             @if let Some(n) = &c.note { " — " (n) }
         }
         @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
