@@ -249,6 +249,87 @@ pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: EndedBy) -> Result<Se
     Ok(get(db, n)?.expect("the season ended"))
 }
 
+/// What `durak season end` did: the season ended, and its final tournament (id) or why there
+/// is none.
+#[derive(Debug)]
+pub struct EndedOffline {
+    pub season: Season,
+    pub next: i64,
+}
+
+/// `durak season end --data-dir DIR`: end the current season of a stopped server's data
+/// directory, as `POST /api/seasons/end` does (its final tournament queued: the next start
+/// plays it). `cfg` is the server's configuration (`--config`): the final tournament takes its
+/// table size, limits and sandbox, and a configuration of another ladder is refused before
+/// anything changes. `expect`: the season the organiser means to end; another one current (the
+/// command given twice) is refused, naming it.
+pub fn end_offline(
+    cfg: Arc<crate::config::Config>,
+    expect: Option<i64>,
+) -> Result<EndedOffline, String> {
+    let paths = crate::store::Paths::new(&cfg.data_dir);
+    let dir = paths.root.display().to_string();
+    if !paths.db().is_file() {
+        return Err(format!(
+            "{dir}: no service.db here: not a data directory of `durak serve`\n  fix: give \
+             the folder the server was started with (--data-dir DIR)"
+        ));
+    }
+    let _lock = paths.lock().map_err(|_| {
+        format!(
+            "{dir}: the server is running on it (it holds {dir}/lock): a season of a running \
+             server is ended by the server\n  fix: press \"End season N now\" on /organiser, \
+             or curl -X POST -H \"Authorization: Bearer $ORGANISER\" URL/api/seasons/end (a \
+             lost organiser token: durak organiser-token --data-dir {dir}); or stop the server \
+             and run this again"
+        )
+    })?;
+    let db = Arc::new(Db::open(&paths.db())?);
+    let current = current(&db)?;
+    if let Some(n) = expect.filter(|&n| n != current.n) {
+        let was = match get(&db, n)? {
+            Some(Season {
+                ended: Some(at),
+                ended_by,
+                ..
+            }) => format!(
+                "season {n} ended at {} (by the {})",
+                crate::http::pages::time(at),
+                ended_by.map_or("organiser", EndedBy::as_str)
+            ),
+            _ => format!("there is no season {n}"),
+        };
+        return Err(format!(
+            "{was}: the current season is {}, and it was not ended\n  fix: --season {} ends it",
+            current.n, current.n
+        ));
+    }
+    // The ladder's time limits since when are kept: a configuration with others is not the
+    // server's (the server itself applies a change at its next start).
+    let stored = db.setting(crate::ladder::LIMITS_KEY)?;
+    let given = crate::ladder::limits_text(&cfg);
+    if stored.as_ref().is_some_and(|s| *s != given) {
+        return Err(format!(
+            "the configuration's time limits ({given}) are not the ladder's ({}): the final \
+             tournament would be played with them\n  fix: give the server's configuration \
+             (--config serve.toml, as the server is started)",
+            stored.unwrap_or_default()
+        ));
+    }
+    let ladder = Ladder::new(db.clone(), cfg, paths)?;
+    let tournaments = Tournaments::new(ladder.clone());
+    let ended = end(&ladder, &tournaments, EndedBy::Organiser);
+    ladder.stop();
+    match ended {
+        Ok(season) => Ok(EndedOffline {
+            next: season.n + 1,
+            season,
+        }),
+        Err(EndError::AlreadyEnded(n)) => Err(format!("season {n} was ended meanwhile")),
+        Err(EndError::Other(e)) => Err(e),
+    }
+}
+
 fn ladder_final_games(ladder: &Ladder) -> u32 {
     ladder.cfg.season.final_games
 }
