@@ -100,6 +100,11 @@ async fn version(
     let ver = &v.version;
     let private = is_private(&who, ver);
     let waiting = ver.state.in_check();
+    // Playing: its page follows its games (`page/version.js`); the newest page, unfiltered,
+    // reloads itself, another says what came in.
+    let playing = matches!(ver.state, VersionState::Active | VersionState::Comparing);
+    let newest =
+        games.page == 0 && q.opponent.is_none() && q.result.is_none() && q.fault.unwrap_or(0) == 0;
     let meta = html! {
         "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
         @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
@@ -114,6 +119,11 @@ async fn version(
                 This page and its reports stay." }
         }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
+        @if playing {
+            p #live hidden data-api=(format!("/api/bots/{}/versions/{}", ver.bot, ver.n))
+                data-games=(v.games) data-state=(ver.state.as_str())
+                data-reload=(if newest { "1" } else { "0" }) {}
+        }
         @if let Some(c) = &v.previous { (comparison(c, ver)) }
         @if let Some(st) = &api::standing_of(&s, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
@@ -161,7 +171,7 @@ async fn version(
         &format!("{} v{}", ver.bot, ver.n),
         Some(meta),
         &who,
-        &[],
+        &[super::pages::VERSION_JS],
         body,
     )
     .into_response();
