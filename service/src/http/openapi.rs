@@ -12,12 +12,12 @@ use utoipa::OpenApi;
 /// contain, collected by utoipa).
 #[derive(OpenApi)]
 #[openapi(components(schemas(
-    crate::http::api::Status,
-    crate::http::api::LeaderboardOut,
-    crate::http::api::BotView,
-    crate::http::api::VersionOut,
-    crate::http::api::GameView,
-    crate::http::api::MeView,
+    crate::views::Status,
+    crate::views::LeaderboardOut,
+    crate::views::BotView,
+    crate::views::VersionOut,
+    crate::views::GameView,
+    crate::views::MeView,
     crate::http::api::NewAccount,
     crate::http::api::NewToken,
     crate::http::api::Invite,

@@ -9,11 +9,11 @@
 //! Content-Security-Policy forbids them): their own files are [`SERVICE_CSS`] and
 //! [`LEADERBOARD_JS`], served under `/assets/` with the report's.
 
-use super::api::{self, GameSummary};
 use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::auth::Account;
 use crate::domain::VersionState;
 use crate::store::Version;
+use crate::views::{self, GameSummary};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -247,7 +247,7 @@ pub(super) fn state_badge(v: &Version) -> Markup {
 async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
     let s2 = s.clone();
-    let view = match blocking(move || Ok(api::bot_view(&s2, &n2)?)).await {
+    let view = match blocking(move || Ok(views::bot_view(&s2.ladder, &n2)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
         Err(e) => return page_error(&v, e),
@@ -360,7 +360,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
         let mut replay =
             durak_replay::parse_replay(&text, &row.replay).map_err(ApiError::internal)?;
         // The replay names its seats by version id (the ladder's names); shown: `bot vN`.
-        let names = api::seat_labels(&s, [&row])?;
+        let names = views::seat_labels(&s.ladder, [&row])?;
         for h in &mut replay.header.seats {
             if let Some(label) = row.seats.get(h.seat).and_then(|v| names.get(v)) {
                 h.name = label.clone();
@@ -416,7 +416,7 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
         return Redirect::to("/login").into_response();
     };
     let a2 = a.clone();
-    let view = match blocking(move || Ok(api::me_view(&s, &a2)?)).await {
+    let view = match blocking(move || Ok(views::me_view(&s.ladder, &a2)?)).await {
         Ok(v) => v,
         Err(e) => return page_error(&v, e),
     };

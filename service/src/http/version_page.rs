@@ -10,14 +10,15 @@
 //! (`/games/J/G/seats/S/lines`, `/games/J/G/replay.jsonl`: the login cookie opens them, as the
 //! game's page) and prints the `durak rerun` command that re-runs its first decision.
 
-use super::api::mygames::{self, DecisionTime, GamesPage, GamesQuery, HeadToHead};
-use super::api::{self, GameSummary};
+use super::api::mygames::{self, GamesPage, GamesQuery};
 use super::pages::{
     error_page, fmt_ci, fmt_elo, page, page_error, plural, state_badge, time, version_link,
 };
 use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::domain::VersionState;
 use crate::store::{self, Version};
+use crate::views::version::{self as figures, DecisionTime, HeadToHead};
+use crate::views::{self, GameSummary};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
@@ -125,7 +126,7 @@ async fn version(
                 data-reload=(if newest { "1" } else { "0" }) {}
         }
         @if let Some(c) = &v.previous { (comparison(c, ver)) }
-        @if let Some(st) = &api::standing_of(&s, ver.id) {
+        @if let Some(st) = &views::standing_of(&s.ladder, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (standing_games(st)) "." }
         }
@@ -198,7 +199,7 @@ fn rerun_of(s: &AppState, g: &GameSummary) -> Rerun {
     let Some(sim) = store::game(db, g.job, g.game)
         .ok()
         .flatten()
-        .and_then(|row| mygames::simulate_row(s, &row).ok())
+        .and_then(|row| figures::simulate_row(&s.ladder, &row).ok())
     else {
         return Rerun { step: None };
     };
@@ -337,7 +338,7 @@ fn ladder_timing(rows: &[DecisionTime], over: u64) -> Markup {
             } } }
         }
         p.note { "From the replays of its newest " (plural(over, "game")) " (at most "
-            (mygames::TIMING_GAMES) "): the time from the request written to the answer read; \
+            (figures::TIMING_GAMES) "): the time from the request written to the answer read; \
             forced moves are played by the referee and not counted." }
     }
 }
@@ -543,7 +544,7 @@ async fn lines(
                 ),
             ));
         }
-        let sim = mygames::simulate_row(&s, &row).map_err(ApiError::internal)?;
+        let sim = figures::simulate_row(&s.ladder, &row).map_err(ApiError::internal)?;
         let lines = durak_replay::raw::transcript(&sim, seat).map_err(ApiError::internal)?;
         Ok(durak_replay::raw::to_text(&lines))
     })

@@ -2,49 +2,16 @@
 
 use super::*;
 
-/// The author's own page: account, bots' versions, tokens.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct MeView {
-    pub account: auth::Account,
-    pub versions: Vec<Version>,
-    pub tokens: Vec<TokenInfo>,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct TokenInfo {
-    pub id: i64,
-    pub label: String,
-    pub created: i64,
-    pub revoked: bool,
-}
-
-pub fn me_view(s: &AppState, a: &auth::Account) -> Result<MeView, String> {
-    let tokens = s.ladder.db.read(|c| {
-        let mut st = c.prepare(
-            "SELECT id, label, created, revoked FROM tokens WHERE account = ?1 ORDER BY id",
-        )?;
-        let rows = st.query_map([a.id], |r| {
-            Ok(TokenInfo {
-                id: r.get(0)?,
-                label: r.get(1)?,
-                created: r.get(2)?,
-                revoked: r.get::<_, i64>(3)? != 0,
-            })
-        })?;
-        rows.collect()
-    })?;
-    Ok(MeView {
-        account: a.clone(),
-        versions: store::versions_of_account(&s.ladder.db, a.id)?,
-        tokens,
-    })
-}
-
 pub(super) async fn me(
     State(s): State<AppState>,
     Author(a): Author,
-) -> Result<Json<MeView>, ApiError> {
-    blocking(move || me_view(&s, &a).map(Json).map_err(ApiError::internal)).await
+) -> Result<Json<views::MeView>, ApiError> {
+    blocking(move || {
+        views::me_view(&s.ladder, &a)
+            .map(Json)
+            .map_err(ApiError::internal)
+    })
+    .await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
