@@ -35,6 +35,8 @@ pub struct Row {
     pub elo: Option<f64>,
     /// The 95 % interval; an end is `null` when the data gives no bound on that side.
     pub elo_ci95: [Option<f64>; 2],
+    /// Its games counted: the finished ladder jobs' games of this season against the versions
+    /// on the board now (its void games apart: `void_games`).
     pub games: u64,
     pub losses: u64,
     pub draws: u64,
