@@ -465,6 +465,8 @@ fn the_openapi_document_describes_every_route() {
             "/api/bots/house-greedy/versions/1/games",
             "/api/bots/{bot}/versions/{n}/games",
         ),
+        ("/api/seasons", "/api/seasons"),
+        ("/api/seasons/1", "/api/seasons/{n}"),
     ] {
         let answer = s.get(path);
         assert_eq!(answer.status, 200, "{path}");
