@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::openapi;
 use common::server::{sh_bot, stray_replays, wait_for, Server};
 use common::text;
 use serde_json::{json, Value};
@@ -476,9 +477,9 @@ fn the_openapi_document_describes_every_route() {
             schema["$ref"], "#/components/schemas/Object",
             "{template} has its own schema"
         );
-        let errors = schema_errors(&doc, schema, &answer.json);
+        let errors = openapi::schema_errors(&doc, schema, &answer.json);
         assert!(errors.is_empty(), "{path}: {errors:?}\n{}", answer.json);
-        let described = properties(&doc, schema);
+        let described = openapi::properties(&doc, schema);
         for key in answer.json.as_object().unwrap().keys() {
             assert!(
                 described.contains(key),
@@ -491,39 +492,8 @@ fn the_openapi_document_describes_every_route() {
     let game = s.get(&format!("/api/games/{}/{}", g["job"], g["game"]));
     let schema = &doc["paths"]["/api/games/{job}/{game}"]["get"]["responses"]["200"]["content"]
         ["application/json"]["schema"];
-    let errors = schema_errors(&doc, schema, &game.json);
+    let errors = openapi::schema_errors(&doc, schema, &game.json);
     assert!(errors.is_empty(), "{errors:?}\n{}", game.json);
-}
-
-/// How `value` fails `schema` (a schema of the OpenAPI document `doc`, whose `$ref`s point
-/// into its components).
-fn schema_errors(doc: &Value, schema: &Value, value: &Value) -> Vec<String> {
-    let mut root = schema.clone();
-    root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    root["components"] = doc["components"].clone();
-    let v = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&root)
-        .unwrap_or_else(|e| panic!("the schema compiles: {e}\n{root}"));
-    v.iter_errors(value)
-        .map(|e| format!("{e} at {}", e.instance_path().as_str()))
-        .collect()
-}
-
-/// The property names a schema of `doc` describes, through `$ref`s and `allOf`.
-fn properties(doc: &Value, schema: &Value) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
-    if let Some(r) = schema["$ref"].as_str() {
-        let name = r.trim_start_matches("#/components/schemas/");
-        out.extend(properties(doc, &doc["components"]["schemas"][name]));
-    }
-    for part in schema["allOf"].as_array().into_iter().flatten() {
-        out.extend(properties(doc, part));
-    }
-    if let Some(p) = schema["properties"].as_object() {
-        out.extend(p.keys().cloned());
-    }
-    out
 }
 
 /// docs/SERVICE.md's organiser commands work as written: `curl -d '{...}'` sends the JSON as
