@@ -1,6 +1,6 @@
 "use strict";
-// A version's page keeps up with the ladder once the version plays (issue 24): every 10 s, while
-// the page is shown, it reads the version's JSON (data-api); when its games or its state have
+// A version's page keeps up with the ladder once the version plays (issue 24): every 10 s while
+// the page is shown, and when it is shown again, it reads the version's JSON (data-api); when its games or its state have
 // changed since the page was made, the newest page of its games (no filter) reloads itself, and
 // any other page says how many games came in, with a link to see them.
 (function () {
@@ -30,4 +30,5 @@
       .catch(function () {});
   }
   setInterval(check, 10000);
+  document.addEventListener("visibilitychange", check);
 })();
