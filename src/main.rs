@@ -79,6 +79,12 @@ enum Command {
     OrganiserToken(ops_cmd::OrganiserTokenArgs),
     /// Back up a `durak serve` data directory while the server runs (docs/SERVICE.md).
     Backup(ops_cmd::BackupArgs),
+    /// The seasons of a `durak serve` data directory (on the server's machine, the server
+    /// stopped): `durak season end` ends the current one (docs/SERVICE.md, "Seasons").
+    Season {
+        #[command(subcommand)]
+        command: ops_cmd::SeasonCommand,
+    },
     /// Run a built-in bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// random or greedy
@@ -127,6 +133,7 @@ fn main() -> ExitCode {
         Command::WorkerToken(args) => worker_cmd::worker_token(args),
         Command::OrganiserToken(args) => ops_cmd::organiser_token(args),
         Command::Backup(args) => ops_cmd::backup(args),
+        Command::Season { command } => ops_cmd::season(command),
         Command::Bot { name } => bot(&name),
         Command::WebSeat { socket } => durak_service::play::relay(&socket)
             .map(|_| ExitCode::SUCCESS)

@@ -1,10 +1,12 @@
 //! The organiser's commands on the server's machine, over a data directory (issue 24):
-//! `durak organiser-token` (a new organiser token, the old ones revoked) and `durak backup`
-//! (a copy of the data directory, taken while the server runs).
+//! `durak organiser-token` (a new organiser token, the old ones revoked), `durak backup`
+//! (a copy of the data directory, taken while the server runs) and `durak season end` (the
+//! current season ended, the server stopped).
 
 use crate::error::bad_input;
 use crate::CmdResult;
-use clap::Args;
+use clap::{Args, Subcommand};
+use durak_service::config;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,6 +77,56 @@ pub fn backup(args: BackupArgs) -> CmdResult {
                 .join(", ")
         );
         return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Subcommand)]
+pub enum SeasonCommand {
+    /// End the current season, as `POST /api/seasons/end` does: its open ladder jobs
+    /// cancelled, its leaderboard kept, its final tournament queued (played at the server's
+    /// next start), the next season started with fresh ratings. The server must be stopped
+    /// (a running server's season is ended by its button or its API).
+    End(SeasonEndArgs),
+}
+
+#[derive(Args)]
+pub struct SeasonEndArgs {
+    /// The server's configuration, as it is started with (its `data_dir`, `[ladder]` and
+    /// `[season] final_games` are used; the final tournament gets its limits and sandbox)
+    #[arg(long, short, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The server's data directory [default: the configuration's, else durak-data]
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The season to end: refused, naming the current one, if that is not the current season
+    /// (so the command given twice does not end the next season too)
+    #[arg(long, value_name = "N")]
+    season: Option<i64>,
+}
+
+pub fn season(command: SeasonCommand) -> CmdResult {
+    let SeasonCommand::End(args) = command;
+    let file = match &args.config {
+        Some(p) => Some((p.clone(), config::ConfigFile::load(p)?)),
+        None => None,
+    };
+    let overrides = config::Overrides {
+        data_dir: args.data_dir,
+        ..Default::default()
+    };
+    let cfg = config::resolve(file.as_ref().map(|(p, f)| (p.as_path(), f)), &overrides)?;
+    let ended = durak_service::season::end_offline(std::sync::Arc::new(cfg), args.season)?;
+    let s = &ended.season;
+    println!("season {} ended; season {} started", s.n, ended.next);
+    match (s.tournament, &s.final_error) {
+        (Some(t), _) => eprintln!(
+            "its final tournament {t} is queued: the server plays it at its next start, and \
+             submissions are closed until it is over (/seasons/{})",
+            s.n
+        ),
+        (None, Some(e)) => eprintln!("no final tournament: {e}"),
+        (None, None) => {}
     }
     Ok(ExitCode::SUCCESS)
 }

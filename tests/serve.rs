@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::openapi;
 use common::server::{sh_bot, stray_replays, wait_for, Server};
 use common::text;
 use serde_json::{json, Value};
@@ -434,7 +435,7 @@ fn a_bot_that_keeps_faulting_is_suspended() {
 #[test]
 fn the_openapi_document_describes_every_route() {
     let tmp = tempfile::tempdir().unwrap();
-    let s = Server::start(&tmp.path().join("data"), &["--house-bots", "none"]);
+    let s = Server::start(&tmp.path().join("data"), &[]);
     let doc = s.get("/api/openapi.json").json;
     assert_eq!(doc["openapi"], "3.1.0");
     let paths = doc["paths"].as_object().unwrap();
@@ -450,6 +451,49 @@ fn the_openapi_document_describes_every_route() {
             assert!(a.status == 200 || a.status == 401, "{p}: {}", a.status);
         }
     }
+    // Real answers validate against the schemas the document gives them (derived from the
+    // types: issue 24), and name no field the schema does not.
+    let version = "/api/bots/house-greedy/versions/1";
+    wait_for("house-greedy's first games", 60, || {
+        (s.get(version).json["games"].as_u64()? > 0).then_some(())
+    });
+    for (path, template) in [
+        ("/api/status", "/api/status"),
+        ("/api/leaderboard", "/api/leaderboard"),
+        ("/api/bots/house-greedy", "/api/bots/{bot}"),
+        (version, "/api/bots/{bot}/versions/{n}"),
+        (
+            "/api/bots/house-greedy/versions/1/games",
+            "/api/bots/{bot}/versions/{n}/games",
+        ),
+        ("/api/seasons", "/api/seasons"),
+        ("/api/seasons/1", "/api/seasons/{n}"),
+    ] {
+        let answer = s.get(path);
+        assert_eq!(answer.status, 200, "{path}");
+        let schema = &doc["paths"][template]["get"]["responses"]["200"]["content"]
+            ["application/json"]["schema"];
+        assert_ne!(
+            schema["$ref"], "#/components/schemas/Object",
+            "{template} has its own schema"
+        );
+        let errors = openapi::schema_errors(&doc, schema, &answer.json);
+        assert!(errors.is_empty(), "{path}: {errors:?}\n{}", answer.json);
+        let described = openapi::properties(&doc, schema);
+        for key in answer.json.as_object().unwrap().keys() {
+            assert!(
+                described.contains(key),
+                "{path}: {key} is not in its schema"
+            );
+        }
+    }
+    // A game's answer too.
+    let g = &s.get(version).json["latest_games"][0];
+    let game = s.get(&format!("/api/games/{}/{}", g["job"], g["game"]));
+    let schema = &doc["paths"]["/api/games/{job}/{game}"]["get"]["responses"]["200"]["content"]
+        ["application/json"]["schema"];
+    let errors = openapi::schema_errors(&doc, schema, &game.json);
+    assert!(errors.is_empty(), "{errors:?}\n{}", game.json);
 }
 
 /// docs/SERVICE.md's organiser commands work as written: `curl -d '{...}'` sends the JSON as

@@ -270,3 +270,49 @@ fn register_upload_leaderboard_version_and_game_in_the_browser() {
     check_clean(&mut p, "the polling leaderboard");
     eprintln!("screenshots in {}", shots().display());
 }
+
+/// A playing version's page keeps up (issue 24, `page/version.js`): once games came in, a
+/// filtered page says so with a link, and the newest page reloads itself. The check that runs
+/// every 10 s is run at once by showing the page again (`visibilitychange`).
+#[test]
+fn a_playing_version_page_keeps_up_with_its_games() {
+    let browser = require_chromium!();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &[]);
+    let api = "/api/bots/house-greedy/versions/1";
+    let games = |s: &Server| s.get(api).json["games"].as_u64().unwrap_or(0);
+    common::server::wait_for("house-greedy's first games", 60, || {
+        (games(&s) > 0).then_some(())
+    });
+    let mut p = Page::open(browser, 1000, 800);
+    let seen_after_load = |p: &mut Page| -> u64 {
+        let at_load = p.eval("Number(document.getElementById('live').dataset.games)");
+        let at_load = at_load.unwrap().as_u64().unwrap();
+        common::server::wait_for("more games", 60, || (games(&s) > at_load).then_some(()));
+        at_load
+    };
+    p.goto(&format!(
+        "{}/bots/house-greedy/versions/1?result=lost",
+        s.url
+    ));
+    seen_after_load(&mut p);
+    p.eval("document.dispatchEvent(new Event('visibilitychange'))")
+        .unwrap();
+    let said = p.wait(
+        "the filtered page to say games came in",
+        20,
+        "(e => !e.hidden && e.textContent)(document.getElementById('live'))",
+    );
+    assert!(said.as_str().unwrap().contains("new game"), "{said}");
+
+    p.goto(&format!("{}/bots/house-greedy/versions/1", s.url));
+    seen_after_load(&mut p);
+    p.eval("window.before = 1; document.dispatchEvent(new Event('visibilitychange'))")
+        .unwrap();
+    p.wait(
+        "the newest page to reload itself",
+        20,
+        "window.before === undefined && document.readyState === 'complete'",
+    );
+    check_clean(&mut p, "the version page");
+}

@@ -492,6 +492,72 @@ fn final_over(s: &Server, n: i64) -> Value {
     )
 }
 
+/// `durak season end` on the server's machine: refused while the server runs (naming the
+/// button and the API), it ends the season of the stopped server as the API does (its
+/// leaderboard kept, the final tournament queued and played at the next start); given again
+/// with `--season 1` it is refused, naming the current season.
+#[test]
+fn durak_season_end_ends_the_season_of_a_stopped_server_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let conf = tmp.path().join("serve.toml");
+    std::fs::write(
+        &conf,
+        format!(
+            "data_dir = {:?}\n[ladder]\ndeals = 1\n[sandbox]\nmode = {:?}\n[season]\n\
+             final_games = 1\n",
+            path(&data),
+            common::server::sandbox()
+        ),
+    )
+    .unwrap();
+    let mut s = Server::start(&data, &["--config", path(&conf)]);
+    wait_for("season 1's first ladder games", 60, || {
+        (s.get("/api/leaderboard").json["games"].as_u64()? >= 2).then_some(())
+    });
+    let running = durak(&["season", "end", "--config", path(&conf)]);
+    assert_eq!(running.status.code(), Some(2));
+    let e = common::text(&running.stderr);
+    assert!(
+        e.contains("the server is running") && e.contains("/api/seasons/end"),
+        "{e}"
+    );
+    s.pause_and_settle();
+    let before = s.get("/api/leaderboard").json;
+    s.stop();
+
+    let out = durak(&["season", "end", "--config", path(&conf), "--season", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(
+        common::text(&out.stdout).contains("season 1 ended; season 2 started"),
+        "{}",
+        common::text(&out.stdout)
+    );
+    assert!(
+        common::text(&out.stderr).contains("final tournament"),
+        "{}",
+        common::text(&out.stderr)
+    );
+    // Again: season 1 is over, and season 2 is not ended by mistake.
+    let again = durak(&["season", "end", "--config", path(&conf), "--season", "1"]);
+    assert_eq!(again.status.code(), Some(2));
+    let e = common::text(&again.stderr);
+    assert!(
+        e.contains("season 1 ended") && e.contains("the current season is 2") && e.contains("fix:"),
+        "{e}"
+    );
+
+    let s = Server::start(&data, &["--config", path(&conf)]);
+    let one = season(&s, 1);
+    assert_eq!(one["ended_by"], "organiser", "{one}");
+    assert_eq!(one["leaderboard"]["games"], before["games"], "{one}");
+    assert_eq!(one["leaderboard"]["rows"], before["rows"], "{one}");
+    assert_eq!(s.get("/api/seasons").json["current"], 2);
+    // The next start plays the final tournament.
+    let f = final_over(&s, 1);
+    assert!(f["standings"].is_object(), "{f}");
+}
+
 /// A season ended by the organiser's API: submissions close (409 naming the season) until its
 /// final tournament is over, its leaderboard is kept, its final standings are on /seasons/1,
 /// and season 2's leaderboard starts with fresh ratings.

@@ -453,7 +453,11 @@ fn pages_say_what_games_count_and_link_to_the_protocol() {
         page.contains("/api/status"),
         "where every game is counted: {page}"
     );
-    for doc in ["/docs/PROTOCOL.md", "/docs/WRITING_A_BOT.md"] {
+    for doc in [
+        "/docs/PROTOCOL.md",
+        "/docs/WRITING_A_BOT.md",
+        "/docs/STARTER_KITS.md",
+    ] {
         assert!(page.contains(&format!("href=\"{doc}\"")), "{doc}: {page}");
         let (st, head, text) = raw_request(&s.url, "GET", doc, "", "");
         assert_eq!(st, 200, "{doc}: {head}");

@@ -404,3 +404,58 @@ fn logging_in_makes_a_session_and_logging_out_ends_it() {
     let bearer = format!("Authorization: Bearer {token}\r\n");
     assert_eq!(raw_request(&s.url, "GET", "/api/me", &bearer, "").0, 200);
 }
+
+/// A version in the ladder keeps its page up to date (issue 24): the page names its JSON, its
+/// games and state for `version.js` to compare, which reloads the newest unfiltered page only;
+/// the script is served.
+#[test]
+fn a_playing_version_page_follows_its_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(&tmp.path().join("data"), &[]);
+    let api = "/api/bots/house-greedy/versions/1";
+    let v = wait_for("house-greedy's first games", 60, || {
+        let v = s.get(api).json;
+        (v["games"].as_u64()? > 0).then_some(v)
+    });
+    let page = |path: &str| {
+        let (st, head, body) = raw_request(&s.url, "GET", path, "", "");
+        assert_eq!(st, 200, "{path}: {head}");
+        body
+    };
+    let newest = page("/bots/house-greedy/versions/1");
+    let live = newest
+        .split("id=\"live\"")
+        .nth(1)
+        .expect("the live marker")
+        .split('>')
+        .next()
+        .unwrap();
+    assert!(live.contains(&format!("data-api=\"{api}\"")), "{live}");
+    assert!(live.contains("data-state=\"active\""), "{live}");
+    assert!(live.contains("data-reload=\"1\""), "{live}");
+    let games: u64 = live
+        .split("data-games=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(games >= v["games"].as_u64().unwrap(), "{live} {v}");
+    let filtered = page("/bots/house-greedy/versions/1?result=won");
+    assert!(
+        filtered.contains("data-reload=\"0\""),
+        "a filtered page is not reloaded"
+    );
+    let script = newest
+        .split("src=\"/assets/version-")
+        .nth(1)
+        .expect("the version page's script")
+        .split('"')
+        .next()
+        .unwrap();
+    let (st, head, js) = raw_request(&s.url, "GET", &format!("/assets/version-{script}"), "", "");
+    assert_eq!(st, 200, "{head}");
+    assert!(js.contains("data") && js.contains("reload"), "{js}");
+}

@@ -33,7 +33,7 @@ pub struct GameAnalysis {
 }
 
 /// A version's endgame accuracy, over its games analysed so far.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct VersionAccuracy {
     /// The share of its solved endgame decisions that kept its value (0 to 1); `None` when none
     /// was valued.

@@ -9,7 +9,7 @@ use rusqlite::{params, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 /// Who is asking.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct Account {
     pub id: i64,
     pub name: String,

@@ -383,7 +383,8 @@ pub fn submit(
     if state == Some(VersionState::Active) {
         eprintln!("PASSED: {bot} version {n} is in the ladder");
         if let Some(line) = comparison {
-            let so_far = r.json["previous"]["state"] == "running";
+            let so_far =
+                r.json["previous"]["state"] == crate::domain::ComparisonState::Running.as_str();
             eprintln!(
                 "comparison {line}{}",
                 if so_far {

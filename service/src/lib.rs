@@ -15,7 +15,8 @@
 //!   matchmaking, the executor, recording games in group commits, verifying workers' games,
 //!   the leaderboard.
 //! - [`tournament`]: fixed tournaments with the tournament engine.
-//! - [`http`]: the pages, the JSON API and its OpenAPI document.
+//! - [`views`]: the data the pages and the JSON API show, built in one place; [`http`]: the
+//!   pages, the JSON API and its OpenAPI document.
 //! - [`client`]: `durak submit --server`; [`worker`]: `durak worker --server`, a remote
 //!   worker that claims the ladder's jobs, plays them in its own sandbox and posts the games.
 //! - [`metrics`]: `GET /metrics`, the series in Prometheus's text format.
@@ -46,6 +47,7 @@ pub mod store;
 pub mod submit;
 pub mod tls;
 pub mod tournament;
+pub mod views;
 pub mod worker;
 
 use config::Config;

@@ -21,9 +21,10 @@
 //! ratings). Versions in their check at the end enter the ladder of season N+1.
 
 use crate::db::{now_ms, Db};
+use crate::domain::{seasons as table, EndedBy, TournamentState};
 use crate::ladder::Ladder;
 use crate::tournament::Tournaments;
-use rusqlite::{params, OptionalExtension};
+use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -102,7 +103,7 @@ pub struct Season {
     pub first_job: i64,
     pub ended: Option<i64>,
     /// `"organiser"` or `"deadline"`.
-    pub ended_by: Option<String>,
+    pub ended_by: Option<EndedBy>,
     /// The final tournament's id.
     pub tournament: Option<i64>,
     /// Why there is no final tournament (too few versions in the ladder, ...).
@@ -165,16 +166,6 @@ pub fn leaderboard(db: &Db, n: i64) -> Result<Option<Value>, String> {
     Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()))
 }
 
-/// The state of a tournament (`None`: no such row).
-fn tournament_state(db: &Db, id: i64) -> Result<Option<String>, crate::db::DbError> {
-    db.read(|c| {
-        c.query_row("SELECT state FROM tournaments WHERE id = ?1", [id], |r| {
-            r.get(0)
-        })
-        .optional()
-    })
-}
-
 /// Why submissions are closed now, if they are: the last season ended and its final
 /// tournament is being made, queued or played.
 pub fn closed(db: &Db) -> Result<Option<String>, String> {
@@ -190,10 +181,9 @@ pub fn closed(db: &Db) -> Result<Option<String>, String> {
     })?;
     let Some(s) = last else { return Ok(None) };
     let open = match (s.tournament, &s.final_error) {
-        (Some(t), _) => !matches!(
-            tournament_state(db, t)?.as_deref(),
-            Some("queued" | "running")
-        ),
+        (Some(t), _) => {
+            !crate::domain::tournaments::state(db, t)?.is_some_and(TournamentState::is_open)
+        }
         (None, Some(_)) => true,
         // Being made, this moment.
         (None, None) => false,
@@ -235,33 +225,15 @@ impl From<crate::db::DbError> for EndError {
     }
 }
 
-/// End the current season (see the module's text); `by`: `"organiser"` or `"deadline"`.
-/// Returns the season ended, as it is now.
-pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: &str) -> Result<Season, EndError> {
+/// End the current season (see the module's text). Returns the season ended, as it is now.
+pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: EndedBy) -> Result<Season, EndError> {
     let db = &ladder.db;
     let season = current(db)?;
     let n = season.n;
     cancel_ladder_jobs(ladder, i64::MAX)?;
     let board = serde_json::to_string(&*ladder.board.fresh()).expect("json");
     let now = now_ms();
-    let ended = db.write(|c| {
-        let tx = c.transaction()?;
-        let changed = tx.execute(
-            "UPDATE seasons SET ended = ?1, ended_by = ?2, leaderboard = ?3 WHERE n = ?4 AND \
-             ended IS NULL",
-            params![now, by, board, n],
-        )?;
-        if changed == 1 {
-            tx.execute(
-                "INSERT INTO seasons(n, started, first_job) VALUES (?1, ?2, (SELECT \
-                 COALESCE(MAX(id), 0) + 1 FROM jobs))",
-                params![n + 1, now],
-            )?;
-        }
-        tx.commit()?;
-        Ok(changed == 1)
-    })?;
-    if !ended {
+    if !table::end(db, n, now, by, &board)? {
         return Err(EndError::AlreadyEnded(n));
     }
     // Jobs the scheduler made meanwhile are the old season's: gone too.
@@ -272,12 +244,7 @@ pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: &str) -> Result<Seaso
         Ok((id, _)) => (Some(id), None),
         Err(e) => (None, Some(e)),
     };
-    db.write(|c| {
-        c.execute(
-            "UPDATE seasons SET tournament = ?1, final_error = ?2 WHERE n = ?3",
-            params![tournament, error, n],
-        )
-    })?;
+    table::set_final(db, n, tournament, error.as_deref())?;
     tracing::warn!(
         "season {n} ended ({by}); season {} started{}",
         n + 1,
@@ -286,6 +253,87 @@ pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: &str) -> Result<Seaso
             .unwrap_or_default()
     );
     Ok(get(db, n)?.expect("the season ended"))
+}
+
+/// What `durak season end` did: the season ended, and its final tournament (id) or why there
+/// is none.
+#[derive(Debug)]
+pub struct EndedOffline {
+    pub season: Season,
+    pub next: i64,
+}
+
+/// `durak season end --data-dir DIR`: end the current season of a stopped server's data
+/// directory, as `POST /api/seasons/end` does (its final tournament queued: the next start
+/// plays it). `cfg` is the server's configuration (`--config`): the final tournament takes its
+/// table size, limits and sandbox, and a configuration of another ladder is refused before
+/// anything changes. `expect`: the season the organiser means to end; another one current (the
+/// command given twice) is refused, naming it.
+pub fn end_offline(
+    cfg: Arc<crate::config::Config>,
+    expect: Option<i64>,
+) -> Result<EndedOffline, String> {
+    let paths = crate::store::Paths::new(&cfg.data_dir);
+    let dir = paths.root.display().to_string();
+    if !paths.db().is_file() {
+        return Err(format!(
+            "{dir}: no service.db here: not a data directory of `durak serve`\n  fix: give \
+             the folder the server was started with (--data-dir DIR)"
+        ));
+    }
+    let _lock = paths.lock().map_err(|_| {
+        format!(
+            "{dir}: the server is running on it (it holds {dir}/lock): a season of a running \
+             server is ended by the server\n  fix: press \"End season N now\" on /organiser, \
+             or curl -X POST -H \"Authorization: Bearer $ORGANISER\" URL/api/seasons/end (a \
+             lost organiser token: durak organiser-token --data-dir {dir}); or stop the server \
+             and run this again"
+        )
+    })?;
+    let db = Arc::new(Db::open(&paths.db())?);
+    let current = current(&db)?;
+    if let Some(n) = expect.filter(|&n| n != current.n) {
+        let was = match get(&db, n)? {
+            Some(Season {
+                ended: Some(at),
+                ended_by,
+                ..
+            }) => format!(
+                "season {n} ended at {} (by the {})",
+                crate::http::pages::time(at),
+                ended_by.map_or("organiser", EndedBy::as_str)
+            ),
+            _ => format!("there is no season {n}"),
+        };
+        return Err(format!(
+            "{was}: the current season is {}, and it was not ended\n  fix: --season {} ends it",
+            current.n, current.n
+        ));
+    }
+    // The ladder's time limits since when are kept: a configuration with others is not the
+    // server's (the server itself applies a change at its next start).
+    let stored = db.setting(crate::ladder::LIMITS_KEY)?;
+    let given = crate::ladder::limits_text(&cfg);
+    if stored.as_ref().is_some_and(|s| *s != given) {
+        return Err(format!(
+            "the configuration's time limits ({given}) are not the ladder's ({}): the final \
+             tournament would be played with them\n  fix: give the server's configuration \
+             (--config serve.toml, as the server is started)",
+            stored.unwrap_or_default()
+        ));
+    }
+    let ladder = Ladder::new(db.clone(), cfg, paths)?;
+    let tournaments = Tournaments::new(ladder.clone());
+    let ended = end(&ladder, &tournaments, EndedBy::Organiser);
+    ladder.stop();
+    match ended {
+        Ok(season) => Ok(EndedOffline {
+            next: season.n + 1,
+            season,
+        }),
+        Err(EndError::AlreadyEnded(n)) => Err(format!("season {n} was ended meanwhile")),
+        Err(EndError::Other(e)) => Err(e),
+    }
 }
 
 fn ladder_final_games(ladder: &Ladder) -> u32 {
@@ -336,7 +384,8 @@ pub fn watch_deadline(
     };
     rt.spawn(async move {
         tokio::time::sleep(wait).await;
-        let ended = tokio::task::spawn_blocking(move || end(&ladder, &tournaments, "deadline"));
+        let ended =
+            tokio::task::spawn_blocking(move || end(&ladder, &tournaments, EndedBy::Deadline));
         match ended.await {
             Ok(Ok(_)) | Ok(Err(EndError::AlreadyEnded(_))) => {}
             Ok(Err(EndError::Other(e))) => tracing::error!("the season's deadline: {e}"),
@@ -405,17 +454,9 @@ mod tests {
         // Season 1 ended (by the deadline), season 2 started after it: the same deadline
         // ends nothing more.
         let now = now_ms();
-        db.write(|c| {
-            c.execute(
-                "UPDATE seasons SET ended = ?1, ended_by = 'deadline'",
-                [now],
-            )?;
-            c.execute(
-                "INSERT INTO seasons(n, started, first_job) VALUES (2, ?1, 7)",
-                [now],
-            )
-        })
-        .unwrap();
+        assert!(table::end(&db, 1, now, EndedBy::Deadline, "{}").unwrap());
+        // Once: a second hand finds it ended.
+        assert!(!table::end(&db, 1, now, EndedBy::Organiser, "{}").unwrap());
         assert_eq!(current(&db).unwrap().n, 2);
         let passed = SeasonConfig {
             ends_ms: Some(now - 1),

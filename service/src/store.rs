@@ -20,7 +20,7 @@ mod paths;
 pub use paths::{folder_for_bots, private_db, DataDirError, Paths};
 
 /// A version of a bot, with its bot's and author's names.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Version {
     pub id: i64,
     pub bot: String,
@@ -146,7 +146,7 @@ pub fn reports(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), DbE
 }
 
 /// A recorded game.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GameRow {
     pub job: i64,
     pub game: u32,
@@ -155,10 +155,13 @@ pub struct GameRow {
     /// Version ids by seat.
     pub seats: Vec<i64>,
     #[serde(with = "crate::ladder::jobs::u64_text")]
+    #[schema(value_type = String)]
     pub seed: u64,
     pub dealer: usize,
     pub loser: Option<usize>,
     pub draw: bool,
+    /// The protocol's faults (`schemas/replay.json`).
+    #[schema(value_type = Vec<Object>)]
     pub faults: Vec<Fault>,
     pub moves: u32,
     pub duration_ms: u64,

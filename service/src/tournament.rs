@@ -13,15 +13,15 @@
 //!
 //! States: `queued` → `running` → `done` | `failed` | `cancelled` (and `queued` → `cancelled`).
 
-use crate::db::now_ms;
-use crate::domain::VersionState;
+use crate::domain::tournaments as table;
+use crate::domain::{TournamentState, VersionState};
 use crate::ladder::Ladder;
 use crate::store;
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::runner::{RunOptions, Silent};
 use durak_tournaments::sequencer::Closed;
 use durak_tournaments::{run_tournament, Standings, TournamentDir};
-use rusqlite::{params, OptionalExtension};
+use rusqlite::OptionalExtension;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +29,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// A tournament's row: state, dir, bots (JSON), created, finished, error.
-type TournamentRow = (String, String, String, i64, Option<i64>, Option<String>);
+type TournamentRow = (
+    TournamentState,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<String>,
+);
 
 /// The fixed tournaments of a server, and the runner that plays them one at a time.
 pub struct Tournaments {
@@ -58,7 +65,7 @@ pub enum Cancelled {
     /// There is no such tournament.
     Unknown,
     /// It is over already, in this state.
-    Over(String),
+    Over(TournamentState),
 }
 
 /// A tournament bot's name for a version: `bot-vN` (house bots keep theirs).
@@ -108,26 +115,16 @@ impl Tournaments {
     /// The next to play: one left running by an earlier run of the server, else the oldest
     /// queued.
     fn next(&self) -> Result<Option<(i64, PathBuf)>, crate::db::DbError> {
-        self.ladder.db.read(|c| {
-            c.query_row(
-                "SELECT id, dir FROM tournaments WHERE state IN ('running', 'queued') ORDER BY \
-                 state = 'running' DESC, id LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, PathBuf::from(r.get::<_, String>(1)?))),
-            )
-            .optional()
-        })
+        table::next(&self.ladder.db)
     }
 
-    fn set_state(&self, id: i64, state: &str, error: Option<&str>) -> Result<(), String> {
-        let over = matches!(state, "done" | "failed" | "cancelled");
-        self.ladder.db.write(|c| {
-            c.execute(
-                "UPDATE tournaments SET state = ?1, error = ?2, finished = ?3 WHERE id = ?4",
-                params![state, error, over.then(now_ms), id],
-            )
-        })?;
-        Ok(())
+    fn set_state(
+        &self,
+        id: i64,
+        state: TournamentState,
+        error: Option<&str>,
+    ) -> Result<(), String> {
+        Ok(table::set_state(&self.ladder.db, id, state, error)?)
     }
 
     fn runner(self: Arc<Self>) {
@@ -155,7 +152,7 @@ impl Tournaments {
                 }
                 continue;
             };
-            let _ = self.set_state(id, "running", None);
+            let _ = self.set_state(id, TournamentState::Running, None);
             let r = run(&self.ladder, &dir, flag);
             let cancelled = {
                 let mut run = self.lock();
@@ -163,11 +160,11 @@ impl Tournaments {
                 run.cancelled
             };
             let outcome = match (&r, cancelled) {
-                (Ok(true), _) => self.set_state(id, "done", None),
-                (_, true) => self.set_state(id, "cancelled", None),
+                (Ok(true), _) => self.set_state(id, TournamentState::Done, None),
+                (_, true) => self.set_state(id, TournamentState::Cancelled, None),
                 // The server stops: it stays running, and is resumed at the next start.
                 (Ok(false), false) => Ok(()),
-                (Err(e), false) => self.set_state(id, "failed", Some(e)),
+                (Err(e), false) => self.set_state(id, TournamentState::Failed, Some(e)),
             };
             if let Err(e) = outcome {
                 tracing::error!("tournament {id}: {e}");
@@ -185,23 +182,17 @@ impl Tournaments {
     /// games (its games so far are kept in its directory).
     pub fn cancel(&self, id: i64) -> Result<Cancelled, String> {
         let mut run = self.lock();
-        let state: Option<String> = self.ladder.db.read(|c| {
-            c.query_row("SELECT state FROM tournaments WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()
-        })?;
-        match state.as_deref() {
+        match table::state(&self.ladder.db, id)? {
             None => return Ok(Cancelled::Unknown),
-            Some("queued" | "running") => {}
-            Some(over) => return Ok(Cancelled::Over(over.to_string())),
+            Some(open) if open.is_open() => {}
+            Some(over) => return Ok(Cancelled::Over(over)),
         }
         match &run.current {
             Some((current, flag)) if *current == id => {
                 flag.store(true, Ordering::SeqCst);
                 run.cancelled = true;
             }
-            _ => self.set_state(id, "cancelled", None)?,
+            _ => self.set_state(id, TournamentState::Cancelled, None)?,
         }
         self.wake.notify_all();
         Ok(Cancelled::Yes)
@@ -209,7 +200,7 @@ impl Tournaments {
 
     /// Start one among the active versions, `games` deals per table: it plays at once, or
     /// after those before it (`queued`). Returns its id and its state.
-    pub fn start(&self, games: u32) -> Result<(i64, &'static str), String> {
+    pub fn start(&self, games: u32) -> Result<(i64, TournamentState), String> {
         let ladder = &self.ladder;
         if games == 0 || games > 10_000 {
             return Err("games: give 1 to 10000 deals per table".into());
@@ -256,31 +247,19 @@ impl Tournaments {
         let names: Vec<String> = active.iter().map(name_of).collect();
         // Under the runner's lock: it does not take this one before its directory is made.
         let run = self.lock();
-        let id = ladder.db.write(|c| {
-            c.execute(
-                "INSERT INTO tournaments(state, dir, bots, created) VALUES ('queued', '', ?1, \
-                 ?2)",
-                params![serde_json::to_string(&names).expect("json"), now_ms()],
-            )?;
-            Ok(c.last_insert_rowid())
-        })?;
+        let id = table::create(&ladder.db, &serde_json::to_string(&names).expect("json"))?;
         let dir = ladder.paths.tournaments().join(id.to_string());
         let made =
             TournamentDir::create(&dir, &t, &settings(ladder, &dir)).map_err(|e| e.to_string());
         if let Err(e) = made {
-            let _ = self.set_state(id, "failed", Some(&e));
+            let _ = self.set_state(id, TournamentState::Failed, Some(&e));
             return Err(e);
         }
-        ladder.db.write(|c| {
-            c.execute(
-                "UPDATE tournaments SET dir = ?1 WHERE id = ?2",
-                params![dir.display().to_string(), id],
-            )
-        })?;
+        table::set_dir(&ladder.db, id, &dir.display().to_string())?;
         let state = if run.current.is_some() {
-            "queued"
+            TournamentState::Queued
         } else {
-            "running"
+            TournamentState::Running
         };
         drop(run);
         self.wake.notify_all();
@@ -350,7 +329,7 @@ impl Tournaments {
     /// Every tournament, newest first: id, state, created, finished, and where its report is
     /// once it is written.
     pub fn list(&self, ladder: &Ladder) -> Result<Vec<Value>, String> {
-        let rows: Vec<(i64, String, String, i64, Option<i64>)> = ladder.db.read(|c| {
+        let rows: Vec<(i64, TournamentState, String, i64, Option<i64>)> = ladder.db.read(|c| {
             let mut s = c.prepare(
                 "SELECT id, state, dir, created, finished FROM tournaments ORDER BY id DESC",
             )?;
@@ -374,6 +353,11 @@ impl Tournaments {
             })
             .collect())
     }
+}
+
+/// The state in a tournament's JSON ([`Tournaments::view`], [`Tournaments::list`]).
+pub fn state_in(t: &Value) -> Option<TournamentState> {
+    t["state"].as_str()?.parse().ok()
 }
 
 /// Where a tournament's report is served (`http/reports.rs`).

@@ -7,6 +7,7 @@ pub mod browser;
 pub mod cdp;
 pub mod http;
 pub mod modes;
+pub mod openapi;
 
 use durak_protocol::{FaultKind, Limits};
 use durak_referee::{

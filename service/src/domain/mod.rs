@@ -1,13 +1,17 @@
-//! The domain layer under the HTTP: the states of versions and jobs as types (`state.rs`), and
-//! every change of those states with its SQL (`versions.rs`, `jobs.rs`). Nothing else in the
-//! service writes a state or spells one in SQL: it calls these functions, and binds a
-//! [`VersionState`] or [`JobState`] as a parameter where it reads by state.
+//! The domain layer under the HTTP: the states of versions, jobs, comparisons, fixed
+//! tournaments and seasons as types (`state.rs`), and every change of those states with its SQL
+//! (`versions.rs`, `jobs.rs`, `comparisons.rs`, `tournaments.rs`, `seasons.rs`). Nothing else in
+//! the service writes a state or spells one in SQL: it calls these functions, and binds a state
+//! as a parameter where it reads by state.
 
+pub mod comparisons;
 pub mod jobs;
+pub mod seasons;
 pub mod state;
+pub mod tournaments;
 pub mod versions;
 
-pub use state::{JobState, UnknownState, VersionState};
+pub use state::{ComparisonState, EndedBy, JobState, TournamentState, UnknownState, VersionState};
 
 /// Why a change of state did not happen.
 #[derive(Debug, thiserror::Error)]

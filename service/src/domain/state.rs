@@ -1,4 +1,5 @@
-//! The states of a version and of a job, as types: stored as their names (`TEXT` columns, read
+//! The states of a version, a job, a comparison, a fixed tournament and how a season ended, as
+//! types: stored as their names (`TEXT` columns, read
 //! and written through rusqlite's `FromSql`/`ToSql`), shown and sent in JSON as the same names.
 //! A name the database holds that is no state fails the read, naming it.
 
@@ -19,7 +20,7 @@ pub struct UnknownState {
 macro_rules! state_enum {
     ($(#[$doc:meta])* $name:ident, $what:literal, { $($(#[$vdoc:meta])* $v:ident = $s:literal,)* }) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
         #[serde(rename_all = "lowercase")]
         pub enum $name {
             $($(#[$vdoc])* $v,)*
@@ -118,6 +119,50 @@ state_enum!(
     }
 );
 
+state_enum!(
+    /// Where a comparison of a new version with its bot's previous one is (`ladder/compare.rs`).
+    ComparisonState, "comparison", {
+        /// Its games are being played (the test has not stopped).
+        Running = "running",
+        /// The test stopped: its verdict and figures are written down.
+        Done = "done",
+    }
+);
+
+state_enum!(
+    /// Where a fixed tournament is (`tournament.rs`): `queued` → `running` → `done` |
+    /// `failed` | `cancelled` (and `queued` → `cancelled`).
+    TournamentState, "tournament", {
+        /// Waiting behind the one being played.
+        Queued = "queued",
+        /// Being played (or left running by a stop, resumed at the next start).
+        Running = "running",
+        /// Every game played, the standings and report written.
+        Done = "done",
+        /// It could not be made or played (its `error` says why).
+        Failed = "failed",
+        /// The organiser cancelled it (its games so far kept).
+        Cancelled = "cancelled",
+    }
+);
+
+state_enum!(
+    /// Who ended a season (`season.rs`).
+    EndedBy, "season end", {
+        /// The organiser: `POST /api/seasons/end`, the button, or `durak season end`.
+        Organiser = "organiser",
+        /// `[season] ends` passed.
+        Deadline = "deadline",
+    }
+);
+
+impl TournamentState {
+    /// Queued or running: not over.
+    pub fn is_open(self) -> bool {
+        matches!(self, TournamentState::Queued | TournamentState::Running)
+    }
+}
+
 impl VersionState {
     /// Waiting for or in its check: its page refreshes, `durak submit` keeps following it.
     pub fn in_check(self) -> bool {
@@ -161,6 +206,20 @@ mod tests {
         }
         for s in JobState::ALL {
             assert_eq!(s.as_str().parse::<JobState>().unwrap(), *s);
+        }
+        for s in ComparisonState::ALL {
+            assert_eq!(s.as_str().parse::<ComparisonState>().unwrap(), *s);
+        }
+        for s in TournamentState::ALL {
+            assert_eq!(s.as_str().parse::<TournamentState>().unwrap(), *s);
+            assert_eq!(
+                s.is_open(),
+                matches!(s.as_str(), "queued" | "running"),
+                "{s}"
+            );
+        }
+        for s in EndedBy::ALL {
+            assert_eq!(s.as_str().parse::<EndedBy>().unwrap(), *s);
         }
         let e = "paused".parse::<VersionState>().unwrap_err().to_string();
         assert!(

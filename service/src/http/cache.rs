@@ -5,8 +5,8 @@
 //! A version still being built or checked is read every time (its state changes without a game).
 //! The standing on the leaderboard is not cached: it is added when the view is served.
 
-use super::api::{self, VersionView};
 use super::AppState;
+use crate::views::{self, VersionView};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -64,7 +64,7 @@ impl Cache {
         if let Some(v) = self.cached(&key, now) {
             return Ok(Some(v));
         }
-        let Some(view) = api::version_view(s, bot, n)? else {
+        let Some(view) = views::version_view(&s.ladder, bot, n)? else {
             return Ok(None);
         };
         let view = Arc::new(view);

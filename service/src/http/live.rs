@@ -42,7 +42,7 @@ impl Default for Live {
 /// The leaderboard's JSON to send, and what it is compared on (without the time it was
 /// computed: a computation that changed nothing sends nothing).
 fn snapshot(s: &AppState) -> (String, serde_json::Value) {
-    let mut v = super::api::leaderboard_json(s, Some(s.ladder.board.fresh()));
+    let mut v = crate::views::leaderboard_json(&s.ladder, Some(s.ladder.board.fresh()));
     let text = v.to_string();
     if let Some(o) = v.as_object_mut() {
         o.remove("computed_ms");

@@ -9,11 +9,11 @@
 //! Content-Security-Policy forbids them): their own files are [`SERVICE_CSS`] and
 //! [`LEADERBOARD_JS`], served under `/assets/` with the report's.
 
-use super::api::{self, GameSummary};
 use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::auth::Account;
 use crate::domain::VersionState;
 use crate::store::Version;
+use crate::views::{self, GameSummary};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -43,6 +43,8 @@ pub const SERVICE_CSS: Asset = Asset::new("service", "css", include_str!("page/s
 /// The leaderboard's script: live by server-sent events, else polling.
 pub const LEADERBOARD_JS: Asset =
     Asset::new("leaderboard", "js", include_str!("page/leaderboard.js"));
+/// A version's page's script: it follows the version's games once it plays.
+pub const VERSION_JS: Asset = Asset::new("version", "js", include_str!("page/version.js"));
 
 /// Where the pages find their files.
 pub const ASSET_ROOT: &str = "/assets/";
@@ -228,8 +230,9 @@ async fn leaderboard(State(s): State<AppState>, v: Visitor) -> Html<String> {
              version's page, not here; " a href="/api/status" { "/api/status" } " counts every \
              game recorded. The table updates by itself." }
         p #writing { "Writing a bot: " a href="/docs/PROTOCOL.md" { "the protocol" } " and "
-            a href="/docs/WRITING_A_BOT.md" { "how to write one" } " (the starter kits in Java, \
-             C++ and TypeScript are in the sources' " code { "starter-kits/" } "); "
+            a href="/docs/WRITING_A_BOT.md" { "how to write one" } " (and "
+            a href="/docs/STARTER_KITS.md" { "the starter kits" } " in Java, C++ and TypeScript, \
+             in the sources' " code { "starter-kits/" } "); "
             code { "durak check-bot" } " runs this server's check on your machine." }
         p { "To take part: " a href="/register" { "register" } ", then submit your bot's folder \
              on your page or with " code { "durak submit --server URL --token TOKEN FOLDER" } "." }
@@ -244,7 +247,7 @@ pub(super) fn state_badge(v: &Version) -> Markup {
 async fn bot(State(s): State<AppState>, v: Visitor, Path(name): Path<String>) -> Response {
     let n2 = name.clone();
     let s2 = s.clone();
-    let view = match blocking(move || Ok(api::bot_view(&s2, &n2)?)).await {
+    let view = match blocking(move || Ok(views::bot_view(&s2.ladder, &n2)?)).await {
         Ok(Some(v)) => v,
         Ok(None) => return error_page(404, &v, &format!("no bot named {name:?}")),
         Err(e) => return page_error(&v, e),
@@ -357,7 +360,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
         let mut replay =
             durak_replay::parse_replay(&text, &row.replay).map_err(ApiError::internal)?;
         // The replay names its seats by version id (the ladder's names); shown: `bot vN`.
-        let names = api::seat_labels(&s, [&row])?;
+        let names = views::seat_labels(&s.ladder, [&row])?;
         for h in &mut replay.header.seats {
             if let Some(label) = row.seats.get(h.seat).and_then(|v| names.get(v)) {
                 h.name = label.clone();
@@ -413,7 +416,7 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
         return Redirect::to("/login").into_response();
     };
     let a2 = a.clone();
-    let view = match blocking(move || Ok(api::me_view(&s, &a2)?)).await {
+    let view = match blocking(move || Ok(views::me_view(&s.ladder, &a2)?)).await {
         Ok(v) => v,
         Err(e) => return page_error(&v, e),
     };
@@ -424,7 +427,7 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
             p { "The bot's folder as a " code { ".tar.gz" } " or " code { ".zip" }
                 " archive, with its " code { "bot.toml" } " (name, command, language, author, \
                 and optionally build). Each upload is a new version of the bot it names. How to \
-                write one: " a href="/docs/WRITING_A_BOT.md" { "the guide" } ", " a href="/docs/PROTOCOL.md" { "the protocol" } "." }
+                write one: " a href="/docs/WRITING_A_BOT.md" { "the guide" } ", " a href="/docs/PROTOCOL.md" { "the protocol" } ", " a href="/docs/STARTER_KITS.md" { "the starter kits" } "." }
             label { "Archive: " input type="file" name="archive" required; }
             button type="submit" { "Upload" }
         }
@@ -485,7 +488,7 @@ async fn me(State(s): State<AppState>, v: Visitor) -> Response {
 async fn asset(Path(file): Path<String>) -> Response {
     let Some(a) = durak_report::ASSETS
         .iter()
-        .chain(&[SERVICE_CSS, LEADERBOARD_JS])
+        .chain(&[SERVICE_CSS, LEADERBOARD_JS, VERSION_JS])
         .find(|a| a.file_name() == file)
     else {
         return (StatusCode::NOT_FOUND, "no such file").into_response();
@@ -511,6 +514,11 @@ pub const DOCS: &[(&str, &str)] = &[
     (
         "WRITING_A_BOT.md",
         include_str!("../../../docs/WRITING_A_BOT.md"),
+    ),
+    // starter-kits/README.md: the kits, their languages and what they need.
+    (
+        "STARTER_KITS.md",
+        include_str!("../../../starter-kits/README.md"),
     ),
 ];
 

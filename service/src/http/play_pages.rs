@@ -66,7 +66,7 @@ pub fn form(s: &AppState, v: &Visitor, bot: &str) -> Markup {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct PlayBody {
     pub bot: String,
     /// `0`, `1` or `random` (absent: 0).
@@ -128,7 +128,7 @@ fn mine(s: &AppState, v: &Visitor, id: u64) -> Result<Arc<PlayGame>, (u16, Strin
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct MoveForm {
     pub choice: Option<usize>,
     #[serde(rename = "move")]

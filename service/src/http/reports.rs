@@ -73,7 +73,8 @@ async fn tournament(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) 
     let dir = view["dir"].as_str().unwrap_or("").to_string();
     let standings =
         std::fs::read_to_string(s2.ladder.paths.root.join(&dir).join("standings.txt")).ok();
-    let running = view["state"] == "running";
+    let running =
+        crate::tournament::state_in(&view) == Some(crate::domain::TournamentState::Running);
     let meta = html! {
         span class=(format!("state {}", view["state"].as_str().unwrap_or(""))) { (view["state"].as_str().unwrap_or("")) }
         " · " (view["games_played"]) " games played"

@@ -6,13 +6,15 @@
 
 use super::pages::{csrf_field, error_page, fmt_ci, fmt_elo, layout, page_error, time};
 use super::{blocking, ApiError, AppState, Organiser, Visitor};
+use crate::domain::EndedBy;
 use crate::season::{self, EndError, Season};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use maud::{html, Markup};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The API's routes (`api::routes` lists them with the others).
 pub fn api_routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
@@ -34,7 +36,7 @@ pub fn page_routes() -> Router<AppState> {
 /// A season as JSON: its row, its address, and once ended its final tournament (state,
 /// standings, report) and its ladder leaderboard at the end; the current one's leaderboard is
 /// `/api/leaderboard`.
-fn view(s: &AppState, season: &Season) -> Result<Value, ApiError> {
+fn view(s: &AppState, season: &Season) -> Result<SeasonView, ApiError> {
     let l = &s.ladder;
     let tournament = match season.tournament {
         Some(id) => s.tournaments.view(l, id)?,
@@ -44,50 +46,110 @@ fn view(s: &AppState, season: &Season) -> Result<Value, ApiError> {
         Some(_) => season::leaderboard(&l.db, season.n)?,
         None => None,
     };
-    Ok(json!({
-        "n": season.n,
-        "current": season.ended.is_none(),
-        "started": season.started,
-        "ended": season.ended,
-        "ended_by": season.ended_by,
-        "url": format!("/seasons/{}", season.n),
-        "final_tournament": tournament,
-        "final_error": season.final_error,
-        "leaderboard": leaderboard,
-    }))
+    Ok(SeasonView {
+        n: season.n,
+        current: season.ended.is_none(),
+        started: season.started,
+        ended: season.ended,
+        ended_by: season.ended_by,
+        url: format!("/seasons/{}", season.n),
+        final_tournament: tournament,
+        final_error: season.final_error.clone(),
+        leaderboard,
+    })
 }
 
-fn one(s: &AppState, n: i64) -> Result<Value, ApiError> {
+/// `GET /api/seasons/{n}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SeasonView {
+    pub n: i64,
+    /// Not ended yet.
+    pub current: bool,
+    /// Unix ms.
+    pub started: i64,
+    pub ended: Option<i64>,
+    pub ended_by: Option<EndedBy>,
+    pub url: String,
+    /// Its final tournament once it ended (as `GET /api/tournaments/{id}` shows it).
+    #[schema(value_type = Option<Object>)]
+    pub final_tournament: Option<Value>,
+    /// Why it has no final tournament.
+    pub final_error: Option<String>,
+    /// Its ladder leaderboard as it stood at its end.
+    #[schema(value_type = Option<crate::ladder::board::Leaderboard>)]
+    pub leaderboard: Option<Value>,
+}
+
+/// `GET /api/seasons`: every season, newest first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SeasonsList {
+    /// The current season's number.
+    pub current: Option<i64>,
+    /// Why submissions are closed, if they are (between a season's end and its final
+    /// tournament's).
+    pub submissions_closed: Option<String>,
+    pub seasons: Vec<SeasonRow>,
+}
+
+/// A season in the list.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SeasonRow {
+    pub n: i64,
+    pub started: i64,
+    pub ended: Option<i64>,
+    pub ended_by: Option<EndedBy>,
+    /// Its final tournament's id.
+    pub final_tournament: Option<i64>,
+    pub final_error: Option<String>,
+    pub url: String,
+}
+
+fn one(s: &AppState, n: i64) -> Result<SeasonView, ApiError> {
     let season = season::get(&s.ladder.db, n)?
         .ok_or_else(|| ApiError::not_found(format!("there is no season {n}")))?;
     view(s, &season)
 }
 
-fn listed(s: &AppState) -> Result<Value, ApiError> {
+fn listed(s: &AppState) -> Result<SeasonsList, ApiError> {
     let db = &s.ladder.db;
     let seasons = season::list(db)?;
-    Ok(json!({
-        "current": seasons.iter().find(|x| x.ended.is_none()).map(|x| x.n),
-        "submissions_closed": season::closed(db)?,
-        "seasons": seasons.iter().map(|x| json!({
-            "n": x.n, "started": x.started, "ended": x.ended, "ended_by": x.ended_by,
-            "final_tournament": x.tournament, "final_error": x.final_error,
-            "url": format!("/seasons/{}", x.n),
-        })).collect::<Vec<_>>(),
-    }))
+    Ok(SeasonsList {
+        current: seasons.iter().find(|x| x.ended.is_none()).map(|x| x.n),
+        submissions_closed: season::closed(db)?,
+        seasons: seasons
+            .iter()
+            .map(|x| SeasonRow {
+                n: x.n,
+                started: x.started,
+                ended: x.ended,
+                ended_by: x.ended_by,
+                final_tournament: x.tournament,
+                final_error: x.final_error.clone(),
+                url: format!("/seasons/{}", x.n),
+            })
+            .collect(),
+    })
 }
 
-async fn api_list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+/// As the pages read it.
+fn value(x: impl Serialize) -> Value {
+    serde_json::to_value(x).expect("json")
+}
+
+async fn api_list(State(s): State<AppState>) -> Result<Json<SeasonsList>, ApiError> {
     Ok(Json(blocking(move || listed(&s)).await?))
 }
 
-async fn api_one(State(s): State<AppState>, Path(n): Path<i64>) -> Result<Json<Value>, ApiError> {
+async fn api_one(
+    State(s): State<AppState>,
+    Path(n): Path<i64>,
+) -> Result<Json<SeasonView>, ApiError> {
     Ok(Json(blocking(move || one(&s, n)).await?))
 }
 
 /// End the current season now: the season ended, as `GET /api/seasons/{n}` shows it.
 fn end_now(s: &AppState) -> Result<Season, ApiError> {
-    match season::end(&s.ladder, &s.tournaments, "organiser") {
+    match season::end(&s.ladder, &s.tournaments, EndedBy::Organiser) {
         Ok(x) => Ok(x),
         Err(EndError::AlreadyEnded(n)) => Err(ApiError::new(
             409,
@@ -100,7 +162,7 @@ fn end_now(s: &AppState) -> Result<Season, ApiError> {
 async fn api_end(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SeasonView>, ApiError> {
     Ok(Json(
         blocking(move || {
             let ended = end_now(&s)?;
@@ -144,7 +206,7 @@ pub fn organiser_section(v: &Visitor, current: &Season, deadline: Option<i64>) -
 }
 
 async fn list_page(State(s): State<AppState>, v: Visitor) -> Response {
-    let l = match blocking(move || listed(&s)).await {
+    let l = match blocking(move || listed(&s).map(value)).await {
         Ok(l) => l,
         Err(e) => return page_error(&v, e),
     };
@@ -166,7 +228,7 @@ async fn list_page(State(s): State<AppState>, v: Visitor) -> Response {
 }
 
 async fn season_page(State(s): State<AppState>, v: Visitor, Path(n): Path<i64>) -> Response {
-    let x = match blocking(move || one(&s, n)).await {
+    let x = match blocking(move || one(&s, n).map(value)).await {
         Ok(x) => x,
         Err(e) => return page_error(&v, e),
     };

@@ -10,14 +10,15 @@
 //! (`/games/J/G/seats/S/lines`, `/games/J/G/replay.jsonl`: the login cookie opens them, as the
 //! game's page) and prints the `durak rerun` command that re-runs its first decision.
 
-use super::api::mygames::{self, DecisionTime, GamesPage, GamesQuery, HeadToHead};
-use super::api::{self, GameSummary};
+use super::api::mygames::{self, GamesPage, GamesQuery};
 use super::pages::{
     error_page, fmt_ci, fmt_elo, page, page_error, plural, state_badge, time, version_link,
 };
 use super::{blocking, private, ApiError, AppState, Visitor};
 use crate::domain::VersionState;
 use crate::store::{self, Version};
+use crate::views::version::{self as figures, DecisionTime, HeadToHead};
+use crate::views::{self, GameSummary};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
@@ -100,6 +101,11 @@ async fn version(
     let ver = &v.version;
     let private = is_private(&who, ver);
     let waiting = ver.state.in_check();
+    // Playing: its page follows its games (`page/version.js`); the newest page, unfiltered,
+    // reloads itself, another says what came in.
+    let playing = matches!(ver.state, VersionState::Active | VersionState::Comparing);
+    let newest =
+        games.page == 0 && q.opponent.is_none() && q.result.is_none() && q.fault.unwrap_or(0) == 0;
     let meta = html! {
         "by " (Bot(&ver.author)) " · " (state_badge(ver)) " · submitted " (time(ver.submitted))
         @if let Some(sha) = &ver.sha256 { " · sha256 " code { (sha[..12.min(sha.len())]) } }
@@ -114,8 +120,13 @@ async fn version(
                 This page and its reports stay." }
         }
         @if waiting { p { "Being built and checked: this page reloads until the report is in." } }
+        @if playing {
+            p #live hidden data-api=(format!("/api/bots/{}/versions/{}", ver.bot, ver.n))
+                data-games=(v.games) data-state=(ver.state.as_str())
+                data-reload=(if newest { "1" } else { "0" }) {}
+        }
         @if let Some(c) = &v.previous { (comparison(c, ver)) }
-        @if let Some(st) = &api::standing_of(&s, ver.id) {
+        @if let Some(st) = &views::standing_of(&s.ladder, ver.id) {
             p.standing { "On the leaderboard: " strong { (st.rank_label) } ", Elo " (fmt_elo(st.elo))
                 " (" (fmt_ci(st.elo_ci95)) "), " (standing_games(st)) "." }
         }
@@ -161,7 +172,7 @@ async fn version(
         &format!("{} v{}", ver.bot, ver.n),
         Some(meta),
         &who,
-        &[],
+        &[super::pages::VERSION_JS],
         body,
     )
     .into_response();
@@ -188,7 +199,7 @@ fn rerun_of(s: &AppState, g: &GameSummary) -> Rerun {
     let Some(sim) = store::game(db, g.job, g.game)
         .ok()
         .flatten()
-        .and_then(|row| mygames::simulate_row(s, &row).ok())
+        .and_then(|row| figures::simulate_row(&s.ladder, &row).ok())
     else {
         return Rerun { step: None };
     };
@@ -327,7 +338,7 @@ fn ladder_timing(rows: &[DecisionTime], over: u64) -> Markup {
             } } }
         }
         p.note { "From the replays of its newest " (plural(over, "game")) " (at most "
-            (mygames::TIMING_GAMES) "): the time from the request written to the answer read; \
+            (figures::TIMING_GAMES) "): the time from the request written to the answer read; \
             forced moves are played by the referee and not counted." }
     }
 }
@@ -459,7 +470,7 @@ fn comparison(c: &crate::ladder::compare::Comparison, ver: &Version) -> Markup {
         h2 { "Against " a href=(version_link(&c.bot, c.version)) { "version " (c.version) } }
         p #comparison {
             "Verdict: " strong.verdict { (c.verdict.name()) }
-            @if c.state == "running" { " (playing: " (plural(c.games, "game")) " so far)" }
+            @if c.state == crate::domain::ComparisonState::Running { " (playing: " (plural(c.games, "game")) " so far)" }
             @if let Some(n) = &c.note { " — " (n) }
         }
         @if waiting { p { "This version enters the ladder once the comparison shows it is not worse \
@@ -533,7 +544,7 @@ async fn lines(
                 ),
             ));
         }
-        let sim = mygames::simulate_row(&s, &row).map_err(ApiError::internal)?;
+        let sim = figures::simulate_row(&s.ladder, &row).map_err(ApiError::internal)?;
         let lines = durak_replay::raw::transcript(&sim, seat).map_err(ApiError::internal)?;
         Ok(durak_replay::raw::to_text(&lines))
     })

@@ -101,7 +101,7 @@ impl FromRequestParts<AppState> for Worker {
 }
 
 /// A version as a worker needs it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WorkerVersion {
     pub id: i64,
     pub label: String,
@@ -116,8 +116,10 @@ pub struct WorkerVersion {
 
 /// A claimed job, with everything needed to play it: what the server sends and what
 /// `durak worker` reads (`crate::worker`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Claimed {
+    /// The job: id, kind, seats (version ids), deals with their seeds and dealers.
+    #[schema(value_type = Object)]
     pub job: Job,
     /// Pass it back to renew, post and release.
     pub lease: String,
@@ -126,8 +128,11 @@ pub struct Claimed {
     pub games: Vec<u32>,
     pub variant: String,
     pub table_size: usize,
+    /// The protocol's time limits (`startup_ms`, `move_ms`, `bank_ms`, `max_line_bytes`).
+    #[schema(value_type = Object)]
     pub limits: durak_protocol::Limits,
     /// Resource limits of submitted bots in the sandbox.
+    #[schema(value_type = Object)]
     pub resources: durak_referee::ResourceLimits,
     pub max_moves: u32,
     pub versions: Vec<WorkerVersion>,
@@ -168,7 +173,7 @@ pub fn sha256_hex(b: &[u8]) -> String {
         .collect()
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 pub struct ClaimBody {
     /// The worker's name, for the server's log.
     #[serde(default)]
@@ -276,7 +281,7 @@ async fn claim(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct LeaseBody {
     pub lease: String,
 }
@@ -334,7 +339,7 @@ async fn renew(
     Ok(Json(json!({"job": job, "lease_ms": lease_ms})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ReleaseBody {
     pub lease: String,
     /// The worker could not prepare the job (fetch or unpack a bot): the server keeps count.
@@ -343,7 +348,7 @@ pub struct ReleaseBody {
 }
 
 /// Why a worker could not play a job.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct Failed {
     /// The version whose bot it could not prepare, if it was one.
     #[serde(default)]
@@ -395,12 +400,13 @@ async fn release(
 }
 
 /// One game of a results post.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct PostedGame {
     /// rotation * deals + deal.
     pub game: u32,
     /// The result as the worker saw it (checked against the replay's).
     #[serde(default)]
+    #[schema(value_type = Option<Object>)]
     pub result: Option<PostedResult>,
     /// The replay compressed as a `.jsonl.zst` file holds it (zstd), in base64: what
     /// `durak worker` posts (a few KB a game).
@@ -437,17 +443,18 @@ impl PostedGame {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ResultsBody {
     pub lease: String,
     pub games: Vec<PostedGame>,
 }
 
 /// What became of a results post.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ResultsAnswer {
     pub job: i64,
     /// Per game: recorded now (`true`) or recorded before (`false`: counted once).
+    #[schema(value_type = Vec<Object>)]
     pub games: Vec<Value>,
     pub new: usize,
     pub already: usize,
@@ -603,7 +610,8 @@ async fn bot_archive(
         .into_response())
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(as = WorkerTokenBody)]
 pub struct TokenBody {
     #[serde(default)]
     pub label: String,
@@ -613,16 +621,21 @@ async fn new_token(
     State(s): State<AppState>,
     Organiser(_): Organiser,
     body: Option<JsonBody<TokenBody>>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<crate::http::api::NewToken>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
     let (id, token) =
         blocking(move || auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal))
             .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": id, "token": token,
-                    "note": "keep the token: it is shown only once; start a worker with \
-                             durak worker --server URL --token TOKEN"})),
+        Json(crate::http::api::NewToken {
+            id,
+            token,
+            note: Some(
+                "keep the token: it is shown only once; start a worker with durak worker \
+                 --server URL --token TOKEN",
+            ),
+        }),
     ))
 }
 

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One row of the leaderboard.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Row {
     pub rank: usize,
     /// `"=2"` when tied.
@@ -35,6 +35,8 @@ pub struct Row {
     pub elo: Option<f64>,
     /// The 95 % interval; an end is `null` when the data gives no bound on that side.
     pub elo_ci95: [Option<f64>; 2],
+    /// Its games counted: the finished ladder jobs' games of this season against the versions
+    /// on the board now (its void games apart: `void_games`).
     pub games: u64,
     pub losses: u64,
     pub draws: u64,
@@ -47,7 +49,7 @@ pub struct Row {
     pub attempts_voided: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Leaderboard {
     /// The season whose games these are (fresh ratings each season: `season.rs`).
     pub season: i64,

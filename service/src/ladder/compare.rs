@@ -18,8 +18,8 @@
 
 use super::jobs::{self, priority};
 use super::Ladder;
-use crate::db::{now_ms, Db};
-use crate::domain::VersionState;
+use crate::db::Db;
+use crate::domain::{comparisons, ComparisonState, VersionState};
 use crate::store::{self, GameRow};
 use durak_tournaments::config::{Bot, Format, Tournament};
 use durak_tournaments::sprt::{SprtStatus, SprtTracker};
@@ -120,7 +120,7 @@ pub fn may_play(kind: &str, state: VersionState) -> bool {
 }
 
 /// What the comparison says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Better,
@@ -156,14 +156,14 @@ pub fn verdict_of(st: &SprtStatus) -> Verdict {
 }
 
 /// A version's comparison with its previous one: the `previous` of its JSON.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Comparison {
     /// The version compared with.
     pub bot: String,
     pub version: i64,
     pub version_id: i64,
     /// `running` or `done`.
-    pub state: String,
+    pub state: ComparisonState,
     pub verdict: Verdict,
     /// Games counted (and whole deals: both rotations in).
     pub games: u64,
@@ -201,7 +201,7 @@ impl Comparison {
     fn of(
         cfg: &CompareConfig,
         prev: &store::Version,
-        state: &str,
+        state: ComparisonState,
         (st, voids): &(SprtStatus, Voids),
     ) -> Self {
         let verdict = verdict_of(st);
@@ -209,7 +209,7 @@ impl Comparison {
             bot: prev.bot.clone(),
             version: prev.n,
             version_id: prev.id,
-            state: state.to_string(),
+            state,
             verdict,
             games: st.games,
             deals: st.deals,
@@ -236,7 +236,7 @@ impl Comparison {
     /// +58.3])`.
     pub fn line(&self) -> String {
         let e = |x: Option<f64>, inf: &str| x.map_or(inf.to_string(), |x| format!("{x:+.1}"));
-        let what = if self.state == "running" && self.verdict == Verdict::Undecided {
+        let what = if self.state == ComparisonState::Running && self.verdict == Verdict::Undecided {
             "undecided so far".to_string()
         } else {
             self.verdict.name().to_string()
@@ -397,14 +397,7 @@ pub fn heads_up_every(
 
 /// Start comparing `version` with `previous`.
 pub fn begin(db: &Db, version: i64, previous: i64) -> Result<(), crate::db::DbError> {
-    db.write(|c| {
-        c.execute(
-            "INSERT OR IGNORE INTO comparisons(version, previous, state, created) VALUES (?1, \
-             ?2, 'running', ?3)",
-            params![version, previous, now_ms()],
-        )
-        .map(|_| ())
-    })
+    crate::domain::comparisons::begin(db, version, previous)
 }
 
 /// The version a new version of the same bot would be compared with: the bot's version in the
@@ -424,14 +417,7 @@ pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, crate::db::DbEr
 
 /// The comparison of `version` with its previous one, as it stands (`None`: not compared).
 pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Comparison>, String> {
-    let row: Option<(i64, String, Option<String>)> = db.read(|c| {
-        c.query_row(
-            "SELECT previous, state, result FROM comparisons WHERE version = ?1",
-            [version],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()
-    })?;
+    let row = comparisons::get(db, version)?;
     let Some((previous, state, result)) = row else {
         return Ok(None);
     };
@@ -442,7 +428,7 @@ pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Compari
         return Ok(None);
     };
     let st = status(db, cfg, version, previous)?;
-    Ok(Some(Comparison::of(cfg, &prev, &state, &st)))
+    Ok(Some(Comparison::of(cfg, &prev, state, &st)))
 }
 
 /// Keep the running comparisons going (called by the scheduler): stop those whose test
@@ -450,12 +436,7 @@ pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Compari
 /// none. Returns how many jobs it opened.
 pub fn tick(ladder: &Ladder) -> Result<usize, String> {
     let cfg = &ladder.cfg.compare;
-    let running: Vec<(i64, i64)> = ladder.db.read(|c| {
-        let mut s =
-            c.prepare("SELECT version, previous FROM comparisons WHERE state = 'running'")?;
-        let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect()
-    })?;
+    let running = comparisons::running(&ladder.db)?;
     if running.is_empty() {
         return Ok(0);
     }
@@ -496,7 +477,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
             }
             continue;
         }
-        let mut c = Comparison::of(cfg, &p, "done", &both);
+        let mut c = Comparison::of(cfg, &p, ComparisonState::Done, &both);
         c.note = match (left, capped && st.decision.is_none()) {
             (Some(why), _) => Some(why),
             (None, true) => Some(stopped_at(cfg.max_games, both.1.games)),
@@ -518,14 +499,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
 /// The test stopped: write it down, and decide a version waiting for it.
 fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), String> {
     let json = serde_json::to_string(c).expect("json");
-    ladder.db.write(|db| {
-        db.execute(
-            "UPDATE comparisons SET state = 'done', verdict = ?1, result = ?2, finished = ?3 \
-             WHERE version = ?4",
-            params![c.verdict.name(), json, now_ms(), v.id],
-        )
-        .map(|_| ())
-    })?;
+    comparisons::finish(&ladder.db, v.id, c.verdict.name(), &json)?;
     tracing::info!("{} {}", v.label(), c.summary);
     // The version's page and JSON are cached until games are recorded or the board changes:
     // a comparison stopped between games (its job cancelled) records none, so say it here.
@@ -676,7 +650,12 @@ pub(crate) mod tests {
             fault_streak: 0,
             files_removed: None,
         };
-        let c = Comparison::of(&CompareConfig::default(), &prev, "running", &(st, voids));
+        let c = Comparison::of(
+            &CompareConfig::default(),
+            &prev,
+            ComparisonState::Running,
+            &(st, voids),
+        );
         let json = serde_json::to_value(&c).unwrap();
         assert_eq!(
             (json["games"].as_u64(), json["deals"].as_u64()),

@@ -98,11 +98,11 @@ impl From<LadderError> for String {
     }
 }
 
-const LIMITS_KEY: &str = "ladder_limits";
+pub(crate) const LIMITS_KEY: &str = "ladder_limits";
 const LIMITS_SINCE_KEY: &str = "ladder_limits_since";
 
 /// The time limits as kept in the settings.
-fn limits_text(cfg: &Config) -> String {
+pub(crate) fn limits_text(cfg: &Config) -> String {
     let l = &cfg.ladder.limits;
     format!(
         "move_ms={} bank_ms={} startup_ms={} max_line_bytes={}",

@@ -11,7 +11,7 @@ mod people;
 mod runs;
 
 use super::pages::{csrf_field, error_page, layout, page_error, time};
-use super::{api, blocking, AppState, Visitor};
+use super::{blocking, AppState, Visitor};
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -100,7 +100,7 @@ async fn ladder(State(s): State<AppState>, v: Visitor) -> Response {
     let s2 = s.clone();
     let got = blocking(move || {
         let season = crate::season::current(&s2.ladder.db)?;
-        Ok((api::status_of(&s2)?, season))
+        Ok((crate::views::status_of(&s2.ladder)?, season))
     });
     let (status, season) = match got.await {
         Ok(st) => st,

@@ -4,9 +4,10 @@
 //! once; the list with each token's last contact; revoke).
 
 use super::{back, button, org_page, refused, time, when};
+use crate::domain::TournamentState;
 use crate::http::pages::{csrf_field, error_page, layout, page_error};
 use crate::http::{blocking, ApiError, AppState, Visitor};
-use crate::tournament::Cancelled;
+use crate::tournament::{state_in, Cancelled};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -34,7 +35,9 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
         Ok(l) => l,
         Err(e) => return page_error(&v, e),
     };
-    let running = list.iter().find(|t| t["state"] == "running");
+    let running = list
+        .iter()
+        .find(|t| state_in(t) == Some(TournamentState::Running));
     let body = html! {
         p { "A fixed tournament among the versions in the ladder now: duplicate deals at every \
              table of the ladder's size, the ladder's limits and sandbox; the ladder goes on \
@@ -60,9 +63,9 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
                     td { (time(t["created"].as_i64().unwrap_or(0))) }
                     td { (when(t["finished"].as_i64())) }
                     td { @if let Some(r) = t["report"].as_str() { a href=(r) { "report" } } }
-                    td { @if let (Some(id), Some(state)) = (t["id"].as_i64(), t["state"].as_str()) {
+                    td { @if let (Some(id), Some(state)) = (t["id"].as_i64(), state_in(t)) {
                         @if cancelling == Some(id) { "cancelling: its tables stop at their next games" }
-                        @else if matches!(state, "queued" | "running") {
+                        @else if state.is_open() {
                             (button(&v, &format!("/organiser/tournaments/{id}/cancel"), "Cancel"))
                         }
                     } }

@@ -2,52 +2,19 @@
 
 use super::*;
 
-/// The author's own page: account, bots' versions, tokens.
-#[derive(Serialize)]
-pub struct MeView {
-    pub account: auth::Account,
-    pub versions: Vec<Version>,
-    pub tokens: Vec<TokenInfo>,
-}
-
-#[derive(Serialize)]
-pub struct TokenInfo {
-    pub id: i64,
-    pub label: String,
-    pub created: i64,
-    pub revoked: bool,
-}
-
-pub fn me_view(s: &AppState, a: &auth::Account) -> Result<MeView, String> {
-    let tokens = s.ladder.db.read(|c| {
-        let mut st = c.prepare(
-            "SELECT id, label, created, revoked FROM tokens WHERE account = ?1 ORDER BY id",
-        )?;
-        let rows = st.query_map([a.id], |r| {
-            Ok(TokenInfo {
-                id: r.get(0)?,
-                label: r.get(1)?,
-                created: r.get(2)?,
-                revoked: r.get::<_, i64>(3)? != 0,
-            })
-        })?;
-        rows.collect()
-    })?;
-    Ok(MeView {
-        account: a.clone(),
-        versions: store::versions_of_account(&s.ladder.db, a.id)?,
-        tokens,
-    })
-}
-
 pub(super) async fn me(
     State(s): State<AppState>,
     Author(a): Author,
-) -> Result<Json<MeView>, ApiError> {
-    blocking(move || me_view(&s, &a).map(Json).map_err(ApiError::internal)).await
+) -> Result<Json<views::MeView>, ApiError> {
+    blocking(move || {
+        views::me_view(&s.ladder, &a)
+            .map(Json)
+            .map_err(ApiError::internal)
+    })
+    .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct RegisterBody {
     pub name: String,
     #[serde(default)]
@@ -72,19 +39,57 @@ pub fn register_account(
         .map_err(|e| ApiError::new(e.status(), e.to_string()))
 }
 
+/// A new account, with its token (shown once).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NewAccount {
+    pub account: auth::Account,
+    pub token: String,
+    pub note: &'static str,
+}
+
+/// A new token (an account's or a worker's), shown once.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NewToken {
+    pub id: i64,
+    pub token: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+}
+
+/// A new invite token (one account).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Invite {
+    pub invite: String,
+}
+
+/// An upload kept: its version, its pages, and a note for its author.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Submitted {
+    pub version: Version,
+    pub url: String,
+    pub api: String,
+    pub note: &'static str,
+    /// What was wrong with `bot.toml`'s `author`, when something was.
+    pub author_note: Option<String>,
+}
+
 pub(super) async fn register(
     State(s): State<AppState>,
     JsonBody(b): JsonBody<RegisterBody>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (a, token) = blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
+) -> Result<(StatusCode, Json<NewAccount>), ApiError> {
+    let (account, token) =
+        blocking(move || register_account(&s, &b.name, b.invite.as_deref())).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"account": a, "token": token,
-                    "note": "keep the token: it is shown only once"})),
+        Json(NewAccount {
+            account,
+            token,
+            note: "keep the token: it is shown only once",
+        }),
     ))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 pub struct TokenBody {
     #[serde(default)]
     pub label: String,
@@ -94,12 +99,13 @@ pub(super) async fn new_token(
     State(s): State<AppState>,
     Author(a): Author,
     body: Option<JsonBody<TokenBody>>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<NewToken>), ApiError> {
     let label = body.map(|b| b.0.label).unwrap_or_default();
     let (id, token) =
         blocking(move || auth::add_token(&s.ladder.db, a.id, &label).map_err(ApiError::internal))
             .await?;
-    Ok((StatusCode::CREATED, Json(json!({"id": id, "token": token}))))
+    let note = None;
+    Ok((StatusCode::CREATED, Json(NewToken { id, token, note })))
 }
 
 pub(super) async fn revoke_token(
@@ -119,9 +125,10 @@ pub(super) async fn revoke_token(
 pub(super) async fn invite(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let t = blocking(move || auth::new_invite(&s.ladder.db).map_err(ApiError::internal)).await?;
-    Ok((StatusCode::CREATED, Json(json!({"invite": t}))))
+) -> Result<(StatusCode, Json<Invite>), ApiError> {
+    let invite =
+        blocking(move || auth::new_invite(&s.ladder.db).map_err(ApiError::internal)).await?;
+    Ok((StatusCode::CREATED, Json(Invite { invite })))
 }
 
 /// Receive an archive into a file of the uploads folder, at most `max` bytes, synced.
@@ -194,7 +201,7 @@ pub(super) async fn submit(
     Author(a): Author,
     headers: axum::http::HeaderMap,
     body: Body,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<Submitted>), ApiError> {
     let max = s.ladder.cfg.upload.max_archive;
     if let Some(len) = headers
         .get(header::CONTENT_LENGTH)
@@ -213,12 +220,12 @@ pub(super) async fn submit(
     let (v, author_note) = blocking(move || accept_upload(&s2, &a, file)).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "version": v,
-            "url": format!("/bots/{}/versions/{}", v.bot, v.n),
-            "api": format!("/api/bots/{}/versions/{}", v.bot, v.n),
-            "note": "kept; it is built and checked next, and its page shows the report",
-            "author_note": author_note,
-        })),
+        Json(Submitted {
+            url: format!("/bots/{}/versions/{}", v.bot, v.n),
+            api: format!("/api/bots/{}/versions/{}", v.bot, v.n),
+            version: v,
+            note: "kept; it is built and checked next, and its page shows the report",
+            author_note,
+        }),
     ))
 }

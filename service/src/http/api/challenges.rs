@@ -3,7 +3,7 @@
 use super::*;
 use crate::ladder::challenges::{self, ChallengeView};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ChallengeBody {
     pub bot: String,
     pub opponent: String,
@@ -46,7 +46,7 @@ pub fn challenge_out(s: &AppState, id: i64) -> Result<Option<ChallengeOut>, Stri
     let Some((view, games)) = challenges::view(&s.ladder, id)? else {
         return Ok(None);
     };
-    let names = seat_labels(s, games.iter())?;
+    let names = seat_labels(&s.ladder, games.iter())?;
     let seat = |g: &GameRow| {
         g.seats
             .iter()

@@ -19,7 +19,7 @@ pub(super) async fn resume(
     Ok(Json(json!({"paused": false})))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 pub struct ReasonBody {
     #[serde(default)]
     pub reason: Option<String>,
@@ -75,7 +75,7 @@ pub(super) async fn remove(
     .map(Json)
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 pub struct TournamentBody {
     /// Deals per table (default 10).
     #[serde(default)]
