@@ -8,33 +8,13 @@
 //! message of each kind given a moment to be read ([`crate::deliver`]).
 
 use crate::positions::BOT;
-use crate::report::{Check, Problem, Status, TimingRow};
+pub use crate::report::LongReport;
+use crate::report::{Check, Problem, Status};
 use crate::session::{Session, FIRST_ID, ID_STEP};
 use durak_protocol as proto;
 use durak_rules::random::greedy_move;
 use durak_rules::{Game, Outcome, Series, Variant};
-use serde::Serialize;
 use std::time::Duration;
-
-/// What the long match found, for the JSON report (the text report shows it in its check).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LongReport {
-    pub variant: String,
-    /// Games asked for.
-    pub games: u32,
-    /// Games played to their end by the one process.
-    pub played: u32,
-    /// The most memory the bot used at once (all its processes), in bytes, when known.
-    pub peak_memory_bytes: Option<u64>,
-    /// The same after the first game (to see growth).
-    pub peak_after_first_game_bytes: Option<u64>,
-    /// Its memory limit, in bytes (`None`: unlimited).
-    pub memory_limit_bytes: Option<u64>,
-    /// Why the peak is not known, when it is not.
-    pub memory_unknown: Option<String>,
-    /// Answer times of the long match, by kind of decision.
-    pub timing: Vec<TimingRow>,
-}
 
 /// The check and the report of the long match, with warnings.
 pub struct LongMatch {

@@ -181,7 +181,7 @@ pub struct Report {
     /// Where the full games' replays were kept, if asked.
     pub replay_dir: Option<String>,
     /// The long match (many games in one process): peak memory, answer times.
-    pub long: Option<crate::long::LongReport>,
+    pub long: Option<LongReport>,
 }
 
 impl Report {
@@ -612,6 +612,26 @@ pub fn fix_for(fault: Cause, rule: Option<&str>, pointer: Option<&str>, decision
             .into(),
         _ => "see docs/PROTOCOL.md and docs/WRITING_A_BOT.md.".into(),
     }
+}
+
+/// What the long match found, for the JSON report (the text report shows it in its check).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LongReport {
+    pub variant: String,
+    /// Games asked for.
+    pub games: u32,
+    /// Games played to their end by the one process.
+    pub played: u32,
+    /// The most memory the bot used at once (all its processes), in bytes, when known.
+    pub peak_memory_bytes: Option<u64>,
+    /// The same after the first game (to see growth).
+    pub peak_after_first_game_bytes: Option<u64>,
+    /// Its memory limit, in bytes (`None`: unlimited).
+    pub memory_limit_bytes: Option<u64>,
+    /// Why the peak is not known, when it is not.
+    pub memory_unknown: Option<String>,
+    /// Answer times of the long match, by kind of decision.
+    pub timing: Vec<TimingRow>,
 }
 
 #[cfg(test)]

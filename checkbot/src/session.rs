@@ -4,6 +4,7 @@
 //! the game against in-process greedy players, `game_end`), and `match_end` at the end.
 
 use crate::deliver::deliver;
+pub use crate::deliver::{io_problem, stderr_tail};
 use crate::describe;
 use crate::positions::{Position, BOT};
 use crate::report::{fix_for, Check, Exchange, Problem, Status};
@@ -68,79 +69,6 @@ pub struct Session<'a> {
     pub read: MessageKinds,
     /// What the running process plays: "prostoy, 2 players".
     pub label: String,
-}
-
-/// The last lines of a bot's stderr, if it wrote anything.
-pub fn stderr_tail(p: &BotProcess) -> Option<String> {
-    let (text, _) = p.stderr_text();
-    let text = text.trim_end();
-    if text.is_empty() {
-        return None;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let tail = lines[lines.len().saturating_sub(12)..].join("\n");
-    Some(crate::report::truncate(&tail, 1500))
-}
-
-/// A problem from a failed read or write. `doing` is what the referee was doing: "waited for
-/// its answer", "sent it events", ...
-pub fn io_problem(f: &IoFault, doing: &str, limits: &Limits, bank_ms: u64) -> Problem {
-    let (kind, message) = match f {
-        IoFault::Timeout if doing.starts_with("waited for") => (
-            FaultKind::Timeout,
-            format!(
-                "no reply within {} ms + {bank_ms} ms of bank (the referee {doing})",
-                limits.move_ms
-            ),
-        ),
-        IoFault::Timeout => (
-            FaultKind::Timeout,
-            format!("the bot stopped reading its input (the referee {doing})"),
-        ),
-        IoFault::Crash(how) => (
-            FaultKind::Crash,
-            format!("the bot {how} while the referee {doing}"),
-        ),
-        IoFault::Memory(how) => (
-            FaultKind::Memory,
-            format!("the bot {how} while the referee {doing}"),
-        ),
-        IoFault::Closed => (
-            FaultKind::Closed,
-            format!("the bot closed its stdout while the referee {doing}"),
-        ),
-        // Not the bot's fault: say so (a tournament would void the game and play it again).
-        IoFault::Starved { wall, own } => (
-            FaultKind::Timeout,
-            format!(
-                "the machine kept the bot waiting for a CPU: no reply after {} ms, of which \
-                 only {} ms were its own (the referee {doing}); run the check on a less \
-                 loaded machine",
-                wall.as_millis(),
-                own.as_millis()
-            ),
-        ),
-        // Only the human seat quits, and check-bot refuses it.
-        IoFault::Quit => (
-            FaultKind::Crash,
-            format!("the person quit while the referee {doing}"),
-        ),
-        IoFault::LineTooLong => (
-            FaultKind::LineTooLong,
-            format!(
-                "the bot sent a line longer than {} bytes while the referee {doing}",
-                limits.max_line_bytes
-            ),
-        ),
-    };
-    Problem {
-        fault: kind.into(),
-        rule: None,
-        pointer: None,
-        message,
-        fix: fix_for(kind.into(), None, None, ""),
-        stderr: None,
-    }
 }
 
 fn refusal_problem(r: &Refusal, decision: &str) -> Problem {

@@ -2,8 +2,15 @@
 //! checks that refuse a command that cannot run before anything starts.
 
 use crate::isolation::{self, Isolation, Sandbox};
-use crate::process::{BUILTINS, HUMAN};
 use std::path::PathBuf;
+
+/// The seat a person plays from the terminal (`durak play human BOT`): `durak human`, started
+/// in the referee's terminal and foreground process group, without a sandbox (it is the
+/// organiser at the keyboard, not a bot).
+pub const HUMAN: &str = "human";
+
+/// The built-in bots (`builtin:NAME`).
+pub const BUILTINS: [&str; 2] = ["random", "greedy"];
 
 /// How to start a bot: a command line split like a shell would, or `builtin:NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,12 +14,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 
-pub use crate::command::{which, BotCommand};
-
-/// The seat a person plays from the terminal (`durak play human BOT`): `durak human`, started
-/// in the referee's terminal and foreground process group, without a sandbox (it is the
-/// organiser at the keyboard, not a bot).
-pub const HUMAN: &str = "human";
+pub use crate::command::{which, BotCommand, BUILTINS, HUMAN};
 
 /// The exit code of the human seat when the person quits (`q` at the prompt): the referee
 /// records "the person quit" ([`IoFault::Quit`]), not a crash's advice for bots.
@@ -29,9 +24,6 @@ pub const HUMAN_QUIT: i32 = 3;
 /// and stdout speak the protocol): where the person types and reads.
 pub const HUMAN_KEYS_FD: i32 = 3;
 pub const HUMAN_SCREEN_FD: i32 = 4;
-
-/// The built-in bots (`builtin:NAME`).
-pub const BUILTINS: [&str; 2] = ["random", "greedy"];
 
 /// Why reading from or writing to a bot failed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,6 +17,7 @@
 pub mod analyze;
 mod error;
 pub mod html;
+pub mod model;
 pub mod moves;
 pub mod raw;
 pub mod read;

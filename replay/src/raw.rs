@@ -8,8 +8,8 @@
 //! an accepted answer is rebuilt from the move the referee read, in the protocol's own form
 //! ([`RawLine::exact`] is false), and so is the bot's hello (from its name and version).
 
+use crate::model::{Simulation, StderrText, Step};
 use crate::read::{SeatLimits, StderrAt};
-use crate::sim::{Simulation, StderrText, Step};
 use durak_protocol::{self as proto, Fault, FaultKind, Limits, Refusal};
 use durak_rules::{Outcome, Seat};
 
