@@ -11,8 +11,8 @@ use clap::Args;
 use durak_tournaments::config::TournamentSection;
 use durak_tournaments::recorded::ResultsScan;
 use durak_tournaments::results::{resume_command, LineReader};
-use durak_tournaments::runner::RunOptions;
-use durak_tournaments::settings::Affinity;
+use durak_tournaments::runner::{RunOptions, RunSummary};
+use durak_tournaments::settings::{Affinity, Settings};
 use durak_tournaments::{run_tournament, verify_results, Standings, Tournament, TournamentDir};
 use progress::Progress;
 use std::io::Write;
@@ -259,11 +259,74 @@ pub fn run(args: TournamentArgs) -> CmdResult {
     let schedule = durak_tournaments::Schedule::build(&t);
     let finished = recorded == durak_tournaments::shard::games_of(&schedule, settings.shard)
         || decided.is_some();
-    let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
     let name = settings.name.as_deref().unwrap_or("tournament");
+    let plan = Plan {
+        t: &t,
+        settings: &settings,
+        dir: &dir,
+        schedule: &schedule,
+        concurrency,
+    };
+    note(
+        args.quiet,
+        &plan.describe(name, decided.as_ref(), finished, recorded),
+    );
+    let progress = Arc::new(Progress::new(args.quiet));
+    progress.set_sprt(sprt);
+    let watcher = progress.watch(&t, &dir, args.standings_every);
+    let opts = plan.run_options(
+        progress.clone(),
+        args.config.iter().map(|c| cwd.join(c)).collect(),
+    );
+    let outcome = play_until_signalled(run_tournament(&t, &dir, &lock, opts), &progress, &dir)?;
+    progress.finish(watcher);
+    let summary = match outcome {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    after_run_notes(args.quiet, &summary, &dir);
+    print_standings(name, &dir.standings(&t)?, args.json, args.csv);
+    if settings.html {
+        let index = write_html(&dir, !settings.no_analysis)?;
+        note(args.quiet, &format!("web pages: {}", index.display()));
+    }
     note(
         args.quiet,
         &format!(
+            "results: {} (again: durak standings {})",
+            dir.path.display(),
+            dir.path.display()
+        ),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a run is about to play, for its first note and its options.
+struct Plan<'a> {
+    t: &'a Tournament,
+    settings: &'a Settings,
+    dir: &'a TournamentDir,
+    schedule: &'a durak_tournaments::Schedule,
+    concurrency: usize,
+}
+
+impl Plan<'_> {
+    /// The run's first note: the tournament, its settings, the shard, the SPRT, and what is
+    /// left to play (or that nothing is).
+    fn describe(
+        &self,
+        name: &str,
+        decided: Option<&durak_tournaments::sprt::SprtStatus>,
+        finished: bool,
+        recorded: usize,
+    ) -> String {
+        let (t, settings, dir, schedule) = (self.t, self.settings, self.dir, self.schedule);
+        let concurrency = self.concurrency;
+        let bots: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+        format!(
             "{name}: {} tournament ({}), tables of {}, {} game{} per table, seed {}: {}\n\
              settings: sandbox {}, affinity {}, limits {}{}, {} replays{}\n{}{}",
             t.variant.name(),
@@ -287,7 +350,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             match settings.shard {
                 Some(sh) => format!(
                     "\nshard {sh}: {} of the {} games (merge the shards with `durak merge`)",
-                    sh.games(&schedule),
+                    sh.games(schedule),
                     schedule.total_games()
                 ),
                 None => String::new(),
@@ -302,7 +365,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                     p.elo1,
                     p.alpha,
                     p.beta,
-                    durak_tournaments::Schedule::build(&t).total_games()
+                    durak_tournaments::Schedule::build(t).total_games()
                 )
             } else {
                 String::new()
@@ -331,32 +394,36 @@ pub fn run(args: TournamentArgs) -> CmdResult {
                     resume_command(&dir.path)
                 )
             }
-        ),
-    );
-    let progress = Arc::new(Progress::new(args.quiet));
-    progress.set_sprt(sprt);
-    let watcher = progress.watch(&t, &dir, args.standings_every);
-    let run = run_tournament(
-        &t,
-        &dir,
-        &lock,
+        )
+    }
+
+    fn run_options(&self, observer: Arc<Progress>, hidden: Vec<PathBuf>) -> RunOptions {
+        let settings = self.settings;
         RunOptions {
-            concurrency,
-            observer: progress.clone(),
+            concurrency: self.concurrency,
+            observer,
             sandbox: settings.sandbox,
             resources: settings.limits,
             cpu_groups: match settings.affinity {
                 Affinity::Off => None,
-                Affinity::Auto => durak_referee::affinity::groups(concurrency),
+                Affinity::Auto => durak_referee::affinity::groups(self.concurrency),
             },
             stop_after: None,
             shard: settings.shard,
             replays: settings.replays,
             // The configuration, whatever its name (`-c settings.conf`): it holds the seed.
-            hidden: args.config.iter().map(|c| cwd.join(c)).collect(),
+            hidden,
             stop: None,
-        },
-    );
+        }
+    }
+}
+
+/// Play `run` to its end, or until Ctrl-C or SIGTERM (which exit at once, saying what is kept).
+fn play_until_signalled(
+    run: impl std::future::Future<Output = Result<RunSummary, durak_tournaments::Error>>,
+    progress: &Progress,
+    dir: &TournamentDir,
+) -> CmdResult<Result<RunSummary, durak_tournaments::Error>> {
     let outcome = crate::runtime()?.block_on(async {
         use tokio::signal::unix::{signal, SignalKind};
         let (Ok(mut int), Ok(mut term)) = (
@@ -367,8 +434,8 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         };
         tokio::select! {
             r = run => r,
-            _ = int.recv() => interrupted(&progress, &dir, "Ctrl-C", 130),
-            _ = term.recv() => interrupted(&progress, &dir, "SIGTERM", 143),
+            _ = int.recv() => interrupted(progress, dir, "Ctrl-C", 130),
+            _ = term.recv() => interrupted(progress, dir, "SIGTERM", 143),
         }
     });
     // The signal handlers tokio installed stay after the run: give Ctrl-C and SIGTERM their
@@ -378,17 +445,15 @@ pub fn run(args: TournamentArgs) -> CmdResult {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
         libc::signal(libc::SIGTERM, libc::SIG_DFL);
     }
-    progress.finish(watcher);
-    let summary = match outcome {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(1));
-        }
-    };
+    Ok(outcome)
+}
+
+/// After the run: the SPRT's verdict, what a resume recorded, and (`DURAK_RUN_STATS`) the
+/// writer's figures for the benchmark.
+fn after_run_notes(quiet: bool, summary: &RunSummary, dir: &TournamentDir) {
     if let Some(s) = &summary.sprt {
         note(
-            args.quiet,
+            quiet,
             &match s.decision {
                 Some(_) if summary.played == 0 && summary.already > 0 => format!(
                     "SPRT: decided in an earlier run, after {} games: {}",
@@ -421,7 +486,7 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             ),
         };
         note(
-            args.quiet,
+            quiet,
             &format!(
                 "resumed: {} games were already recorded{recovered}, {} played now",
                 summary.already, summary.played
@@ -446,20 +511,6 @@ pub fn run(args: TournamentArgs) -> CmdResult {
             vm_hwm_kib().unwrap_or(0)
         );
     }
-    print_standings(name, &dir.standings(&t)?, args.json, args.csv);
-    if settings.html {
-        let index = write_html(&dir, !settings.no_analysis)?;
-        note(args.quiet, &format!("web pages: {}", index.display()));
-    }
-    note(
-        args.quiet,
-        &format!(
-            "results: {} (again: durak standings {})",
-            dir.path.display(),
-            dir.path.display()
-        ),
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Stopped by a signal: say what is kept and how to go on, then exit at once. What is recorded
