@@ -103,7 +103,7 @@ pub async fn check_bot(cmd: &BotCommand, opts: &Options) -> Report {
             fault: FaultKind::StartFailed.into(),
             rule: None,
             pointer: None,
-            message: e,
+            message: e.to_string(),
             fix: "give the command as you would type it in a shell, in the bot's working \
                   directory: a program on PATH (python3, node) or a path to an executable, then \
                   its arguments. Quote it as one argument: durak check-bot \"python3 my_bot.py\"."
