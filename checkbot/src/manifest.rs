@@ -195,7 +195,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Manifest, String> {
-        Manifest::parse(text, Path::new("bots/x/bot.toml"))
+        Manifest::parse(text, Path::new("bots/x/bot.toml")).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -242,6 +242,22 @@ mod tests {
         let e =
             parse("name = \"a\"\ncommand = \" \"\nlanguage = \"l\"\nauthor = \"x\"\n").unwrap_err();
         assert!(e.contains("command"), "{e}");
+        // The kind says which key, the text the file, the value and the fix.
+        let e = Manifest::parse(
+            "name = \"a\"\ncommand = \"builtin:random\"\nlanguage = \"l\"\nauthor = \"x\"\n",
+            Path::new("bots/x/bot.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, ManifestError::Value { key: "command", .. }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "bots/x/bot.toml: command = \"builtin:random\": a submitted bot is a program of its \
+             own, not a built-in bot\n  fix: give the command that starts your bot, e.g. \
+             \"python3 bot.py\""
+        );
     }
 
     #[test]
