@@ -263,3 +263,23 @@ impl Fork {
 pub fn default_dir() -> PathBuf {
     PathBuf::from("forks")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step that is not a decision gives the range of decisions and the fix.
+    #[test]
+    fn a_step_out_of_range_gives_the_decisions_and_the_fix() {
+        let e = ForkError::NoSuchStep {
+            step: 50,
+            last: 30,
+            end: 31,
+        };
+        assert_eq!(
+            e.to_string(),
+            "--step 50: this game's decisions are steps 1 to 30 (step 31 is its end)\n  fix: give \
+             a step from 1 to 30, for one `durak analyze` names as a blunder"
+        );
+    }
+}

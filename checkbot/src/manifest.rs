@@ -260,6 +260,27 @@ mod tests {
         );
     }
 
+    /// A folder without a manifest is refused with an example to copy, as before the error was
+    /// typed.
+    #[test]
+    fn a_missing_manifest_shows_one_to_copy() {
+        let d = tempfile::tempdir().unwrap();
+        let e = Manifest::load(d.path()).unwrap_err();
+        assert!(matches!(e, ManifestError::Unreadable { .. }), "{e:?}");
+        let path = d.path().join(FILE);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot read the bot's manifest: No such file or directory (os error 2)\n  \
+                 fix: put a bot.toml in the bot's folder with the keys name, command, language, \
+                 author (and optionally build), for example:\n    name = \"my-bot\"\n    \
+                 command = \"python3 bot.py\"\n    language = \"python\"\n    author = \"Your \
+                 Name\"",
+                path.display()
+            )
+        );
+    }
+
     #[test]
     fn strings_are_quoted_for_toml() {
         for s in ["plain", "a \"b\"\\", "it's", "x'\"y", "line\nbreak"] {

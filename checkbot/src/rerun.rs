@@ -368,3 +368,29 @@ impl Rerun {
         durak_protocol::text::escape_controls_multiline(&o).into_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step that is no request says what it is and which requests are near, in the words
+    /// `durak rerun` always printed.
+    #[test]
+    fn a_step_that_is_no_request_names_the_requests_near_it() {
+        let e = RerunError::NotARequest {
+            step: 7,
+            what: "not a request",
+            near: "5 (seat 0), 8 (seat 1)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "--step 7: step 7 is not a request; the requests near it are steps 5 (seat 0), 8 \
+             (seat 1)"
+        );
+        let e = RerunError::NoSuchStep {
+            step: 99,
+            steps: 40,
+        };
+        assert_eq!(e.to_string(), "--step 99: this game has steps 1 to 40");
+    }
+}
