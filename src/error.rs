@@ -71,6 +71,28 @@ impl From<crate::human::HumanError> for CmdError {
     }
 }
 
+/// The referee's refusals of a bot command, a limit or a strict sandbox, and the check-bot
+/// crate's refusals of a manifest, a fork or a re-run, are bad input (exit status 2, as their text was before they were typed); each says
+/// the fix.
+macro_rules! referee_errors_are_input {
+    ($($t:ty),* $(,)?) => {$(
+        impl From<$t> for CmdError {
+            fn from(e: $t) -> CmdError {
+                CmdError::Input(e.to_string())
+            }
+        }
+    )*};
+}
+
+referee_errors_are_input!(
+    durak_referee::CommandError,
+    durak_referee::isolation::LimitError,
+    durak_referee::isolation::StrictSandboxError,
+    durak_checkbot::manifest::ManifestError,
+    durak_checkbot::fork::ForkError,
+    durak_checkbot::rerun::RerunError,
+);
+
 /// The service's errors reach the `durak serve`, `submit`, `worker`, `backup` and
 /// `organiser-token` commands as text exited 2, as they did before they were typed (each keeps
 /// its message: the file, the field and the fix). Configuration errors are bad input; a

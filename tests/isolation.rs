@@ -134,7 +134,7 @@ fn cgroups_or_skip() -> bool {
         durak_referee::isolation::cgroup::support()
             .as_ref()
             .map(|s| s.memory.clone())
-            .map_err(|e| e.clone())
+            .map_err(|e| e.to_string())
     })
     .is_some()
 }

@@ -36,7 +36,7 @@ fn play_on_cpu(cpu: usize, seats: Vec<SeatSpec>, replay_dir: &Path) -> MatchResu
 /// where tests are required).
 fn cpusets_or_skip() -> Option<usize> {
     require_with("a cpuset per bot", "(none: run the tests as root)", || {
-        let s = support().as_ref().map_err(|e| e.clone())?;
+        let s = support().as_ref().map_err(|e| e.to_string())?;
         match &s.cpuset {
             Some(base) if base.cpus.len() > 1 => Ok(base.dir.clone()),
             Some(_) => Err("one CPU only: no table has CPUs of its own".into()),
@@ -119,7 +119,7 @@ fn a_bots_setsid_children_share_its_one_cpu_weight() {
         "a CPU weight per bot",
         "(none: run the tests as root)",
         || {
-            let s = support().as_ref().map_err(|e| e.clone())?;
+            let s = support().as_ref().map_err(|e| e.to_string())?;
             s.cpu.clone().ok_or_else(|| s.cpu_notes.join("; "))
         },
     )

@@ -15,6 +15,42 @@ use durak_replay::{Header, Simulation};
 use durak_rules::{Move, Seat};
 use std::path::{Path, PathBuf};
 
+/// Why a game could not be forked: each message names the replay, the option or the step, and
+/// the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ForkError {
+    #[error(
+        "{replay}: the replay does not verify (`durak replay --verify` says where): a fork replays \
+         its moves with the engine, which cannot follow this one"
+    )]
+    Unverified { replay: String },
+    #[error(
+        "--step {step}: this game's decisions are steps 1 to {last} (step {end} is its end)\n  \
+         fix: give a step from 1 to {last}, for one `durak analyze` names as a blunder"
+    )]
+    NoSuchStep {
+        step: usize,
+        last: usize,
+        end: usize,
+    },
+    #[error("step {step}: no move was recorded there (a fault ended the game)")]
+    NoMove { step: usize },
+    #[error("{given} bots given for a game of {players} players\n  fix: give one bot per seat, in seat order")]
+    SeatCount { given: usize, players: usize },
+    #[error("--replay-dir {}: {source}", dir.display())]
+    ReplayDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the fork of {replay} could not be played: {source}")]
+    NotPlayed {
+        replay: String,
+        source: std::io::Error,
+    },
+    #[error("the fork played no game")]
+    NoGame,
+}
+
 /// A forked game.
 #[derive(Clone, Debug)]
 pub struct Fork {
@@ -38,13 +74,11 @@ impl Fork {
 
 /// The moves of steps 1 to `step - 1` of a verified game: what a fork from `step` plays as
 /// recorded. `step` must be a decision (not the end of the game).
-pub fn opening(sim: &Simulation, step: usize) -> Result<Vec<Move>, String> {
+pub fn opening(sim: &Simulation, step: usize) -> Result<Vec<Move>, ForkError> {
     if !sim.verified() {
-        return Err(format!(
-            "{}: the replay does not verify (`durak replay --verify` says where): a fork replays \
-             its moves with the engine, which cannot follow this one",
-            sim.source
-        ));
+        return Err(ForkError::Unverified {
+            replay: sim.source.clone(),
+        });
     }
     let decisions: Vec<usize> = sim
         .steps
@@ -54,22 +88,15 @@ pub fn opening(sim: &Simulation, step: usize) -> Result<Vec<Move>, String> {
         .collect();
     let last = decisions.last().copied().unwrap_or(0);
     if !decisions.contains(&step) {
-        return Err(format!(
-            "--step {step}: this game's decisions are steps 1 to {last} (step {} is its end)\n  \
-             fix: give a step from 1 to {last}, for one `durak analyze` names as a blunder",
-            sim.steps.len()
-        ));
+        return Err(ForkError::NoSuchStep {
+            step,
+            last,
+            end: sim.steps.len(),
+        });
     }
     sim.steps[..step - 1]
         .iter()
-        .map(|s| {
-            s.mv.ok_or_else(|| {
-                format!(
-                    "step {}: no move was recorded there (a fault ended the game)",
-                    s.number
-                )
-            })
-        })
+        .map(|s| s.mv.ok_or(ForkError::NoMove { step: s.number }))
         .collect()
 }
 
@@ -95,14 +122,13 @@ pub fn match_config(
     seats: Vec<SeatSpec>,
     replay_dir: &Path,
     replay_prefix: &str,
-) -> Result<MatchConfig, String> {
+) -> Result<MatchConfig, ForkError> {
     let h = &sim.header;
     if seats.len() != h.players {
-        return Err(format!(
-            "{} bots given for a game of {} players\n  fix: give one bot per seat, in seat order",
-            seats.len(),
-            h.players
-        ));
+        return Err(ForkError::SeatCount {
+            given: seats.len(),
+            players: h.players,
+        });
     }
     let opening = opening(sim, step)?;
     let mut cfg = MatchConfig::new(
@@ -142,19 +168,20 @@ pub async fn fork(
     seats: Vec<SeatSpec>,
     replay_dir: &Path,
     replay_prefix: &str,
-) -> Result<Fork, String> {
+) -> Result<Fork, ForkError> {
     let cfg = match_config(sim, step, seats, replay_dir, replay_prefix)?;
-    std::fs::create_dir_all(replay_dir)
-        .map_err(|e| format!("--replay-dir {}: {e}", replay_dir.display()))?;
+    std::fs::create_dir_all(replay_dir).map_err(|source| ForkError::ReplayDir {
+        dir: replay_dir.to_path_buf(),
+        source,
+    })?;
     let opening = cfg.opening.len();
     let result = play_match(&cfg, |_| {})
         .await
-        .map_err(|e| format!("the fork of {} could not be played: {e}", sim.source))?;
-    let record = result
-        .games
-        .into_iter()
-        .next()
-        .ok_or("the fork played no game")?;
+        .map_err(|source| ForkError::NotPlayed {
+            replay: sim.source.clone(),
+            source,
+        })?;
+    let record = result.games.into_iter().next().ok_or(ForkError::NoGame)?;
     let end = sim.end();
     Ok(Fork {
         step,
@@ -235,4 +262,24 @@ impl Fork {
 /// Where forks go when no `--replay-dir` is given.
 pub fn default_dir() -> PathBuf {
     PathBuf::from("forks")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step that is not a decision gives the range of decisions and the fix.
+    #[test]
+    fn a_step_out_of_range_gives_the_decisions_and_the_fix() {
+        let e = ForkError::NoSuchStep {
+            step: 50,
+            last: 30,
+            end: 31,
+        };
+        assert_eq!(
+            e.to_string(),
+            "--step 50: this game's decisions are steps 1 to 30 (step 31 is its end)\n  fix: give \
+             a step from 1 to 30, for one `durak analyze` names as a blunder"
+        );
+    }
 }

@@ -23,7 +23,7 @@ pub struct FullGames {
     pub warnings: Vec<String>,
 }
 
-fn builtin(name: &str) -> Result<SeatSpec, String> {
+fn builtin(name: &str) -> Result<SeatSpec, durak_referee::CommandError> {
     Ok(SeatSpec {
         name: format!("builtin:{name}"),
         command: BotCommand::parse(&format!("builtin:{name}"))?,

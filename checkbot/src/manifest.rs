@@ -14,7 +14,7 @@
 //! ships its sources and builds where it runs.
 
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The manifest's file name inside a bot folder.
 pub const FILE: &str = "bot.toml";
@@ -37,48 +37,80 @@ pub struct Manifest {
 
 const KEYS: &str = "name, command, language, author (and optionally build)";
 
+/// Why a bot's manifest was refused: each message names the file, the key and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error(
+        "{}: cannot read the bot's manifest: {source}\n  fix: put a {FILE} in the bot's folder \
+         with the keys {KEYS}, for example:\n    name = \"my-bot\"\n    command = \"python3 \
+         bot.py\"\n    language = \"python\"\n    author = \"Your Name\"",
+        path.display()
+    )]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: {}\n  {}",
+        path.display(),
+        source.to_string().trim_end().replace('\n', "\n  "),
+        toml_fix(source)
+    )]
+    Toml {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+    /// A key with a value that cannot be: `why`, and how to fix it.
+    #[error("{}: {key} = {value:?}: {why}\n  fix: {fix}", path.display())]
+    Value {
+        path: PathBuf,
+        key: &'static str,
+        value: String,
+        why: &'static str,
+        fix: &'static str,
+    },
+}
+
+/// The fix for a manifest that is not the TOML it should be.
+fn toml_fix(e: &toml::de::Error) -> String {
+    let msg = e.to_string();
+    if msg.contains("unknown field") {
+        format!("fix: remove or rename that key; {FILE} has exactly the keys {KEYS}")
+    } else if msg.contains("missing field") {
+        format!(
+            "fix: add the missing key; {FILE} needs name, command, language and author (build \
+             is optional)"
+        )
+    } else {
+        "fix: correct the TOML at that line (strings in double quotes: name = \"my-bot\")"
+            .to_string()
+    }
+}
+
 impl Manifest {
     /// Read `dir/bot.toml`; every refusal names the file, the key and the fix.
-    pub fn load(dir: &Path) -> Result<Manifest, String> {
+    pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         let path = dir.join(FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "{}: cannot read the bot's manifest: {e}\n  fix: put a {FILE} in the bot's \
-                 folder with the keys {KEYS}, for example:\n    name = \"my-bot\"\n    \
-                 command = \"python3 bot.py\"\n    language = \"python\"\n    author = \"Your \
-                 Name\"",
-                path.display()
-            )
+        let text = std::fs::read_to_string(&path).map_err(|source| ManifestError::Unreadable {
+            path: path.clone(),
+            source,
         })?;
         Manifest::parse(&text, &path)
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<Manifest, String> {
-        let m: Manifest = toml::from_str(text).map_err(|e| {
-            let msg = e.to_string();
-            let fix = if msg.contains("unknown field") {
-                format!("fix: remove or rename that key; {FILE} has exactly the keys {KEYS}")
-            } else if msg.contains("missing field") {
-                format!(
-                    "fix: add the missing key; {FILE} needs name, command, language and author \
-                     (build is optional)"
-                )
-            } else {
-                "fix: correct the TOML at that line (strings in double quotes: name = \
-                 \"my-bot\")"
-                    .to_string()
-            };
-            format!(
-                "{}: {}\n  {fix}",
-                path.display(),
-                msg.trim_end().replace('\n', "\n  ")
-            )
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
+        let m: Manifest = toml::from_str(text).map_err(|source| ManifestError::Toml {
+            path: path.to_path_buf(),
+            source,
         })?;
-        let bad = |key: &str, value: &str, why: &str, fix: &str| {
-            Err(format!(
-                "{}: {key} = {value:?}: {why}\n  fix: {fix}",
-                path.display()
-            ))
+        let bad = |key: &'static str, value: &str, why: &'static str, fix: &'static str| {
+            Err(ManifestError::Value {
+                path: path.to_path_buf(),
+                key,
+                value: value.to_string(),
+                why,
+                fix,
+            })
         };
         let n = m.name.chars().count();
         if n == 0 || n > 64 {
@@ -163,7 +195,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Manifest, String> {
-        Manifest::parse(text, Path::new("bots/x/bot.toml"))
+        Manifest::parse(text, Path::new("bots/x/bot.toml")).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -210,6 +242,43 @@ mod tests {
         let e =
             parse("name = \"a\"\ncommand = \" \"\nlanguage = \"l\"\nauthor = \"x\"\n").unwrap_err();
         assert!(e.contains("command"), "{e}");
+        // The kind says which key, the text the file, the value and the fix.
+        let e = Manifest::parse(
+            "name = \"a\"\ncommand = \"builtin:random\"\nlanguage = \"l\"\nauthor = \"x\"\n",
+            Path::new("bots/x/bot.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, ManifestError::Value { key: "command", .. }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "bots/x/bot.toml: command = \"builtin:random\": a submitted bot is a program of its \
+             own, not a built-in bot\n  fix: give the command that starts your bot, e.g. \
+             \"python3 bot.py\""
+        );
+    }
+
+    /// A folder without a manifest is refused with an example to copy, as before the error was
+    /// typed.
+    #[test]
+    fn a_missing_manifest_shows_one_to_copy() {
+        let d = tempfile::tempdir().unwrap();
+        let e = Manifest::load(d.path()).unwrap_err();
+        assert!(matches!(e, ManifestError::Unreadable { .. }), "{e:?}");
+        let path = d.path().join(FILE);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot read the bot's manifest: No such file or directory (os error 2)\n  \
+                 fix: put a bot.toml in the bot's folder with the keys name, command, language, \
+                 author (and optionally build), for example:\n    name = \"my-bot\"\n    \
+                 command = \"python3 bot.py\"\n    language = \"python\"\n    author = \"Your \
+                 Name\"",
+                path.display()
+            )
+        );
     }
 
     #[test]

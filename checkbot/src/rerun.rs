@@ -7,11 +7,35 @@
 use crate::describe;
 use durak_protocol::{self as proto, FaultKind};
 use durak_referee::{BotCommand, BotProcess};
-use durak_replay::raw::{self, RawLine, Stream};
+use durak_replay::raw::{self, NoSuchSeat, RawLine, Stream};
 use durak_replay::sim::Simulation;
 use durak_rules::{Move, Seat};
 use std::fmt::Write;
 use std::time::Duration;
+
+/// Why a decision could not be re-run: each message names the option or the step and what is
+/// there instead.
+#[derive(Debug, thiserror::Error)]
+pub enum RerunError {
+    #[error("--step {step}: this game has steps 1 to {steps}")]
+    NoSuchStep { step: usize, steps: usize },
+    /// The step is not a request (`what` it is), with the requests near it.
+    #[error("--step {step}: step {step} is {what}; the requests near it are steps {near}")]
+    NotARequest {
+        step: usize,
+        what: &'static str,
+        near: String,
+    },
+    #[error(transparent)]
+    Transcript(#[from] NoSuchSeat),
+    #[error("step {step}: its request is not in seat {seat}'s lines")]
+    RequestMissing { step: usize, seat: Seat },
+    #[error("cannot start {spec:?}: {source}")]
+    CannotStart {
+        spec: String,
+        source: std::io::Error,
+    },
+}
 
 /// What the re-run gave.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,36 +84,36 @@ fn move_words(m: &Move, step: &durak_replay::Step) -> String {
 }
 
 /// Re-run step `n` (1-based) of `sim` with the bot `cmd`.
-pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun, String> {
+pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun, RerunError> {
     let steps = request_steps(sim);
     let Some(step) = sim.steps.get(n.wrapping_sub(1)) else {
-        return Err(format!(
-            "--step {n}: this game has steps 1 to {}",
-            sim.steps.len()
-        ));
+        return Err(RerunError::NoSuchStep {
+            step: n,
+            steps: sim.steps.len(),
+        });
     };
     let Some(&(_, seat)) = steps.iter().find(|(s, _)| *s == n) else {
-        let why = if step.end.is_some() {
-            "the end of the game".to_string()
+        let what = if step.end.is_some() {
+            "the end of the game"
         } else if step.forced {
             "a forced move (R-1: the referee played the only legal answer, nobody was asked)"
-                .to_string()
         } else {
-            "not a request".to_string()
+            "not a request"
         };
         let near: Vec<String> = steps
             .iter()
             .filter(|(s, _)| s.abs_diff(n) <= 6)
             .map(|(s, seat)| format!("{s} (seat {seat})"))
             .collect();
-        return Err(format!(
-            "--step {n}: step {n} is {why}; the requests near it are steps {}",
-            if near.is_empty() {
+        return Err(RerunError::NotARequest {
+            step: n,
+            what,
+            near: if near.is_empty() {
                 "none".to_string()
             } else {
                 near.join(", ")
-            }
-        ));
+            },
+        });
     };
     let legal = step
         .legal
@@ -107,7 +131,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
     let cut = feed
         .iter()
         .position(|l| l.step == Some(n) && l.text.starts_with("{\"type\":\"request\""))
-        .ok_or_else(|| format!("step {n}: its request is not in seat {seat}'s lines"))?;
+        .ok_or(RerunError::RequestMissing { step: n, seat })?;
     feed.truncate(cut + 1);
     let limits = h
         .seats
@@ -158,8 +182,12 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
         },
     };
 
-    let mut proc = BotProcess::spawn(cmd, limits.max_line_bytes, 64 * 1024)
-        .map_err(|e| format!("cannot start {:?}: {e}", cmd.spec))?;
+    let mut proc = BotProcess::spawn(cmd, limits.max_line_bytes, 64 * 1024).map_err(|source| {
+        RerunError::CannotStart {
+            spec: cmd.spec.clone(),
+            source,
+        }
+    })?;
     let mut earlier = Vec::new();
     let mut requests = 0;
     let mut events = 0;
@@ -338,5 +366,31 @@ impl Rerun {
             }
         }
         durak_protocol::text::escape_controls_multiline(&o).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step that is no request says what it is and which requests are near, in the words
+    /// `durak rerun` always printed.
+    #[test]
+    fn a_step_that_is_no_request_names_the_requests_near_it() {
+        let e = RerunError::NotARequest {
+            step: 7,
+            what: "not a request",
+            near: "5 (seat 0), 8 (seat 1)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "--step 7: step 7 is not a request; the requests near it are steps 5 (seat 0), 8 \
+             (seat 1)"
+        );
+        let e = RerunError::NoSuchStep {
+            step: 99,
+            steps: 40,
+        };
+        assert_eq!(e.to_string(), "--step 99: this game has steps 1 to 40");
     }
 }

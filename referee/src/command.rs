@@ -12,6 +12,68 @@ pub const HUMAN: &str = "human";
 /// The built-in bots (`builtin:NAME`).
 pub const BUILTINS: [&str; 2] = ["random", "greedy"];
 
+/// Why a bot command was refused before anything started: each message names the bot's command
+/// and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error(
+        "unknown built-in bot {name:?}: the built-in bots are {}",
+        builtin_list()
+    )]
+    UnknownBuiltin { name: String },
+    #[error("cannot find the durak executable: {0}")]
+    NoExecutable(#[source] std::io::Error),
+    #[error("cannot split the bot command {spec:?}: {source}")]
+    Split {
+        spec: String,
+        source: shell_words::ParseError,
+    },
+    #[error("the bot command is empty")]
+    Empty,
+    #[error("bot {spec:?}: {} does not exist", path.display())]
+    Missing { spec: String, path: PathBuf },
+    #[error("bot {spec:?}: {} is a directory: name the program in it", path.display())]
+    IsDirectory { spec: String, path: PathBuf },
+    #[error(
+        "bot {spec:?}: {} is not executable: run `chmod +x {}` (a script also needs a first line \
+         such as `#!/usr/bin/env python3`), or name its interpreter: \"{} {}\"",
+        path.display(),
+        path.display(),
+        interpreter_for(program),
+        program.display()
+    )]
+    NotExecutable {
+        spec: String,
+        path: PathBuf,
+        program: PathBuf,
+    },
+    #[error(
+        "bot {spec:?}: {} is not a program on PATH; for the file {} here, write \"./{}\" (if it \
+         is executable) or name its interpreter: \"{} {}\"",
+        program.display(),
+        program.display(),
+        program.display(),
+        interpreter_for(program),
+        program.display()
+    )]
+    FileNotOnPath { spec: String, program: PathBuf },
+    #[error("bot {spec:?}: {} is neither a file here nor a program on PATH", program.display())]
+    NotFound { spec: String, program: PathBuf },
+    #[error(
+        "bot {spec:?}: {} is not in {} (the PATH of the strict sandbox, which sees only the \
+         system directories): give the program as a path",
+        program.display(),
+        isolation::SANDBOX_PATH
+    )]
+    NotInSandboxPath { spec: String, program: PathBuf },
+    #[error("bot {spec:?}: the file {file} does not exist")]
+    MissingScript { spec: String, file: String },
+}
+
+fn builtin_list() -> String {
+    BUILTINS.map(|b| format!("builtin:{b}")).join(", ")
+}
+
 /// How to start a bot: a command line split like a shell would, or `builtin:NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotCommand {
@@ -31,18 +93,16 @@ pub struct BotCommand {
 impl BotCommand {
     /// Parse a bot spec. `builtin:NAME` runs this very executable as `durak bot NAME` (override the
     /// executable with the `DURAK_EXE` environment variable, as tests do).
-    pub fn parse(spec: &str) -> Result<BotCommand, String> {
+    pub fn parse(spec: &str) -> Result<BotCommand, CommandError> {
         if let Some(name) = spec.strip_prefix("builtin:") {
             if !BUILTINS.contains(&name) {
-                return Err(format!(
-                    "unknown built-in bot {name:?}: the built-in bots are {}",
-                    BUILTINS.map(|b| format!("builtin:{b}")).join(", ")
-                ));
+                return Err(CommandError::UnknownBuiltin {
+                    name: name.to_string(),
+                });
             }
             let exe = match std::env::var_os("DURAK_EXE") {
                 Some(p) => PathBuf::from(p),
-                None => std::env::current_exe()
-                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
+                None => std::env::current_exe().map_err(CommandError::NoExecutable)?,
             };
             return Ok(BotCommand {
                 spec: spec.to_string(),
@@ -55,8 +115,7 @@ impl BotCommand {
         if spec == HUMAN {
             let exe = match std::env::var_os("DURAK_EXE") {
                 Some(p) => PathBuf::from(p),
-                None => std::env::current_exe()
-                    .map_err(|e| format!("cannot find the durak executable: {e}"))?,
+                None => std::env::current_exe().map_err(CommandError::NoExecutable)?,
             };
             return Ok(BotCommand {
                 spec: spec.to_string(),
@@ -66,10 +125,12 @@ impl BotCommand {
                 isolation: Isolation::default(),
             });
         }
-        let words = shell_words::split(spec)
-            .map_err(|e| format!("cannot split the bot command {spec:?}: {e}"))?;
+        let words = shell_words::split(spec).map_err(|source| CommandError::Split {
+            spec: spec.to_string(),
+            source,
+        })?;
         let Some((program, args)) = words.split_first() else {
-            return Err("the bot command is empty".to_string());
+            return Err(CommandError::Empty);
         };
         Ok(BotCommand {
             spec: spec.to_string(),
@@ -138,7 +199,7 @@ impl BotCommand {
     }
 
     /// Check before anything starts that the program exists (a path) or is on PATH (a name).
-    pub fn check_exists(&self) -> Result<(), String> {
+    pub fn check_exists(&self) -> Result<(), CommandError> {
         let p = &self.program;
         let base = self.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         if p.components().count() > 1 || p.is_absolute() {
@@ -151,60 +212,43 @@ impl BotCommand {
             .filter(|c| c != &std::path::Component::CurDir)
             .collect();
             if !full.exists() {
-                return Err(format!(
-                    "bot {:?}: {} does not exist",
-                    self.spec,
-                    full.display()
-                ));
+                return Err(CommandError::Missing {
+                    spec: self.spec.clone(),
+                    path: full,
+                });
             }
             if full.is_dir() {
-                return Err(format!(
-                    "bot {:?}: {} is a directory: name the program in it",
-                    self.spec,
-                    full.display()
-                ));
+                return Err(CommandError::IsDirectory {
+                    spec: self.spec.clone(),
+                    path: full,
+                });
             }
             // As this user would run it (as root: any execute bit).
             if rustix::fs::access(&full, rustix::fs::Access::EXEC_OK).is_err() {
-                return Err(format!(
-                    "bot {:?}: {} is not executable: run `chmod +x {}` (a script also needs a \
-                     first line such as `#!/usr/bin/env python3`), or name its interpreter: \
-                     \"{} {}\"",
-                    self.spec,
-                    full.display(),
-                    full.display(),
-                    interpreter_for(p),
-                    p.display()
-                ));
+                return Err(CommandError::NotExecutable {
+                    spec: self.spec.clone(),
+                    path: full,
+                    program: p.clone(),
+                });
             }
         } else if which(p).is_none() {
             if base.join(p).is_file() {
-                return Err(format!(
-                    "bot {:?}: {} is not a program on PATH; for the file {} here, write \"./{}\" \
-                     (if it is executable) or name its interpreter: \"{} {}\"",
-                    self.spec,
-                    p.display(),
-                    p.display(),
-                    p.display(),
-                    interpreter_for(p),
-                    p.display()
-                ));
+                return Err(CommandError::FileNotOnPath {
+                    spec: self.spec.clone(),
+                    program: p.clone(),
+                });
             }
-            return Err(format!(
-                "bot {:?}: {} is neither a file here nor a program on PATH",
-                self.spec,
-                p.display()
-            ));
+            return Err(CommandError::NotFound {
+                spec: self.spec.clone(),
+                program: p.clone(),
+            });
         } else if self.isolation.sandbox == Sandbox::Strict
             && !std::env::split_paths(isolation::SANDBOX_PATH).any(|d| d.join(p).is_file())
         {
-            return Err(format!(
-                "bot {:?}: {} is not in {} (the PATH of the strict sandbox, which sees only the \
-                 system directories): give the program as a path",
-                self.spec,
-                p.display(),
-                isolation::SANDBOX_PATH
-            ));
+            return Err(CommandError::NotInSandboxPath {
+                spec: self.spec.clone(),
+                program: p.clone(),
+            });
         }
         // Arguments that look like script paths must exist too (python3 bot.py).
         for a in &self.args {
@@ -212,7 +256,10 @@ impl BotCommand {
                 .iter()
                 .any(|ext| a.ends_with(ext));
             if looks_like_script && !a.starts_with('-') && !base.join(a).exists() {
-                return Err(format!("bot {:?}: the file {a} does not exist", self.spec));
+                return Err(CommandError::MissingScript {
+                    spec: self.spec.clone(),
+                    file: a.clone(),
+                });
             }
         }
         Ok(())
@@ -244,6 +291,27 @@ pub fn which(name: &std::path::Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
+    /// A command that cannot be parsed is refused with its kind, in the words it always had.
+    #[test]
+    fn an_unparsable_command_is_refused_by_kind() {
+        let e = BotCommand::parse("builtin:nope").unwrap_err();
+        assert!(matches!(&e, CommandError::UnknownBuiltin { name } if name == "nope"));
+        assert!(
+            e.to_string()
+                .starts_with("unknown built-in bot \"nope\": the built-in bots are builtin:"),
+            "{e}"
+        );
+        let e = BotCommand::parse("python3 'bot.py").unwrap_err();
+        assert!(matches!(e, CommandError::Split { .. }));
+        assert!(
+            e.to_string()
+                .starts_with("cannot split the bot command \"python3 'bot.py\": "),
+            "{e}"
+        );
+        let e = BotCommand::parse("  ").unwrap_err();
+        assert_eq!(e.to_string(), "the bot command is empty");
+    }
+
     /// The usual ways to name a bot wrongly are refused before anything starts, with the fix.
     #[test]
     fn a_bot_named_wrongly_is_refused_with_the_fix() {
@@ -255,7 +323,7 @@ mod tests {
         let check = |spec: &str| {
             let mut cmd = BotCommand::parse(spec).unwrap();
             cmd.cwd = Some(dir.path().to_path_buf());
-            cmd.check_exists()
+            cmd.check_exists().map_err(|e| e.to_string())
         };
         // A path to a file that cannot run.
         let e = check("./mybot.py").unwrap_err();

@@ -18,6 +18,7 @@ mod sent;
 pub mod stderr;
 
 pub use clock::DecisionTime;
+pub use command::CommandError;
 pub use driver::{
     play_match, play_match_with, play_planned, GameRecord, MatchConfig, MatchResult, PlannedGame,
     SeatInfo, SeatSpec,

@@ -2,7 +2,7 @@
 //! once), typed moves in the protocol's card codes, and what a typed line means ([`read_input`]),
 //! checked against the request's `legal` object ([`Legal::allows`]) before anything is sent.
 
-use durak_rules::{Card, CardSet, DecisionKind, Legal, Move, Pairs};
+use durak_rules::{Card, CardParseError, CardSet, DecisionKind, Legal, Move, Pairs};
 
 /// A card as people read it and as the protocol writes it: `10♦ (TD)`.
 pub fn card(c: Card) -> String {
@@ -182,8 +182,24 @@ pub fn read_input(line: &str, list: &[(String, Move)], legal: &Legal) -> Input {
     }
 }
 
+/// Why a typed move does not read ([`parse_move`]); the message says how to write it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error("{word:?}: a defence pair is ATTACK>CARD, like 7C>KC")]
+    NotAPair { word: String },
+    #[error("{text:?}: {source}")]
+    Card {
+        text: String,
+        source: CardParseError,
+    },
+    #[error("at most six pairs")]
+    TooManyPairs,
+    #[error(transparent)]
+    Cards(#[from] CardParseError),
+}
+
 /// A typed move (see [`HELP`]).
-pub fn parse_move(text: &str, kind: DecisionKind) -> Result<Move, String> {
+pub fn parse_move(text: &str, kind: DecisionKind) -> Result<Move, MoveError> {
     let mut words: Vec<&str> = text.split_whitespace().collect();
     let exchange = words.first() == Some(&"x");
     if exchange {
@@ -197,18 +213,22 @@ pub fn parse_move(text: &str, kind: DecisionKind) -> Result<Move, String> {
     if kind == DecisionKind::Defend {
         let mut pairs = Pairs::EMPTY;
         for w in &words {
-            let (a, d) = w
-                .split_once('>')
-                .ok_or_else(|| format!("{w:?}: a defence pair is ATTACK>CARD, like 7C>KC"))?;
-            let a: Card = a.parse().map_err(|e| format!("{a:?}: {e}"))?;
-            let d: Card = d.parse().map_err(|e| format!("{d:?}: {e}"))?;
-            if !pairs.push(a, d) {
-                return Err("at most six pairs".to_string());
+            let (a, d) = w.split_once('>').ok_or_else(|| MoveError::NotAPair {
+                word: w.to_string(),
+            })?;
+            let card = |text: &str| {
+                text.parse::<Card>().map_err(|source| MoveError::Card {
+                    text: text.to_string(),
+                    source,
+                })
+            };
+            if !pairs.push(card(a)?, card(d)?) {
+                return Err(MoveError::TooManyPairs);
             }
         }
         return Ok(Move::Defend { pairs, exchange });
     }
-    let cards = CardSet::parse_list(&words.join(" ")).map_err(|e| e.to_string())?;
+    let cards = CardSet::parse_list(&words.join(" "))?;
     Ok(match kind {
         DecisionKind::Attack => Move::Attack { cards, exchange },
         _ => Move::Add { cards },
@@ -240,8 +260,20 @@ mod tests {
             parse_move("take", DecisionKind::Defend).unwrap(),
             Move::Take
         );
-        assert!(parse_move("7C-KC", DecisionKind::Defend).is_err());
-        assert!(parse_move("ZZ", DecisionKind::Add).is_err());
+        assert_eq!(
+            parse_move("7C-KC", DecisionKind::Defend)
+                .unwrap_err()
+                .to_string(),
+            "\"7C-KC\": a defence pair is ATTACK>CARD, like 7C>KC"
+        );
+        assert!(matches!(
+            parse_move("ZZ>KC", DecisionKind::Defend),
+            Err(MoveError::Card { ref text, .. }) if text == "ZZ"
+        ));
+        assert!(matches!(
+            parse_move("ZZ", DecisionKind::Add),
+            Err(MoveError::Cards(_))
+        ));
     }
 
     #[test]

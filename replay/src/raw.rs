@@ -56,11 +56,19 @@ enum Form {
     Summary,
 }
 
+/// A transcript was asked of a seat the game does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("there is no seat {seat}: the seats of this game are 0 to {}", players - 1)]
+pub struct NoSuchSeat {
+    pub seat: Seat,
+    pub players: usize,
+}
+
 /// The transcript of `seat`: what its bot read, sent and wrote during this game, in order. A
 /// stderr text is placed after the last line the bot had been sent when it arrived (replays with
 /// `sent`; before the bot's answer to that line, when it is a request), or, in older replays, at
 /// the point its `at` names.
-pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, String> {
+pub fn transcript(sim: &Simulation, seat: Seat) -> Result<Vec<RawLine>, NoSuchSeat> {
     let lines = lines_of(sim, seat, Form::Json)?;
     let mut texts: Vec<&StderrText> = sim
         .steps
@@ -120,14 +128,14 @@ pub(crate) fn game_lines(sim: &Simulation, seat: Seat) -> Vec<RawLine> {
 
 /// What `seat`'s bot read and sent during this game, in order, and (`Form::Json`) the stderr of
 /// older replays, without `sent`, where its `at` puts it.
-fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, String> {
+fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, NoSuchSeat> {
     let json = form == Form::Json;
     let h = &sim.header;
     if seat >= h.players {
-        return Err(format!(
-            "there is no seat {seat}: the seats of this game are 0 to {}",
-            h.players - 1
-        ));
+        return Err(NoSuchSeat {
+            seat,
+            players: h.players,
+        });
     }
     let head = h.seats.iter().find(|s| s.seat == seat);
     let limits = head

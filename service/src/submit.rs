@@ -48,7 +48,7 @@ pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String
     let path = folder.join(manifest::FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{}: cannot read it: {e}", manifest::FILE))?;
-    let m = Manifest::parse(&text, Path::new(manifest::FILE))?;
+    let m = Manifest::parse(&text, Path::new(manifest::FILE)).map_err(|e| e.to_string())?;
     let build = m.build.clone();
     Ok((m, build))
 }

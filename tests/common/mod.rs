@@ -333,6 +333,7 @@ pub fn strict_ready() -> bool {
     require_with("bwrap", "bubblewrap", || {
         durak_referee::isolation::check_strict_sandbox()
             .map(|()| which("bwrap").unwrap_or_else(|| "bwrap".into()))
+            .map_err(|e| e.to_string())
     })
     .is_some()
 }

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// bubblewrap's path, if it is installed.
 pub fn bwrap_path() -> Option<PathBuf> {
@@ -247,13 +247,13 @@ pub(crate) fn check_other_readable(p: &Path, uid: u32) -> io::Result<()> {
 
 /// This bubblewrap (`bwrap`, its path) cannot size a tmpfs, so strict mode cannot bound what a
 /// bot writes.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[error(
     "this bubblewrap ({bwrap}) cannot size a tmpfs (`--size`, bubblewrap 0.5 and later), so \
      strict mode cannot bound what a bot writes (tmp_size): install a newer bubblewrap, or give \
      --limit tmp_size=unlimited to run without the bound"
 )]
-pub(crate) struct TmpfsUnsized {
+pub struct TmpfsUnsized {
     bwrap: String,
 }
 
@@ -263,21 +263,48 @@ impl From<TmpfsUnsized> for String {
     }
 }
 
+/// Why strict mode cannot run here ([`check_strict_sandbox`]); each message says the fix. Clone,
+/// as the check runs once and every caller gets its answer.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StrictSandboxError {
+    #[error("{}", BWRAP_MISSING)]
+    Missing,
+    #[error(transparent)]
+    TmpfsUnsized(#[from] TmpfsUnsized),
+    /// No uid for the sandboxed process (as root, bots run as another user).
+    #[error("{0}")]
+    NoUid(#[source] Arc<io::Error>),
+    #[error("cannot run {}: {source}", bwrap.display())]
+    CannotRun {
+        bwrap: PathBuf,
+        source: Arc<io::Error>,
+    },
+    #[error(
+        "bubblewrap cannot build a sandbox here ({status}): {stderr}; unprivileged user namespaces \
+         may be disabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04, an AppArmor \
+         profile for bwrap)"
+    )]
+    Refused {
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+}
+
 /// Check once that strict mode works here: bubblewrap is installed and can build a sandbox
 /// (unprivileged user namespaces allowed), running as the uid bots would get.
-pub fn check_strict_sandbox() -> Result<(), String> {
-    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn check_strict_sandbox() -> Result<(), StrictSandboxError> {
+    static RESULT: OnceLock<Result<(), StrictSandboxError>> = OnceLock::new();
     RESULT
         .get_or_init(|| {
             use std::os::unix::process::CommandExt;
-            let bwrap = bwrap_path().ok_or_else(|| BWRAP_MISSING.to_string())?;
+            let bwrap = bwrap_path().ok_or(StrictSandboxError::Missing)?;
             let mut b = BwrapArgs::default();
             b.system();
             b.private(None)?;
             b.seal();
             b.push(["--", "/bin/sh", "-c", "exit 0"]);
             let lease = if running_as_root() {
-                Some(UidLease::take().map_err(|e| e.to_string())?)
+                Some(UidLease::take().map_err(|e| StrictSandboxError::NoUid(Arc::new(e)))?)
             } else {
                 None
             };
@@ -289,19 +316,17 @@ pub fn check_strict_sandbox() -> Result<(), String> {
             if let Some(l) = &lease {
                 c.uid(l.uid).gid(l.uid);
             }
-            let out = c
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+            let out = c.output().map_err(|e| StrictSandboxError::CannotRun {
+                bwrap: bwrap.clone(),
+                source: Arc::new(e),
+            })?;
             if out.status.success() {
                 Ok(())
             } else {
-                Err(format!(
-                    "bubblewrap cannot build a sandbox here ({}): {}; unprivileged user \
-                     namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1; on \
-                     Ubuntu 24.04, an AppArmor profile for bwrap)",
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ))
+                Err(StrictSandboxError::Refused {
+                    status: out.status,
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                })
             }
         })
         .clone()
@@ -323,6 +348,24 @@ mod tests {
              later), so strict mode cannot bound what a bot writes (tmp_size): install a newer \
              bubblewrap, or give --limit tmp_size=unlimited to run without the bound"
         );
+    }
+
+    /// A bubblewrap that cannot build a sandbox is refused with its status, its words and the
+    /// likely fixes, as before the error was typed.
+    #[test]
+    fn a_refused_sandbox_names_the_likely_fixes() {
+        use std::os::unix::process::ExitStatusExt;
+        let e = StrictSandboxError::Refused {
+            status: std::process::ExitStatus::from_raw(1 << 8),
+            stderr: "bwrap: setting up uid map: Permission denied".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "bubblewrap cannot build a sandbox here (exit status: 1): bwrap: setting up uid map: \
+             Permission denied; unprivileged user namespaces may be disabled (sysctl \
+             kernel.unprivileged_userns_clone=1; on Ubuntu 24.04, an AppArmor profile for bwrap)"
+        );
+        assert_eq!(StrictSandboxError::Missing.to_string(), BWRAP_MISSING);
     }
 
     #[test]

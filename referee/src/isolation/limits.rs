@@ -106,16 +106,22 @@ impl ResourceLimits {
 
     /// Set one limit from text: `KEY=VALUE`, the value a number with an optional `K`, `M` or `G`
     /// suffix (powers of 1024), or `unlimited`. For command lines and configuration files.
-    pub fn set(&mut self, assignment: &str) -> Result<(), String> {
-        let (key, value) = assignment.split_once('=').ok_or_else(|| {
-            format!("{assignment:?}: write KEY=VALUE, e.g. memory=1G or processes=64")
-        })?;
+    pub fn set(&mut self, assignment: &str) -> Result<(), LimitError> {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| LimitError::NotAssignment {
+                assignment: assignment.to_string(),
+            })?;
         self.set_value(key.trim(), value.trim())
     }
 
     /// Set one limit: `key` one of [`ResourceLimits::KEYS`], `value` as in
     /// [`ResourceLimits::set`].
-    pub fn set_value(&mut self, key: &str, value: &str) -> Result<(), String> {
+    pub fn set_value(&mut self, key: &str, value: &str) -> Result<(), LimitError> {
+        let bad = |problem| LimitError::Value {
+            key: key.to_string(),
+            problem,
+        };
         let parsed = if value == "unlimited" {
             None
         } else {
@@ -123,19 +129,19 @@ impl ResourceLimits {
                 Some((i, c)) if c.is_ascii_alphabetic() => (&value[..i], Some(c)),
                 _ => (value, None),
             };
-            let n: u64 = digits.parse().map_err(|_| {
-                format!("{key}: {value:?} is not a number (with K, M or G) or `unlimited`")
-            })?;
+            let n: u64 = digits
+                .parse()
+                .map_err(|_| bad(BadValue::NotNumber(value.to_string())))?;
             let scale = match unit.map(|u| u.to_ascii_uppercase()) {
                 None => 1,
                 Some('K') => 1 << 10,
                 Some('M') => 1 << 20,
                 Some('G') => 1 << 30,
-                Some(u) => return Err(format!("{key}: unknown unit {u:?} (K, M or G)")),
+                Some(u) => return Err(bad(BadValue::UnknownUnit(u))),
             };
             Some(
                 n.checked_mul(scale)
-                    .ok_or_else(|| format!("{key}: {value} is too large"))?,
+                    .ok_or_else(|| bad(BadValue::TooLarge(value.to_string())))?,
             )
         };
         let slot = match key {
@@ -147,15 +153,49 @@ impl ResourceLimits {
             "processes" => &mut self.processes,
             "tmp_size" => &mut self.tmp_size,
             _ => {
-                return Err(format!(
-                    "unknown limit {key:?}: the limits are {}",
-                    Self::KEYS.join(", ")
-                ))
+                return Err(LimitError::UnknownKey {
+                    key: key.to_string(),
+                })
             }
         };
         *slot = parsed;
         Ok(())
     }
+}
+
+/// Why a limit was refused ([`ResourceLimits::set`], [`ResourceLimits::set_value`]): the
+/// message names the key and says what to write.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    #[error("{assignment:?}: write KEY=VALUE, e.g. memory=1G or processes=64")]
+    NotAssignment { assignment: String },
+    #[error("unknown limit {key:?}: the limits are {}", ResourceLimits::KEYS.join(", "))]
+    UnknownKey { key: String },
+    /// A known key with a value that does not read: `KEY: PROBLEM`.
+    #[error("{key}: {problem}")]
+    Value { key: String, problem: BadValue },
+}
+
+impl LimitError {
+    /// The message without the key in front, for a caller that says where the key is itself
+    /// (a configuration file's `limits.memory = ...`).
+    pub fn reason(&self) -> String {
+        match self {
+            LimitError::Value { problem, .. } => problem.to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// What is wrong with a limit's value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadValue {
+    #[error("{0:?} is not a number (with K, M or G) or `unlimited`")]
+    NotNumber(String),
+    #[error("unknown unit {0:?} (K, M or G)")]
+    UnknownUnit(char),
+    #[error("{0} is too large")]
+    TooLarge(String),
 }
 
 /// The least address-space limit that stands in for `memory` where no memory cgroup can be used.
@@ -245,7 +285,11 @@ mod tests {
         assert_eq!(l.processes, Some(64));
         assert_eq!(l.file_size, None);
         assert_eq!(l.tmp_size, Some(512 << 20));
-        assert!(l.set("ram=1G").unwrap_err().contains("address_space"));
+        assert!(l
+            .set("ram=1G")
+            .unwrap_err()
+            .to_string()
+            .contains("address_space"));
         l.set("memory=1536M").unwrap();
         assert_eq!(l.memory, Some(1536 << 20));
         // What entries() prints, set() reads back.
@@ -261,8 +305,23 @@ mod tests {
         assert_eq!(format_limit(Some(3 << 30)), "3G");
         assert_eq!(format_limit(Some(1000)), "1000");
         assert_eq!(format_limit(None), "unlimited");
-        assert!(l.set("processes=lots").is_err());
-        assert!(l.set("processes").is_err());
-        assert!(l.set("open_files=3T").is_err());
+        let e = l.set("processes=lots").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "processes: \"lots\" is not a number (with K, M or G) or `unlimited`"
+        );
+        // Without the key, for a caller that names the key itself.
+        assert_eq!(
+            e.reason(),
+            "\"lots\" is not a number (with K, M or G) or `unlimited`"
+        );
+        assert!(matches!(
+            l.set("processes"),
+            Err(LimitError::NotAssignment { .. })
+        ));
+        assert_eq!(
+            l.set("open_files=3T").unwrap_err().reason(),
+            "unknown unit 'T' (K, M or G)"
+        );
     }
 }

@@ -50,10 +50,10 @@ mod uids;
 mod visible;
 mod workdir;
 
-pub use bwrap::{bwrap_path, check_strict_sandbox};
+pub use bwrap::{bwrap_path, check_strict_sandbox, StrictSandboxError, TmpfsUnsized};
 pub(crate) use done::DoneFlag;
 pub use limits::FALLBACK_ADDRESS_SPACE;
-pub use limits::{format_limit, ResourceLimits};
+pub use limits::{format_limit, BadValue, LimitError, ResourceLimits};
 pub(crate) use prepare::prepare;
 pub(crate) use procfs::{children_of, group_has_members};
 pub(crate) use uids::UidLease;

@@ -10,7 +10,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Once, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 
 /// The name every run's directory starts with.
 const PREFIX: &str = "durak-bot-";
@@ -34,13 +34,14 @@ struct RunDir {
 
 /// This run's directory (mode 0700), made with its watcher on first use.
 pub(crate) fn run_dir() -> std::io::Result<&'static Path> {
-    static RUN: OnceLock<Result<RunDir, String>> = OnceLock::new();
+    static RUN: OnceLock<Result<RunDir, Arc<std::io::Error>>> = OnceLock::new();
     static SWEPT: Once = Once::new();
     SWEPT.call_once(|| sweep(&std::env::temp_dir()));
-    RUN.get_or_init(|| make_run_dir(&std::env::temp_dir()).map_err(|e| e.to_string()))
+    RUN.get_or_init(|| make_run_dir(&std::env::temp_dir()).map_err(Arc::new))
         .as_ref()
         .map(|r| r.path.as_path())
-        .map_err(|e| std::io::Error::other(e.clone()))
+        // Every caller gets the first failure, with its kind.
+        .map_err(|e| std::io::Error::new(e.kind(), Arc::clone(e)))
 }
 
 fn make_run_dir(tmp: &Path) -> std::io::Result<RunDir> {
@@ -52,7 +53,8 @@ fn make_run_dir(tmp: &Path) -> std::io::Result<RunDir> {
             std::io::Error::new(
                 e.kind(),
                 format!(
-                    "cannot make the bots' private directories in {} ({e}): set TMPDIR to a                      writable directory",
+                    "cannot make the bots' private directories in {} ({e}): set TMPDIR to a \
+                     writable directory",
                     tmp.display()
                 ),
             )
@@ -144,6 +146,29 @@ impl Cleanup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A temporary directory where none can be made is refused with the fix, in one sentence.
+    #[test]
+    fn a_run_directory_that_cannot_be_made_says_to_set_tmpdir() {
+        let d = tempfile::tempdir().unwrap();
+        let missing = d.path().join("gone");
+        let Err(e) = make_run_dir(&missing) else {
+            panic!("a run directory in a missing directory");
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "cannot make the bots' private directories in {} (",
+                missing.display()
+            )),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("): set TMPDIR to a writable directory"),
+            "{text}"
+        );
+    }
 
     /// The run's directory goes when the pipe's write end is closed (as when the referee
     /// dies): its watcher removes it, whatever is inside.

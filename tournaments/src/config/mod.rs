@@ -381,7 +381,7 @@ pub struct Bot {
 impl Bot {
     /// The referee's command for this bot (`builtin:NAME` or a command line, run in `cwd`).
     pub fn bot_command(&self) -> Result<BotCommand, Error> {
-        let mut c = BotCommand::parse(&self.command).map_err(Error::Config)?;
+        let mut c = BotCommand::parse(&self.command).map_err(|e| Error::Config(e.to_string()))?;
         if c.is_human() {
             return Err(Error::Config(
                 "the human seat plays only in `durak play human BOT` (nobody sits at \

@@ -138,13 +138,9 @@ fn set_limit(limits: &mut ResourceLimits, key: &str, value: &str, here: &str) ->
             ResourceLimits::KEYS.join(", ")
         ));
     }
-    limits.set_value(key, value).map_err(|e| {
-        let e = e
-            .strip_prefix(&format!("{key}: "))
-            .unwrap_or(&e)
-            .to_string();
-        config_error!("{here}: {e}\n  fix: {LIMIT_FIX}")
-    })
+    limits
+        .set_value(key, value)
+        .map_err(|e| config_error!("{here}: {}\n  fix: {LIMIT_FIX}", e.reason()))
 }
 
 impl Input {

@@ -17,9 +17,11 @@
 //! leaves empty directories behind: the next referee removes those whose referee is gone.
 
 mod cpu;
+mod error;
 mod parse;
 
 pub use cpu::CpusetBase;
+pub use error::{BaseError, SupportError};
 use parse::{format_cpu_list, parse_mountinfo, parse_own_cgroups, Mount};
 
 use std::ffi::CString;
@@ -27,7 +29,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The cgroup version in use.
@@ -56,15 +58,19 @@ pub struct Support {
 }
 
 /// Whether per-bot cgroups can be used here, found once per process: `Err` says why not.
-pub fn support() -> &'static Result<Support, String> {
+pub fn support() -> &'static Result<Support, SupportError> {
     SUPPORT.get_or_init(|| {
         if std::env::var_os("DURAK_NO_CGROUP").is_some() {
-            return Err("DURAK_NO_CGROUP is set".into());
+            return Err(SupportError::Disabled);
         }
-        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
-            .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
-        let own = std::fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+        let read = |file: &'static str| {
+            std::fs::read_to_string(file).map_err(|e| SupportError::Unreadable {
+                file,
+                source: Arc::new(e),
+            })
+        };
+        let mountinfo = read("/proc/self/mountinfo")?;
+        let own = read("/proc/self/cgroup")?;
         let s = set_up(&mountinfo, &own, std::process::id())?;
         // SAFETY: registers a plain function to run at normal process exit.
         unsafe { libc::atexit(remove_own_base) };
@@ -72,7 +78,7 @@ pub fn support() -> &'static Result<Support, String> {
     })
 }
 
-static SUPPORT: OnceLock<Result<Support, String>> = OnceLock::new();
+static SUPPORT: OnceLock<Result<Support, SupportError>> = OnceLock::new();
 
 /// At exit: the referee's `durak-<pid>` directories, if its bots' cgroups are gone.
 extern "C" fn remove_own_base() {
@@ -92,7 +98,7 @@ extern "C" fn remove_own_base() {
 
 /// Find the hierarchies, make this referee's directories (removing those of referees that are
 /// gone), and check that a bot's cgroup can be made with its limits.
-fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
+fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, SupportError> {
     let mounts = parse_mountinfo(mountinfo);
     let own = parse_own_cgroups(own);
     let mut why = Vec::new();
@@ -101,27 +107,32 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
         match v2_base(m, &own) {
             Ok((parent, controllers)) => match v2_make_base(&parent, pid, &controllers) {
                 Ok(s) => return Ok(s),
-                Err(e) => why.push(format!("cgroup v2: {e}")),
+                Err(e) => why.push((Version::V2, e)),
             },
-            Err(e) => why.push(format!("cgroup v2: {e}")),
+            Err(e) => why.push((Version::V2, e)),
         }
     }
-    let v1 = |controller: &str| -> Result<PathBuf, String> {
+    let v1 = |controller: &str| -> Result<PathBuf, BaseError> {
         let m = mounts
             .iter()
             .find(|m| m.fstype == "cgroup" && m.options.iter().any(|o| o == controller))
-            .ok_or_else(|| format!("no {controller} hierarchy is mounted"))?;
+            .ok_or_else(|| BaseError::NoHierarchy {
+                controller: controller.to_string(),
+            })?;
         let path = own
             .iter()
             .find(|(_, controllers, _)| controllers.iter().any(|c| c == controller))
             .map(|(_, _, p)| p.clone())
-            .ok_or_else(|| format!("/proc/self/cgroup names no {controller} cgroup"))?;
+            .ok_or_else(|| BaseError::NotListed {
+                controller: controller.to_string(),
+            })?;
         make_base(&m.join(&path), pid, None)
     };
     match (v1("memory"), v1("pids")) {
         (Ok(memory), Ok(pids)) => {
             let mut cpu_notes = Vec::new();
             let cpuset = v1("cpuset")
+                .map_err(|e| e.to_string())
                 .and_then(|dir| {
                     cpu::v1_cpuset_base(dir.clone()).map_err(|e| {
                         let _ = std::fs::remove_dir(&dir);
@@ -144,9 +155,9 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
         }
         (m, p) => {
             for e in [m.err(), p.err()].into_iter().flatten() {
-                why.push(format!("cgroup v1: {e}"));
+                why.push((Version::V1, e));
             }
-            Err(why.join("; "))
+            Err(SupportError::Unusable(why))
         }
     }
 }
@@ -154,22 +165,25 @@ fn set_up(mountinfo: &str, own: &str, pid: u32) -> Result<Support, String> {
 /// cgroup v2: the directory to make `durak-<pid>` in. Not the referee's own cgroup, which
 /// holds processes (a cgroup with processes cannot give its children controllers), but its
 /// parent, whose children have the controllers; the root cgroup may have both.
-fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<(PathBuf, String), String> {
+fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<(PathBuf, String), BaseError> {
     let path = own
         .iter()
         .find(|(id, c, _)| *id == 0 && c.is_empty())
         .map(|(_, _, p)| p.clone())
-        .ok_or("/proc/self/cgroup has no v2 line")?;
+        .ok_or(BaseError::NoV2Line)?;
     let dir = m.join(&path);
-    let controllers = std::fs::read_to_string(dir.join("cgroup.controllers"))
-        .map_err(|e| format!("{}: {e}", dir.join("cgroup.controllers").display()))?;
-    for c in ["memory", "pids"] {
-        if !controllers.split_whitespace().any(|x| x == c) {
-            return Err(format!(
-                "the {c} controller is not available in {} (cgroup.controllers: {:?})",
-                dir.display(),
-                controllers.trim()
-            ));
+    let file = dir.join("cgroup.controllers");
+    let controllers = std::fs::read_to_string(&file).map_err(|e| BaseError::Read {
+        file,
+        source: Arc::new(e),
+    })?;
+    for controller in ["memory", "pids"] {
+        if !controllers.split_whitespace().any(|x| x == controller) {
+            return Err(BaseError::Unavailable {
+                controller,
+                dir,
+                controllers: controllers.trim().to_string(),
+            });
         }
     }
     if dir == m.point {
@@ -184,7 +198,7 @@ fn v2_base(m: &Mount, own: &[(u32, Vec<String>, String)]) -> Result<(PathBuf, St
 /// cgroup v2: `parent/durak-<pid>` with memory and pids for its children, and cpuset and cpu
 /// where `controllers` (what the referee's cgroup may have) offers them and they can be
 /// enabled.
-fn v2_make_base(parent: &Path, pid: u32, controllers: &str) -> Result<Support, String> {
+fn v2_make_base(parent: &Path, pid: u32, controllers: &str) -> Result<Support, BaseError> {
     let offered = |c: &str| controllers.split_whitespace().any(|x| x == c);
     let extra: Vec<&str> = ["cpu", "cpuset"]
         .into_iter()
@@ -241,21 +255,28 @@ fn v2_make_base(parent: &Path, pid: u32, controllers: &str) -> Result<Support, S
 
 /// Make `parent/durak-<pid>` (v2: with `enable` in its `cgroup.subtree_control`), after
 /// removing the directories of referees that are gone. Checks that it is writable.
-fn make_base(parent: &Path, pid: u32, enable: Option<&str>) -> Result<PathBuf, String> {
+fn make_base(parent: &Path, pid: u32, enable: Option<&str>) -> Result<PathBuf, BaseError> {
     sweep(parent);
     let dir = parent.join(format!("durak-{pid}"));
     match std::fs::create_dir(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(format!("cannot make {}: {e}", dir.display())),
+        Err(e) => {
+            return Err(BaseError::Make {
+                dir,
+                source: Arc::new(e),
+            })
+        }
     }
     if let Some(enable) = enable {
-        std::fs::write(dir.join("cgroup.subtree_control"), enable).map_err(|e| {
+        let file = dir.join("cgroup.subtree_control");
+        std::fs::write(&file, enable).map_err(|e| {
             let _ = std::fs::remove_dir(&dir);
-            format!(
-                "cannot enable {enable:?} in {}: {e}",
-                dir.join("cgroup.subtree_control").display()
-            )
+            BaseError::Enable {
+                enable: enable.to_string(),
+                file,
+                source: Arc::new(e),
+            }
         })?;
     }
     Ok(dir)
