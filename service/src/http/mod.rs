@@ -115,6 +115,13 @@ impl From<crate::domain::Error> for ApiError {
     }
 }
 
+/// A fixed tournament not started: 409 for the organiser's request, 500 for the database.
+impl From<crate::tournament::StartError> for ApiError {
+    fn from(e: crate::tournament::StartError) -> ApiError {
+        ApiError::new(e.status(), e.to_string())
+    }
+}
+
 impl From<String> for ApiError {
     fn from(e: String) -> ApiError {
         ApiError::internal(e)
