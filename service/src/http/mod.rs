@@ -122,6 +122,20 @@ impl From<crate::tournament::StartError> for ApiError {
     }
 }
 
+/// A version's view not made (the database, its comparison, its analysis): 500.
+impl From<crate::views::ViewError> for ApiError {
+    fn from(e: crate::views::ViewError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
+/// A comparison's or a challenge's test not made (the database, the test's parameters): 500.
+impl From<crate::ladder::compare::CompareError> for ApiError {
+    fn from(e: crate::ladder::compare::CompareError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
 impl From<String> for ApiError {
     fn from(e: String) -> ApiError {
         ApiError::internal(e)
