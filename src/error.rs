@@ -115,6 +115,7 @@ service_errors_are_input!(
     durak_service::db::OpenError,
     durak_service::backup::BackupError,
     durak_service::worker::WorkerError,
+    durak_service::season::OfflineError,
 );
 
 /// What a subcommand returns: its exit status, or why it stopped.

@@ -20,7 +20,7 @@
 //! are jobs of their own kinds: they go on and end as they would (they never counted in the
 //! ratings). Versions in their check at the end enter the ladder of season N+1.
 
-use crate::db::{now_ms, Db};
+use crate::db::{now_ms, Db, DbError};
 use crate::domain::{seasons as table, EndedBy, TournamentState};
 use crate::ladder::Ladder;
 use crate::tournament::Tournaments;
@@ -156,7 +156,7 @@ pub fn list(db: &Db) -> Result<Vec<Season>, crate::db::DbError> {
 }
 
 /// An ended season's ladder leaderboard, as it stood at its end (`/api/leaderboard`'s JSON).
-pub fn leaderboard(db: &Db, n: i64) -> Result<Option<Value>, String> {
+pub fn leaderboard(db: &Db, n: i64) -> Result<Option<Value>, DbError> {
     let text: Option<Option<String>> = db.read(|c| {
         c.query_row("SELECT leaderboard FROM seasons WHERE n = ?1", [n], |r| {
             r.get(0)
@@ -168,7 +168,7 @@ pub fn leaderboard(db: &Db, n: i64) -> Result<Option<Value>, String> {
 
 /// Why submissions are closed now, if they are: the last season ended and its final
 /// tournament is being made, queued or played.
-pub fn closed(db: &Db) -> Result<Option<String>, String> {
+pub fn closed(db: &Db) -> Result<Option<String>, DbError> {
     let last = db.read(|c| {
         c.query_row(
             &format!(
@@ -206,23 +206,52 @@ pub fn closed(db: &Db) -> Result<Option<String>, String> {
 }
 
 /// Why a season could not be ended.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum EndError {
-    /// Season N was ended by another hand meanwhile.
+    /// Season N was ended by another hand meanwhile (409).
+    #[error("season {0} was ended meanwhile")]
     AlreadyEnded(i64),
-    Other(String),
+    /// The database failed (500).
+    #[error(transparent)]
+    Db(#[from] DbError),
 }
 
-impl From<String> for EndError {
-    fn from(e: String) -> EndError {
-        EndError::Other(e)
-    }
-}
-
-impl From<crate::db::DbError> for EndError {
-    fn from(e: crate::db::DbError) -> EndError {
-        EndError::Other(e.to_string())
-    }
+/// Why `durak season end --data-dir DIR` ([`end_offline`]) ended no season: the data directory,
+/// the season asked for, the configuration given, each with its fix.
+#[derive(Debug, thiserror::Error)]
+pub enum OfflineError {
+    #[error(
+        "{dir}: no service.db here: not a data directory of `durak serve`\n  fix: give the \
+         folder the server was started with (--data-dir DIR)"
+    )]
+    NotADataDir { dir: String },
+    #[error(
+        "{dir}: the server is running on it (it holds {dir}/lock): a season of a running server \
+         is ended by the server\n  fix: press \"End season N now\" on /organiser, or curl -X \
+         POST -H \"Authorization: Bearer $ORGANISER\" URL/api/seasons/end (a lost organiser \
+         token: durak organiser-token --data-dir {dir}); or stop the server and run this again"
+    )]
+    Running { dir: String },
+    /// `was`: what became of the season asked for (ended when, or none such).
+    #[error(
+        "{was}: the current season is {current}, and it was not ended\n  fix: --season \
+         {current} ends it"
+    )]
+    NotCurrent { was: String, current: i64 },
+    #[error(
+        "the configuration's time limits ({given}) are not the ladder's ({stored}): the final \
+         tournament would be played with them\n  fix: give the server's configuration \
+         (--config serve.toml, as the server is started)"
+    )]
+    OtherLimits { given: String, stored: String },
+    #[error(transparent)]
+    Open(#[from] crate::db::OpenError),
+    #[error(transparent)]
+    Ladder(#[from] crate::ladder::LadderError),
+    #[error(transparent)]
+    End(#[from] EndError),
+    #[error(transparent)]
+    Db(#[from] DbError),
 }
 
 /// End the current season (see the module's text). Returns the season ended, as it is now.
@@ -242,7 +271,7 @@ pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: EndedBy) -> Result<Se
     ladder.versions_changed()?;
     let (tournament, error) = match tournaments.start(ladder_final_games(ladder)) {
         Ok((id, _)) => (Some(id), None),
-        Err(e) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
     };
     table::set_final(db, n, tournament, error.as_deref())?;
     tracing::warn!(
@@ -272,24 +301,15 @@ pub struct EndedOffline {
 pub fn end_offline(
     cfg: Arc<crate::config::Config>,
     expect: Option<i64>,
-) -> Result<EndedOffline, String> {
+) -> Result<EndedOffline, OfflineError> {
     let paths = crate::store::Paths::new(&cfg.data_dir);
     let dir = paths.root.display().to_string();
     if !paths.db().is_file() {
-        return Err(format!(
-            "{dir}: no service.db here: not a data directory of `durak serve`\n  fix: give \
-             the folder the server was started with (--data-dir DIR)"
-        ));
+        return Err(OfflineError::NotADataDir { dir });
     }
-    let _lock = paths.lock().map_err(|_| {
-        format!(
-            "{dir}: the server is running on it (it holds {dir}/lock): a season of a running \
-             server is ended by the server\n  fix: press \"End season N now\" on /organiser, \
-             or curl -X POST -H \"Authorization: Bearer $ORGANISER\" URL/api/seasons/end (a \
-             lost organiser token: durak organiser-token --data-dir {dir}); or stop the server \
-             and run this again"
-        )
-    })?;
+    let _lock = paths
+        .lock()
+        .map_err(|_| OfflineError::Running { dir: dir.clone() })?;
     let db = Arc::new(Db::open(&paths.db())?);
     let current = current(&db)?;
     if let Some(n) = expect.filter(|&n| n != current.n) {
@@ -305,35 +325,27 @@ pub fn end_offline(
             ),
             _ => format!("there is no season {n}"),
         };
-        return Err(format!(
-            "{was}: the current season is {}, and it was not ended\n  fix: --season {} ends it",
-            current.n, current.n
-        ));
+        return Err(OfflineError::NotCurrent {
+            was,
+            current: current.n,
+        });
     }
     // The ladder's time limits since when are kept: a configuration with others is not the
     // server's (the server itself applies a change at its next start).
     let stored = db.setting(crate::ladder::LIMITS_KEY)?;
     let given = crate::ladder::limits_text(&cfg);
-    if stored.as_ref().is_some_and(|s| *s != given) {
-        return Err(format!(
-            "the configuration's time limits ({given}) are not the ladder's ({}): the final \
-             tournament would be played with them\n  fix: give the server's configuration \
-             (--config serve.toml, as the server is started)",
-            stored.unwrap_or_default()
-        ));
+    if let Some(stored) = stored.filter(|s| *s != given) {
+        return Err(OfflineError::OtherLimits { given, stored });
     }
     let ladder = Ladder::new(db.clone(), cfg, paths)?;
     let tournaments = Tournaments::new(ladder.clone());
     let ended = end(&ladder, &tournaments, EndedBy::Organiser);
     ladder.stop();
-    match ended {
-        Ok(season) => Ok(EndedOffline {
-            next: season.n + 1,
-            season,
-        }),
-        Err(EndError::AlreadyEnded(n)) => Err(format!("season {n} was ended meanwhile")),
-        Err(EndError::Other(e)) => Err(e),
-    }
+    let season = ended?;
+    Ok(EndedOffline {
+        next: season.n + 1,
+        season,
+    })
 }
 
 fn ladder_final_games(ladder: &Ladder) -> u32 {
@@ -342,7 +354,7 @@ fn ladder_final_games(ladder: &Ladder) -> u32 {
 
 /// Cancel the open ladder jobs with ids below `below` (their games in flight not recorded),
 /// their recorded games added to the leaderboard as a cancelled job's.
-fn cancel_ladder_jobs(ladder: &Ladder, below: i64) -> Result<(), String> {
+fn cancel_ladder_jobs(ladder: &Ladder, below: i64) -> Result<(), DbError> {
     let open = crate::ladder::jobs::open_jobs(&ladder.db)?;
     for j in open
         .iter()
@@ -359,7 +371,7 @@ fn cancel_ladder_jobs(ladder: &Ladder, below: i64) -> Result<(), String> {
 /// How long until the deadline ends the current season: `None` without a deadline, or when
 /// the current season started at or after it (a deadline ends one season, once). Season 1
 /// runs from the server's first start, whenever the deadline was written.
-pub fn until_deadline(db: &Db, cfg: &SeasonConfig) -> Result<Option<std::time::Duration>, String> {
+pub fn until_deadline(db: &Db, cfg: &SeasonConfig) -> Result<Option<std::time::Duration>, DbError> {
     let Some(ends) = cfg.ends_ms else {
         return Ok(None);
     };
@@ -378,7 +390,7 @@ pub fn watch_deadline(
     rt: &tokio::runtime::Runtime,
     ladder: Arc<Ladder>,
     tournaments: Arc<Tournaments>,
-) -> Result<(), String> {
+) -> Result<(), DbError> {
     let Some(wait) = until_deadline(&ladder.db, &ladder.cfg.season)? else {
         return Ok(());
     };
@@ -388,7 +400,7 @@ pub fn watch_deadline(
             tokio::task::spawn_blocking(move || end(&ladder, &tournaments, EndedBy::Deadline));
         match ended.await {
             Ok(Ok(_)) | Ok(Err(EndError::AlreadyEnded(_))) => {}
-            Ok(Err(EndError::Other(e))) => tracing::error!("the season's deadline: {e}"),
+            Ok(Err(EndError::Db(e))) => tracing::error!("the season's deadline: {e}"),
             Err(e) => tracing::error!("the season's deadline: {e}"),
         }
     });
@@ -398,6 +410,25 @@ pub fn watch_deadline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_season_of_no_data_directory_is_not_ended_and_says_the_flag() {
+        let d = tempfile::tempdir().unwrap();
+        let o = crate::config::Overrides {
+            data_dir: Some(d.path().join("none")),
+            ..Default::default()
+        };
+        let cfg = Arc::new(crate::config::resolve(None, &o).unwrap());
+        let e = end_offline(cfg, None).unwrap_err();
+        assert!(matches!(e, OfflineError::NotADataDir { .. }), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("no service.db here")
+                && e.contains("fix: give the folder")
+                && e.contains("--data-dir DIR"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_deadline_is_checked_with_the_fix() {

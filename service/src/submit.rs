@@ -41,14 +41,24 @@ impl From<crate::quota::OverQuota> for Refused {
     }
 }
 
+/// An upload's `bot.toml` refused (400): unreadable, or what its reader says (the line and
+/// column, the key, the fix).
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("{}: cannot read it: {}", manifest::FILE, .0)]
+    Unreadable(std::io::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
 /// `bot.toml` read by its one reader (`durak_checkbot::manifest`), with its optional `build`
 /// key: the text as the author wrote it, so that an error names the line and column where it
 /// is (issue 22: a reparse here once made every error line 1).
-pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), String> {
+pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), ManifestError> {
     let path = folder.join(manifest::FILE);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: cannot read it: {e}", manifest::FILE))?;
-    let m = Manifest::parse(&text, Path::new(manifest::FILE)).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&path).map_err(ManifestError::Unreadable)?;
+    let m = Manifest::parse(&text, Path::new(manifest::FILE))
+        .map_err(|e| ManifestError::Invalid(e.to_string()))?;
     let build = m.build.clone();
     Ok((m, build))
 }
@@ -75,7 +85,7 @@ pub fn accept(
         .map_err(|e| refused(500, format!("cannot unpack: {e}")))?;
     let unpacked = archive::unpack(upload, tmp.path(), limits)
         .map_err(|e| refused(e.status(), e.to_string()))?;
-    let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e))?;
+    let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e.to_string()))?;
     durak_referee::BotCommand::parse(&m.command).map_err(|e| {
         refused(
             400,
@@ -216,19 +226,25 @@ mod tests {
     fn a_bot_toml_error_names_the_line_it_is_on() {
         let d = tempfile::tempdir().unwrap();
         let write = |text: &str| std::fs::write(d.path().join(manifest::FILE), text).unwrap();
+        let e = read_manifest(d.path()).unwrap_err();
+        assert!(matches!(e, ManifestError::Unreadable(_)), "{e:?}");
+        assert!(
+            e.to_string().starts_with("bot.toml: cannot read it: "),
+            "{e}"
+        );
         let head = "name = \"b\"\ncommand = \"python3 bot.py\"\nauthor = \"Ada\"\n";
         // A key misspelt on line 4.
         write(&format!("{head}langauge = \"python\"\n"));
-        let e = read_manifest(d.path()).unwrap_err();
+        let e = read_manifest(d.path()).unwrap_err().to_string();
         assert!(e.contains("line 4"), "{e}");
         assert!(e.contains("langauge") && e.contains("fix:"), "{e}");
         // A TOML error (an unquoted string) on line 5.
         write(&format!("{head}language = \"python\"\nbuild = make\n"));
-        let e = read_manifest(d.path()).unwrap_err();
+        let e = read_manifest(d.path()).unwrap_err().to_string();
         assert!(e.contains("line 5"), "{e}");
         // A build that is not a string, on line 4.
         write(&format!("{head}build = 3\nlanguage = \"python\"\n"));
-        let e = read_manifest(d.path()).unwrap_err();
+        let e = read_manifest(d.path()).unwrap_err().to_string();
         assert!(e.contains("line 4") && e.contains("build"), "{e}");
         write(&format!("{head}language = \"python\"\nbuild = \"make\"\n"));
         let (m, build) = read_manifest(d.path()).unwrap();

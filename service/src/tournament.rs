@@ -13,6 +13,7 @@
 //!
 //! States: `queued` → `running` → `done` | `failed` | `cancelled` (and `queued` → `cancelled`).
 
+use crate::db::DbError;
 use crate::domain::tournaments as table;
 use crate::domain::{TournamentState, VersionState};
 use crate::ladder::Ladder;
@@ -66,6 +67,53 @@ pub enum Cancelled {
     Unknown,
     /// It is over already, in this state.
     Over(TournamentState),
+}
+
+/// A tournament not started ([`Tournaments::start`]): the organiser's refusals and this
+/// machine's failures answer 409 as they always did, the database's 500 ([`StartError::status`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("games: give 1 to 10000 deals per table")]
+    Games,
+    #[error("a tournament needs at least {needs} versions in the ladder, and it has {has}")]
+    TooFew { needs: usize, has: usize },
+    #[error("version {0} has no folder")]
+    NoFolder(i64),
+    #[error("{0}")]
+    Seed(getrandom::Error),
+    /// Its directory could not be made (`DATA/tournaments/ID/`).
+    #[error("{0}")]
+    Dir(durak_tournaments::Error),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl StartError {
+    /// The HTTP status that answers it: 500 for the database, else 409.
+    pub fn status(&self) -> u16 {
+        match self {
+            StartError::Db(_) => 500,
+            _ => 409,
+        }
+    }
+}
+
+/// A tournament that could not be played to its end ([`run`]): its directory, the engine, a
+/// standings file or its report. Recorded as the tournament's `error` (state `failed`).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Tournament(#[from] durak_tournaments::Error),
+    /// The runtime its tables play in could not be made.
+    #[error("{0}")]
+    Runtime(std::io::Error),
+    #[error("{name}: {source}")]
+    Write {
+        name: &'static str,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Report(#[from] durak_report::Error),
 }
 
 /// A tournament bot's name for a version: `bot-vN` (house bots keep theirs).
@@ -123,8 +171,8 @@ impl Tournaments {
         id: i64,
         state: TournamentState,
         error: Option<&str>,
-    ) -> Result<(), String> {
-        Ok(table::set_state(&self.ladder.db, id, state, error)?)
+    ) -> Result<(), DbError> {
+        table::set_state(&self.ladder.db, id, state, error)
     }
 
     fn runner(self: Arc<Self>) {
@@ -164,7 +212,9 @@ impl Tournaments {
                 (_, true) => self.set_state(id, TournamentState::Cancelled, None),
                 // The server stops: it stays running, and is resumed at the next start.
                 (Ok(false), false) => Ok(()),
-                (Err(e), false) => self.set_state(id, TournamentState::Failed, Some(e)),
+                (Err(e), false) => {
+                    self.set_state(id, TournamentState::Failed, Some(&e.to_string()))
+                }
             };
             if let Err(e) = outcome {
                 tracing::error!("tournament {id}: {e}");
@@ -180,7 +230,7 @@ impl Tournaments {
 
     /// Cancel a tournament: a queued one at once; the running one stops at its tables' next
     /// games (its games so far are kept in its directory).
-    pub fn cancel(&self, id: i64) -> Result<Cancelled, String> {
+    pub fn cancel(&self, id: i64) -> Result<Cancelled, DbError> {
         let mut run = self.lock();
         match table::state(&self.ladder.db, id)? {
             None => return Ok(Cancelled::Unknown),
@@ -200,19 +250,18 @@ impl Tournaments {
 
     /// Start one among the active versions, `games` deals per table: it plays at once, or
     /// after those before it (`queued`). Returns its id and its state.
-    pub fn start(&self, games: u32) -> Result<(i64, TournamentState), String> {
+    pub fn start(&self, games: u32) -> Result<(i64, TournamentState), StartError> {
         let ladder = &self.ladder;
         if games == 0 || games > 10_000 {
-            return Err("games: give 1 to 10000 deals per table".into());
+            return Err(StartError::Games);
         }
         let cfg = &ladder.cfg;
         let active = store::versions(&ladder.db, &[VersionState::Active])?;
         if active.len() < cfg.ladder.table_size {
-            return Err(format!(
-                "a tournament needs at least {} versions in the ladder, and it has {}",
-                cfg.ladder.table_size,
-                active.len()
-            ));
+            return Err(StartError::TooFew {
+                needs: cfg.ladder.table_size,
+                has: active.len(),
+            });
         }
         let mut bots = Vec::new();
         for v in &active {
@@ -220,7 +269,7 @@ impl Tournaments {
                 ladder.paths.root.clone()
             } else {
                 crate::ladder::executor::version_folder(ladder, v.id)?
-                    .ok_or_else(|| format!("version {} has no folder", v.id))?
+                    .ok_or(StartError::NoFolder(v.id))?
             };
             bots.push(Bot {
                 name: name_of(v),
@@ -231,7 +280,7 @@ impl Tournaments {
             });
         }
         let mut seed_bytes = [0u8; 8];
-        getrandom::fill(&mut seed_bytes).map_err(|e| e.to_string())?;
+        getrandom::fill(&mut seed_bytes).map_err(StartError::Seed)?;
         let t = Tournament {
             variant: cfg.ladder.variant,
             format: Format::Duplicate,
@@ -249,11 +298,9 @@ impl Tournaments {
         let run = self.lock();
         let id = table::create(&ladder.db, &serde_json::to_string(&names).expect("json"))?;
         let dir = ladder.paths.tournaments().join(id.to_string());
-        let made =
-            TournamentDir::create(&dir, &t, &settings(ladder, &dir)).map_err(|e| e.to_string());
-        if let Err(e) = made {
-            let _ = self.set_state(id, TournamentState::Failed, Some(&e));
-            return Err(e);
+        if let Err(e) = TournamentDir::create(&dir, &t, &settings(ladder, &dir)) {
+            let _ = self.set_state(id, TournamentState::Failed, Some(&e.to_string()));
+            return Err(StartError::Dir(e));
         }
         table::set_dir(&ladder.db, id, &dir.display().to_string())?;
         let state = if run.current.is_some() {
@@ -267,7 +314,7 @@ impl Tournaments {
     }
 
     /// Its state, and its standings once it is over.
-    pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<Value>, String> {
+    pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<Value>, DbError> {
         let row: Option<TournamentRow> = ladder.db.read(|c| {
             c.query_row(
                 "SELECT state, dir, bots, created, finished, error FROM tournaments WHERE id \
@@ -316,7 +363,7 @@ impl Tournaments {
 
 impl Tournaments {
     /// A tournament's directory, if there is one with that id.
-    pub fn dir(&self, ladder: &Ladder, id: i64) -> Result<Option<PathBuf>, String> {
+    pub fn dir(&self, ladder: &Ladder, id: i64) -> Result<Option<PathBuf>, DbError> {
         let dir: Option<String> = ladder.db.read(|c| {
             c.query_row("SELECT dir FROM tournaments WHERE id = ?1", [id], |r| {
                 r.get(0)
@@ -328,7 +375,7 @@ impl Tournaments {
 
     /// Every tournament, newest first: id, state, created, finished, and where its report is
     /// once it is written.
-    pub fn list(&self, ladder: &Ladder) -> Result<Vec<Value>, String> {
+    pub fn list(&self, ladder: &Ladder) -> Result<Vec<Value>, DbError> {
         let rows: Vec<(i64, TournamentState, String, i64, Option<i64>)> = ladder.db.read(|c| {
             let mut s = c.prepare(
                 "SELECT id, state, dir, created, finished FROM tournaments ORDER BY id DESC",
@@ -390,15 +437,15 @@ fn settings(ladder: &Ladder, dir: &std::path::Path) -> durak_tournaments::settin
 /// games not yet recorded, as `durak tournament --resume` would, with the sandbox and limits
 /// it was started with. `Ok(false)`: stopped by `stop` (the server stopping, or a cancel);
 /// `Ok(true)`: every game played, the standings and the report written.
-fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<bool, String> {
+fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<bool, RunError> {
     let (td, t) = TournamentDir::open(dir, true)?;
     let (_, settings) = td.recorded()?;
-    let lock = td.lock().map_err(|e| e.to_string())?;
+    let lock = td.lock()?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(RunError::Runtime)?;
     let opts = RunOptions {
         sandbox: settings.sandbox,
         resources: settings.limits,
@@ -413,8 +460,8 @@ fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<
     drop(lock);
     let read = td.read_results()?;
     let s = Standings::compute(&t, &read.lines);
-    let write = |name: &str, text: String| {
-        std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
+    let write = |name: &'static str, text: String| {
+        std::fs::write(dir.join(name), text).map_err(|source| RunError::Write { name, source })
     };
     write("standings.json", s.to_json())?;
     write("standings.txt", s.to_text())?;
@@ -431,4 +478,25 @@ fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<
     };
     durak_report::write_report(&input, &dir.join("html"))?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_start_answers_409_with_its_fix_and_the_database_500() {
+        let e = StartError::Games;
+        assert_eq!(e.status(), 409);
+        assert_eq!(e.to_string(), "games: give 1 to 10000 deals per table");
+        let e = StartError::TooFew { needs: 2, has: 1 };
+        assert_eq!(e.status(), 409);
+        assert_eq!(
+            e.to_string(),
+            "a tournament needs at least 2 versions in the ladder, and it has 1"
+        );
+        let e = StartError::from(DbError(rusqlite::Error::QueryReturnedNoRows));
+        assert_eq!(e.status(), 500);
+        assert!(e.to_string().starts_with("database: "), "{e}");
+    }
 }

@@ -53,7 +53,7 @@ impl Cache {
         s: &AppState,
         bot: &str,
         n: i64,
-    ) -> Result<Option<Arc<VersionView>>, String> {
+    ) -> Result<Option<Arc<VersionView>>, views::ViewError> {
         let key = (bot.to_string(), n);
         if let Some(v) = self.cached(&key, generation(s)) {
             return Ok(Some(v));

@@ -80,15 +80,29 @@ fn equal(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
+/// A request or form refused as not from this server's own pages (403, with what to do:
+/// reload the page and send it again).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CsrfError {
+    #[error("the request came from another site (Sec-Fetch-Site: {0})")]
+    OtherSite(String),
+    #[error("the request came from a page of {origin}, not of this server ({host})")]
+    OtherOrigin { origin: String, host: String },
+    #[error("the form was not checked: send it from this server's page")]
+    Unchecked,
+    #[error("the form's first field is not its CSRF token")]
+    NotFirst,
+    #[error("the form's CSRF token is not this browser's")]
+    OtherToken,
+}
+
 /// Whether the request comes from a page of this server, by what the browser says of it:
 /// `Origin` (its scheme, host and port) against `Host`, and `Sec-Fetch-Site`.
-pub fn same_origin(headers: &HeaderMap) -> Result<(), String> {
+pub fn same_origin(headers: &HeaderMap) -> Result<(), CsrfError> {
     let text = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
     if let Some(site) = text("sec-fetch-site") {
         if !matches!(site, "same-origin" | "none") {
-            return Err(format!(
-                "the request came from another site (Sec-Fetch-Site: {site})"
-            ));
+            return Err(CsrfError::OtherSite(site.to_string()));
         }
     }
     if let Some(origin) = text("origin") {
@@ -98,9 +112,10 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), String> {
             .or_else(|| origin.strip_prefix("https://"))
             .unwrap_or("");
         if host.is_empty() || !authority.eq_ignore_ascii_case(host) {
-            return Err(format!(
-                "the request came from a page of {origin}, not of this server ({host})"
-            ));
+            return Err(CsrfError::OtherOrigin {
+                origin: origin.to_string(),
+                host: host.to_string(),
+            });
         }
     }
     Ok(())
@@ -133,7 +148,7 @@ pub async fn guard(req: Request, next: Next) -> Response {
     let mut req = req;
     if changes {
         if let Err(why) = same_origin(req.headers()) {
-            return refuse(&why);
+            return refuse(&why.to_string());
         }
         if known.is_none() {
             return refuse(
@@ -193,15 +208,15 @@ pub fn check_multipart_field(
     expected: Option<&Expected>,
     name: Option<&str>,
     value: &str,
-) -> Result<(), String> {
+) -> Result<(), CsrfError> {
     let Some(Expected(e)) = expected else {
-        return Err("the form was not checked: send it from this server's page".into());
+        return Err(CsrfError::Unchecked);
     };
     if name != Some(FIELD) {
-        return Err("the form's first field is not its CSRF token".into());
+        return Err(CsrfError::NotFirst);
     }
     if !equal(value, e) {
-        return Err("the form's CSRF token is not this browser's".into());
+        return Err(CsrfError::OtherToken);
     }
     Ok(())
 }
@@ -264,8 +279,18 @@ mod tests {
         );
         let e = Expected(a.clone());
         assert!(check_multipart_field(Some(&e), Some("csrf"), &a).is_ok());
-        assert!(check_multipart_field(Some(&e), Some("archive"), &a).is_err());
-        assert!(check_multipart_field(Some(&e), Some("csrf"), "x").is_err());
-        assert!(check_multipart_field(None, Some("csrf"), &a).is_err());
+        assert_eq!(
+            check_multipart_field(Some(&e), Some("archive"), &a),
+            Err(CsrfError::NotFirst)
+        );
+        assert_eq!(
+            check_multipart_field(Some(&e), Some("csrf"), "x"),
+            Err(CsrfError::OtherToken)
+        );
+        let e = check_multipart_field(None, Some("csrf"), &a).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the form was not checked: send it from this server's page"
+        );
     }
 }

@@ -115,6 +115,27 @@ impl From<crate::domain::Error> for ApiError {
     }
 }
 
+/// A fixed tournament not started: 409 for the organiser's request, 500 for the database.
+impl From<crate::tournament::StartError> for ApiError {
+    fn from(e: crate::tournament::StartError) -> ApiError {
+        ApiError::new(e.status(), e.to_string())
+    }
+}
+
+/// A version's view not made (the database, its comparison, its analysis): 500.
+impl From<crate::views::ViewError> for ApiError {
+    fn from(e: crate::views::ViewError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
+/// A comparison's or a challenge's test not made (the database, the test's parameters): 500.
+impl From<crate::ladder::compare::CompareError> for ApiError {
+    fn from(e: crate::ladder::compare::CompareError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
 impl From<String> for ApiError {
     fn from(e: String) -> ApiError {
         ApiError::internal(e)

@@ -48,7 +48,7 @@ pub fn visible_seats(
     db: &crate::db::Db,
     row: &GameRow,
     who: Option<&Account>,
-) -> Result<Vec<bool>, String> {
+) -> Result<Vec<bool>, crate::db::DbError> {
     let Some(who) = who else {
         return Ok(vec![false; row.seats.len()]);
     };

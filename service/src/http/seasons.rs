@@ -155,7 +155,7 @@ fn end_now(s: &AppState) -> Result<Season, ApiError> {
             409,
             format!("season {n} was ended meanwhile: see /seasons/{n}"),
         )),
-        Err(EndError::Other(e)) => Err(ApiError::internal(e)),
+        Err(EndError::Db(e)) => Err(e.into()),
     }
 }
 

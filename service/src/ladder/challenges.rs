@@ -10,7 +10,7 @@
 use super::compare;
 use super::jobs::{self, priority};
 use super::Ladder;
-use crate::db::now_ms;
+use crate::db::{now_ms, DbError};
 use crate::domain::{JobState, VersionState};
 use crate::store::{self, GameRow, Version};
 use rusqlite::{params, OptionalExtension};
@@ -77,7 +77,7 @@ fn refused(status: u16, message: String) -> Refused {
     }
 }
 
-fn in_ladder(ladder: &Ladder, bot: &str) -> Result<Option<Version>, String> {
+fn in_ladder(ladder: &Ladder, bot: &str) -> Result<Option<Version>, DbError> {
     Ok(store::versions_of_bot(&ladder.db, bot)?
         .into_iter()
         .find(|v| v.state == VersionState::Active))
@@ -90,7 +90,7 @@ pub fn create(
     bot: &str,
     opponent: &str,
     deals: u32,
-) -> Result<Result<i64, Refused>, String> {
+) -> Result<Result<i64, Refused>, DbError> {
     let cfg = &ladder.cfg.challenges;
     if deals == 0 || deals > cfg.max_deals {
         return Ok(Err(refused(
@@ -250,7 +250,10 @@ pub fn tally(games: &[GameRow], version: i64) -> (u64, u64, u64) {
 }
 
 /// Challenge `id` and its games (`None`: no such challenge).
-pub fn view(ladder: &Ladder, id: i64) -> Result<Option<(ChallengeView, Vec<GameRow>)>, String> {
+pub fn view(
+    ladder: &Ladder,
+    id: i64,
+) -> Result<Option<(ChallengeView, Vec<GameRow>)>, compare::CompareError> {
     let row: Option<(i64, i64, u32, i64, i64)> = ladder.db.read(|c| {
         c.query_row(
             "SELECT version, opponent, deals, job, created FROM challenges WHERE id = ?1",

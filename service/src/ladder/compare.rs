@@ -18,7 +18,7 @@
 
 use super::jobs::{self, priority};
 use super::Ladder;
-use crate::db::Db;
+use crate::db::{Db, DbError};
 use crate::domain::{comparisons, ComparisonState, VersionState};
 use crate::store::{self, GameRow};
 use durak_tournaments::config::{Bot, Format, Tournament};
@@ -315,13 +315,24 @@ pub fn stopped_at(max_games: u32, void: u64) -> String {
     }
 }
 
+/// A comparison that could not be tested or kept going: the tournaments crate refused the
+/// test's parameters (`[compare]`, its message says which), or the database failed. Both are
+/// the server's: a page showing one answers 500.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Sprt(#[from] durak_tournaments::Error),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
 /// The test over the comparison's games so far, and its void games.
 pub fn status(
     db: &Db,
     cfg: &CompareConfig,
     version: i64,
     previous: i64,
-) -> Result<(SprtStatus, Voids), String> {
+) -> Result<(SprtStatus, Voids), CompareError> {
     let games = games(db, version, previous)?;
     Ok((
         heads_up(cfg.params, version, previous, &games)?,
@@ -339,7 +350,7 @@ pub fn heads_up(
     version: i64,
     other: i64,
     games: &[GameRow],
-) -> Result<SprtStatus, String> {
+) -> Result<SprtStatus, CompareError> {
     heads_up_every(params, version, other, games, usize::MAX, |_| {})
 }
 
@@ -352,7 +363,7 @@ pub fn heads_up_every(
     games: &[GameRow],
     every: usize,
     mut at: impl FnMut(&SprtStatus),
-) -> Result<SprtStatus, String> {
+) -> Result<SprtStatus, CompareError> {
     let t = Tournament {
         variant: durak_rules::Variant::Podkidnoy,
         format: Format::Gauntlet,
@@ -416,7 +427,11 @@ pub fn previous_of(db: &Db, version: i64) -> Result<Option<i64>, crate::db::DbEr
 }
 
 /// The comparison of `version` with its previous one, as it stands (`None`: not compared).
-pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Comparison>, String> {
+pub fn view(
+    db: &Db,
+    cfg: &CompareConfig,
+    version: i64,
+) -> Result<Option<Comparison>, CompareError> {
     let row = comparisons::get(db, version)?;
     let Some((previous, state, result)) = row else {
         return Ok(None);
@@ -434,7 +449,7 @@ pub fn view(db: &Db, cfg: &CompareConfig, version: i64) -> Result<Option<Compari
 /// Keep the running comparisons going (called by the scheduler): stop those whose test
 /// decided, reached `max_games` or lost a version, and open a job for each other one that has
 /// none. Returns how many jobs it opened.
-pub fn tick(ladder: &Ladder) -> Result<usize, String> {
+pub fn tick(ladder: &Ladder) -> Result<usize, CompareError> {
     let cfg = &ladder.cfg.compare;
     let running = comparisons::running(&ladder.db)?;
     if running.is_empty() {
@@ -497,7 +512,7 @@ pub fn tick(ladder: &Ladder) -> Result<usize, String> {
 }
 
 /// The test stopped: write it down, and decide a version waiting for it.
-fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), String> {
+fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), DbError> {
     let json = serde_json::to_string(c).expect("json");
     comparisons::finish(&ladder.db, v.id, c.verdict.name(), &json)?;
     tracing::info!("{} {}", v.label(), c.summary);
@@ -513,7 +528,7 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
             c.version, c.summary
         );
         crate::domain::versions::fail_comparison(&ladder.db, v.id, &reason)?;
-        return Ok(ladder.versions_changed()?);
+        return ladder.versions_changed();
     }
     crate::checker::enter_ladder(ladder, v.id, None)?;
     Ok(())
@@ -522,6 +537,23 @@ fn finish(ladder: &Ladder, v: &store::Version, c: &Comparison) -> Result<(), Str
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_comparison_the_database_cannot_read_is_a_database_error() {
+        let d = tempfile::tempdir().unwrap();
+        let db = Db::open(&d.path().join("s.db")).unwrap();
+        let cfg = CompareConfig::default();
+        assert!(view(&db, &cfg, 1).unwrap().is_none(), "no comparison yet");
+        db.write(|c| c.execute_batch("DROP TABLE comparisons"))
+            .unwrap();
+        let e = view(&db, &cfg, 1).unwrap_err();
+        assert!(matches!(e, CompareError::Db(_)), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains("database: no such table: comparisons"),
+            "{e}"
+        );
+    }
 
     fn status(decision: Option<Hypothesis>, ci: [Option<f64>; 2]) -> SprtStatus {
         SprtStatus {

@@ -87,8 +87,8 @@ pub enum LadderError {
         source: std::io::Error,
     },
     /// The comparisons of new versions with their previous ones (`compare.rs`) failed.
-    #[error("{0}")]
-    Compare(String),
+    #[error(transparent)]
+    Compare(#[from] compare::CompareError),
 }
 
 /// The `durak` commands still speak in strings: they print the message.

@@ -8,6 +8,7 @@
 pub mod version;
 
 use crate::auth;
+use crate::db::DbError;
 use crate::domain::{JobState, VersionState};
 use crate::http::private;
 use crate::ladder::board::Leaderboard;
@@ -46,7 +47,7 @@ pub struct Status {
     pub committed_games: u64,
 }
 
-pub fn status_of(ladder: &Ladder) -> Result<Status, String> {
+pub fn status_of(ladder: &Ladder) -> Result<Status, DbError> {
     let l = ladder;
     let versions = store::versions(&l.db, &[])?;
     let open = crate::ladder::jobs::open_jobs(&l.db)?;
@@ -148,7 +149,7 @@ pub struct VersionSummary {
     pub standing: Option<crate::ladder::board::Row>,
 }
 
-pub fn bot_view(ladder: &Ladder, name: &str) -> Result<Option<BotView>, String> {
+pub fn bot_view(ladder: &Ladder, name: &str) -> Result<Option<BotView>, DbError> {
     let vs = store::versions_of_bot(&ladder.db, name)?;
     let Some(first) = vs.first() else {
         return Ok(None);
@@ -287,7 +288,19 @@ pub fn summary(names: &HashMap<i64, String>, g: &GameRow, seat: usize) -> GameSu
 }
 
 /// A version's view from the database (the pages' cache calls it: `http/cache.rs`).
-pub fn version_view(ladder: &Ladder, bot: &str, n: i64) -> Result<Option<VersionView>, String> {
+/// A version's view that could not be made: the database, its comparison's test or its endgame
+/// analysis. Always the server's fault: 500 (`From<ViewError> for ApiError`).
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error(transparent)]
+    Compare(#[from] crate::ladder::compare::CompareError),
+    #[error(transparent)]
+    Analysis(#[from] crate::analysis::AnalysisError),
+}
+
+pub fn version_view(ladder: &Ladder, bot: &str, n: i64) -> Result<Option<VersionView>, ViewError> {
     let Some(v) = store::versions_of_bot(&ladder.db, bot)?
         .into_iter()
         .find(|v| v.n == n)
@@ -367,7 +380,7 @@ pub fn game_view(
     job: i64,
     game: u32,
     who: Option<&auth::Account>,
-) -> Result<Option<GameView>, String> {
+) -> Result<Option<GameView>, DbError> {
     let Some(g) = store::game(&ladder.db, job, game)? else {
         return Ok(None);
     };
@@ -398,7 +411,7 @@ pub struct TokenInfo {
     pub revoked: bool,
 }
 
-pub fn me_view(ladder: &Ladder, a: &auth::Account) -> Result<MeView, String> {
+pub fn me_view(ladder: &Ladder, a: &auth::Account) -> Result<MeView, DbError> {
     let tokens = ladder.db.read(|c| {
         let mut st = c.prepare(
             "SELECT id, label, created, revoked FROM tokens WHERE account = ?1 ORDER BY id",
@@ -418,4 +431,37 @@ pub fn me_view(ladder: &Ladder, a: &auth::Account) -> Result<MeView, String> {
         versions: store::versions_of_account(&ladder.db, a.id)?,
         tokens,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::ApiError;
+
+    #[test]
+    fn a_view_the_database_cannot_make_answers_500_with_its_message() {
+        let e = ViewError::from(DbError(rusqlite::Error::QueryReturnedNoRows));
+        assert!(e.to_string().starts_with("database: "), "{e}");
+        let answer = ApiError::from(e);
+        assert_eq!(answer.status.as_u16(), 500);
+        assert!(
+            answer.message.starts_with("database: "),
+            "{}",
+            answer.message
+        );
+        let e = crate::ladder::compare::CompareError::from(DbError(
+            rusqlite::Error::QueryReturnedNoRows,
+        ));
+        assert_eq!(ApiError::from(e).status.as_u16(), 500);
+    }
+
+    #[test]
+    fn a_replay_that_is_not_one_names_its_file() {
+        let e = durak_replay::parse_replay(b"not json\n", "games/1/1.jsonl").unwrap_err();
+        let e = version::SimulateError::Parse {
+            path: "games/1/1.jsonl".into(),
+            source: e,
+        };
+        assert!(e.to_string().starts_with("games/1/1.jsonl: "), "{e}");
+    }
 }

@@ -46,12 +46,38 @@ pub struct DecisionTime {
     pub max_ms: f64,
 }
 
+/// A game's replay that could not be simulated: its file (named relative to the data
+/// directory) unreadable or not a replay.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulateError {
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Parse {
+        path: String,
+        source: durak_replay::ReplayError,
+    },
+}
+
 /// A game's replay, simulated (`durak_replay::simulate`).
-pub fn simulate_row(ladder: &Ladder, row: &GameRow) -> Result<durak_replay::Simulation, String> {
+pub fn simulate_row(
+    ladder: &Ladder,
+    row: &GameRow,
+) -> Result<durak_replay::Simulation, SimulateError> {
+    let path = || row.replay.clone();
     let bytes = durak_referee::replay::read_replay_bytes(&ladder.paths.root.join(&row.replay))
-        .map_err(|e| format!("{}: {e}", row.replay))?;
-    let replay = durak_replay::parse_replay(&bytes, &row.replay)
-        .map_err(|e| format!("{}: {e}", row.replay))?;
+        .map_err(|source| SimulateError::Read {
+            path: path(),
+            source,
+        })?;
+    let replay =
+        durak_replay::parse_replay(&bytes, &row.replay).map_err(|source| SimulateError::Parse {
+            path: path(),
+            source,
+        })?;
     Ok(durak_replay::simulate(&replay))
 }
 
@@ -108,7 +134,7 @@ fn result_of(g: &GameRow, seat: usize) -> &'static str {
 /// The head to head of version `v` against each opponent version, over all its games (part of
 /// the version's view, which the pages' cache keeps until games are recorded:
 /// [`super::version_view`]).
-pub fn head_to_head(ladder: &Ladder, v: i64) -> Result<Vec<HeadToHead>, String> {
+pub fn head_to_head(ladder: &Ladder, v: i64) -> Result<Vec<HeadToHead>, crate::db::DbError> {
     let (all, _) = store::games_of_version(&ladder.db, v, usize::MAX >> 1)?;
     let names = seat_labels(ladder, all.iter())?;
     let seat_of = |g: &GameRow| g.seats.iter().position(|&x| x == v).unwrap_or(0);

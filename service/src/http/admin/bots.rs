@@ -88,7 +88,7 @@ async fn out(
     };
     let why = match reason(&f.reason) {
         Ok(r) => r,
-        Err(e) => return error_page(400, &v, &e),
+        Err(e) => return error_page(400, &v, &e.to_string()),
     };
     let done = blocking(move || {
         let ver = crate::store::versions_of_bot(&s.ladder.db, &bot)?

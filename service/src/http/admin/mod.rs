@@ -84,11 +84,16 @@ fn back(to: &str) -> Response {
     Redirect::to(to).into_response()
 }
 
+/// A form without its reason (400).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("give a reason: the author reads it on the version's page")]
+struct NoReason;
+
 /// A reason from a form: trimmed, at most 300 characters; `Err` when empty.
-fn reason(text: &str) -> Result<String, String> {
+fn reason(text: &str) -> Result<String, NoReason> {
     let r: String = text.trim().chars().take(300).collect();
     if r.is_empty() {
-        return Err("give a reason: the author reads it on the version's page".into());
+        return Err(NoReason);
     }
     Ok(r)
 }
@@ -205,4 +210,17 @@ async fn set_paused(s: AppState, v: Visitor, paused: bool) -> Response {
 /// A date for a page, or `never`.
 fn when(t: Option<i64>) -> String {
     t.map_or_else(|| "never".to_string(), time)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_blank_reason_is_refused_saying_who_reads_it() {
+        assert_eq!(super::reason("  \n "), Err(super::NoReason));
+        assert_eq!(
+            super::NoReason.to_string(),
+            "give a reason: the author reads it on the version's page"
+        );
+        assert_eq!(super::reason(" cheats ").as_deref(), Ok("cheats"));
+    }
 }

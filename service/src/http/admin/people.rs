@@ -145,7 +145,7 @@ async fn suspend(
     }
     let why = match reason(&f.reason) {
         Ok(r) => r,
-        Err(e) => return error_page(400, &v, &e),
+        Err(e) => return error_page(400, &v, &e.to_string()),
     };
     let done = blocking(move || {
         admin::set_suspended(&s.ladder.db, id, Some(&why)).map_err(not_done)?;

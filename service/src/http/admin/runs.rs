@@ -99,11 +99,7 @@ async fn start(State(s): State<AppState>, v: Visitor, Form(f): Form<StartForm>) 
             )
         }
     };
-    let started = blocking(move || {
-        s.tournaments
-            .start(games)
-            .map_err(|e| ApiError::new(409, e))
-    });
+    let started = blocking(move || s.tournaments.start(games).map_err(ApiError::from));
     match started.await {
         Ok((id, _)) => Redirect::to(&format!("/tournaments/{id}")).into_response(),
         Err(e) => page_error(&v, e),

@@ -42,7 +42,10 @@ pub struct ChallengeOut {
 }
 
 /// Challenge `id` as served (`None`: no such challenge).
-pub fn challenge_out(s: &AppState, id: i64) -> Result<Option<ChallengeOut>, String> {
+pub fn challenge_out(
+    s: &AppState,
+    id: i64,
+) -> Result<Option<ChallengeOut>, crate::ladder::compare::CompareError> {
     let Some((view, games)) = challenges::view(&s.ladder, id)? else {
         return Ok(None);
     };

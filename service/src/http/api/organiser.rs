@@ -88,12 +88,7 @@ pub(super) async fn start_tournament(
     body: Option<JsonBody<TournamentBody>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let games = body.and_then(|b| b.0.games).unwrap_or(10);
-    let (id, state) = blocking(move || {
-        s.tournaments
-            .start(games)
-            .map_err(|e| ApiError::new(409, e))
-    })
-    .await?;
+    let (id, state) = blocking(move || s.tournaments.start(games).map_err(ApiError::from)).await?;
     Ok((
         StatusCode::CREATED,
         Json(
