@@ -1,6 +1,6 @@
 //! Checks of the code itself that keep it so (docs/TESTING.md, "Checks that keep the code so"):
 //! errors at crate boundaries are typed, not `Result<_, String>` (issue 27), counted by
-//! `scripts/count-string-errors.sh`.
+//! `scripts/count-string-errors.sh`; no function grows long (`scripts/long-functions.sh`).
 
 mod common;
 
@@ -125,4 +125,82 @@ mod more;
         "{listing}"
     );
     assert_eq!(total, 7);
+}
+
+/// The most non-test functions of 150 lines or more the workspace may hold (issue 27: short
+/// functions; the project's guide says ~100). Lower it when you cut one; never raise it: cut
+/// the new function into its steps instead.
+const LONG_FUNCTIONS_CEILING: usize = 13;
+
+/// `scripts/long-functions.sh MIN DIR`: the number, and the listing.
+fn long_functions(min: usize, dir: &Path) -> Option<(usize, String)> {
+    common::require("python3", "python3")?;
+    let script: PathBuf = root().join("scripts/long-functions.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(min.to_string())
+        .arg(dir)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} failed: {}\n{stdout}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
+    let n = first.trim().parse().expect("the first line is the number");
+    Some((n, rest.to_string()))
+}
+
+#[test]
+fn long_functions_stay_under_their_ceiling() {
+    let Some((n, listing)) = long_functions(150, root()) else {
+        return;
+    };
+    assert!(
+        n <= LONG_FUNCTIONS_CEILING,
+        "scripts/long-functions.sh finds {n} non-test functions of 150 lines or more, more than \
+         the ceiling of {LONG_FUNCTIONS_CEILING} (tests/code_checks.rs; issue 27, docs/TESTING.md, \
+         \"Checks that keep the code so\").\n  fix: cut the new long function into its steps \
+         (a function each, or a struct whose methods are the steps):\n{listing}"
+    );
+}
+
+/// The lister measures a function from its `fn` line to its closing brace, methods and async
+/// functions too, and leaves out declarations, tests modules and `tests/`.
+#[test]
+fn the_lister_measures_functions_and_only_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let body = |n: usize| "    let _ = 1;\n".repeat(n);
+    w(
+        "a/src/lib.rs",
+        &format!(
+            "pub fn five() {{\n{}}}\n\ntrait T {{\n    fn declared(&self);\n}}\n\n\
+             impl S {{\n    pub(crate) async fn method(\n        &self,\n    ) -> u8 {{\n{}        1\n    }}\n}}\n\n\
+             #[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{}    }}\n}}\n",
+            body(3),
+            body(4),
+            body(50)
+        ),
+    );
+    w(
+        "a/tests/t.rs",
+        &format!("fn in_tests() {{\n{}}}\n", body(50)),
+    );
+    let Some((n, listing)) = long_functions(5, dir.path()) else {
+        return;
+    };
+    assert_eq!(n, 2, "{listing}");
+    assert_eq!(
+        listing.lines().collect::<Vec<_>>(),
+        ["9 a/src/lib.rs:12 method", "5 a/src/lib.rs:1 five"],
+        "{listing}"
+    );
 }
