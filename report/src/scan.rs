@@ -162,16 +162,22 @@ pub fn scan(
     hide_stderr: bool,
     analyse: bool,
 ) -> crate::Result<Scan> {
-    let mut bots: Vec<BotScan> = t.bots.iter().map(|_| BotScan::new()).collect();
-    let index: BTreeMap<&str, usize> = t
-        .bots
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.name.as_str(), i))
-        .collect();
-    let mut lists: BTreeMap<String, IdList> = BTreeMap::new();
-    lists.insert("all".into(), IdList::default());
-    let (mut verified, mut unverified, mut missing) = (0, 0, 0);
+    let mut s = Scanner {
+        t,
+        tournament_dir,
+        out,
+        hide_stderr,
+        analyse,
+        index: t
+            .bots
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.as_str(), i))
+            .collect(),
+        bots: t.bots.iter().map(|_| BotScan::new()).collect(),
+        lists: BTreeMap::from([("all".to_string(), IdList::default())]),
+        counts: [0; 3],
+    };
     // Rows in chunks by id: chunk k holds the games with ids k*CHUNK to (k+1)*CHUNK-1.
     let mut rows: Vec<String> = Vec::new();
     let mut chunk: Option<u64> = None;
@@ -190,12 +196,92 @@ pub fn scan(
             flush(&mut rows, c, &mut chunks, written)?;
         }
         chunk = Some(k);
+        rows.push(s.game(l, written)?);
+    }
+    if let Some(c) = chunk {
+        flush(&mut rows, c, &mut chunks, written)?;
+    }
+    for (name, list) in &s.lists {
+        let text = js_call(
+            "list",
+            &format!(
+                "{}, {}",
+                serde_json::to_string(name).unwrap(),
+                serde_json::to_string(list).unwrap()
+            ),
+        );
+        written.write(&data.join(format!("list-{name}.js")), &text)?;
+    }
+    let [verified, unverified, missing] = s.counts;
+    Ok(Scan {
+        bots: s.bots,
+        lists: s.lists,
+        verified,
+        unverified,
+        missing,
+        chunks,
+        analysed: analyse,
+    })
+}
+
+/// The pass over the games: what it was given, and what it has gathered so far.
+struct Scanner<'a> {
+    t: &'a Tournament,
+    tournament_dir: &'a Path,
+    out: &'a Path,
+    hide_stderr: bool,
+    analyse: bool,
+    /// Bot index by name.
+    index: BTreeMap<&'a str, usize>,
+    bots: Vec<BotScan>,
+    lists: BTreeMap<String, IdList>,
+    /// Games verified, not verified, without a readable replay.
+    counts: [u64; 3],
+}
+
+impl Scanner<'_> {
+    /// One game: its page (when its replay can be read), its place in the lists and the bots'
+    /// figures; returns its row of the games list.
+    fn game(&mut self, l: &ResultLine, written: &mut Written) -> crate::Result<String> {
         let seats: Vec<Option<usize>> = l
             .seats
             .iter()
-            .map(|s| index.get(s.as_str()).copied())
+            .map(|s| self.index.get(s.as_str()).copied())
             .collect();
-        let replay_path: Option<PathBuf> = l.replay.as_ref().map(|r| tournament_dir.join(r));
+        let v = self.page(l, &seats, written)?;
+        self.counts[match v {
+            1 => 0,
+            0 => 1,
+            _ => 2,
+        }] += 1;
+        self.file(l, &seats, v);
+        let row = Row {
+            id: l.id,
+            table: l.table,
+            game: l.game,
+            deal: l.deal,
+            seats,
+            loser: l.loser,
+            draw: l.draw,
+            faults: l.faults.iter().map(|f| (f.seat, f.kind.name())).collect(),
+            moves: l.moves,
+            ms: l.duration_ms,
+            v,
+        };
+        Ok(serde_json::to_string(&row).expect("a row serializes"))
+    }
+
+    /// The game's page from its replay, re-simulated (and its endgame analysed); the bots'
+    /// answer times and endgame accuracy. Returns 1 verified, 0 not, -1 no readable replay.
+    fn page(
+        &mut self,
+        l: &ResultLine,
+        seats: &[Option<usize>],
+        written: &mut Written,
+    ) -> crate::Result<i8> {
+        let (t, out, bots) = (self.t, self.out, &mut self.bots);
+        let (hide_stderr, analyse) = (self.hide_stderr, self.analyse);
+        let replay_path: Option<PathBuf> = l.replay.as_ref().map(|r| self.tournament_dir.join(r));
         let mut v = -1i8;
         if let Some(p) = replay_path.as_ref().filter(|p| p.is_file()) {
             if let Ok(mut replay) = read_replay(p) {
@@ -264,12 +350,13 @@ pub fn scan(
                 }
             }
         }
-        match v {
-            1 => verified += 1,
-            0 => unverified += 1,
-            _ => missing += 1,
-        }
-        lists.get_mut("all").unwrap().push(l, None);
+        Ok(v)
+    }
+
+    /// The game in the lists it belongs to (all, each of its bots', faults and each kind,
+    /// draws, unverified), and its faults in its bots' figures.
+    fn file(&mut self, l: &ResultLine, seats: &[Option<usize>], v: i8) {
+        self.lists.get_mut("all").unwrap().push(l, None);
         for (seat, b) in seats.iter().enumerate() {
             if let Some(b) = b {
                 let o = if l.draw {
@@ -279,22 +366,25 @@ pub fn scan(
                 } else {
                     1
                 };
-                lists
+                self.lists
                     .entry(format!("bot-{b}"))
                     .or_default()
                     .push(l, Some(o));
             }
         }
         if !l.faults.is_empty() {
-            lists.entry("faults".into()).or_default().push(l, None);
+            self.lists.entry("faults".into()).or_default().push(l, None);
             let mut kinds: Vec<&str> = l.faults.iter().map(|f| f.kind.name()).collect();
             kinds.dedup();
             for k in kinds {
-                lists.entry(format!("fault-{k}")).or_default().push(l, None);
+                self.lists
+                    .entry(format!("fault-{k}"))
+                    .or_default()
+                    .push(l, None);
             }
             for f in &l.faults {
                 if let Some(Some(b)) = seats.get(f.seat) {
-                    let e = bots[*b]
+                    let e = self.bots[*b]
                         .faults
                         .entry(f.kind.name().to_string())
                         .or_insert_with(|| (Vec::new(), 0));
@@ -309,47 +399,13 @@ pub fn scan(
             }
         }
         if l.draw {
-            lists.entry("draws".into()).or_default().push(l, None);
+            self.lists.entry("draws".into()).or_default().push(l, None);
         }
         if v != 1 {
-            lists.entry("unverified".into()).or_default().push(l, None);
+            self.lists
+                .entry("unverified".into())
+                .or_default()
+                .push(l, None);
         }
-        let row = Row {
-            id: l.id,
-            table: l.table,
-            game: l.game,
-            deal: l.deal,
-            seats: seats.clone(),
-            loser: l.loser,
-            draw: l.draw,
-            faults: l.faults.iter().map(|f| (f.seat, f.kind.name())).collect(),
-            moves: l.moves,
-            ms: l.duration_ms,
-            v,
-        };
-        rows.push(serde_json::to_string(&row).expect("a row serializes"));
     }
-    if let Some(c) = chunk {
-        flush(&mut rows, c, &mut chunks, written)?;
-    }
-    for (name, list) in &lists {
-        let text = js_call(
-            "list",
-            &format!(
-                "{}, {}",
-                serde_json::to_string(name).unwrap(),
-                serde_json::to_string(list).unwrap()
-            ),
-        );
-        written.write(&data.join(format!("list-{name}.js")), &text)?;
-    }
-    Ok(Scan {
-        bots,
-        lists,
-        verified,
-        unverified,
-        missing,
-        chunks,
-        analysed: analyse,
-    })
 }
