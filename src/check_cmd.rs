@@ -284,102 +284,11 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
             args.ca_cert.clone(),
         );
     }
-    // The bot folder and its manifest.
-    // The folder, or its bot.toml ("bot.toml" alone: the current folder).
-    let folder = if args.path.file_name() == Some(manifest::FILE.as_ref()) {
-        match args.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    } else {
-        args.path.clone()
-    };
-    if !folder.is_dir() {
-        return Err(bad_input!(
-            "{}: not a folder\n  fix: give the bot's folder, the one holding its {}",
-            args.path.display(),
-            manifest::FILE
-        ));
-    }
-    let folder =
-        std::fs::canonicalize(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let folder = bot_folder(&args.path)?;
     let m = Manifest::load(&folder)?;
-
-    // The tournament configuration: read it now, so a duplicate is refused before the check.
     let file = &args.tournament;
-    let file_dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_dir = std::fs::canonicalize(&file_dir).map_err(|e| {
-        format!(
-            "{}: the folder {} cannot be used: {e}\n  fix: create it first, or give another \
-             --tournament path",
-            file.display(),
-            file_dir.display()
-        )
-    })?;
-    let existing = if file.exists() {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
-        let config = ConfigFile::parse(&text, file)?;
-        if let Some(b) = config.bots.iter().find(|b| b.name == m.name) {
-            return Err(bad_input!(
-                "{}: name = {:?}: the tournament {} already has a bot with this name (command \
-                 {:?})\n  fix: choose another name in {}, or remove the old [[bot]] entry \
-                 from {} to replace it",
-                folder.join(manifest::FILE).display(),
-                m.name,
-                file.display(),
-                b.command,
-                manifest::FILE,
-                file.display()
-            ));
-        }
-        Some((text, config))
-    } else {
-        None
-    };
-
-    // The check, in the bot's folder, for the tournament's variant.
-    let variant = match (&args.variant, &existing) {
-        (Some(v), _) => v.clone(),
-        (None, Some((_, c))) => c
-            .tournament
-            .variant
-            .clone()
-            .unwrap_or_else(|| "both".into()),
-        (None, None) => "both".into(),
-    };
-    if args.sandbox == durak_referee::Sandbox::Strict {
-        durak_referee::isolation::check_strict_sandbox()?;
-    }
-    let mut cmd = BotCommand::parse(&m.command)
-        .map_err(|e| {
-            format!(
-                "{}: command = {:?}: {e}",
-                folder.join(manifest::FILE).display(),
-                m.command
-            )
-        })?
-        .with_sandbox(args.sandbox);
-    cmd.cwd = Some(folder.clone());
-    let t = existing.as_ref().map(|(_, c)| &c.tournament);
-    let base = Limits::default();
-    let opts = Options {
-        variants: variants(&variant)?,
-        games: args.games,
-        long: args.long,
-        limits: Limits {
-            startup_ms: t.and_then(|t| t.startup_ms).unwrap_or(base.startup_ms),
-            move_ms: t.and_then(|t| t.move_ms).unwrap_or(base.move_ms),
-            bank_ms: t.and_then(|t| t.bank_ms).unwrap_or(base.bank_ms),
-            max_line_bytes: t
-                .and_then(|t| t.max_line_bytes)
-                .unwrap_or(base.max_line_bytes),
-        },
-        ..Options::default()
-    };
+    let (file_dir, existing) = read_tournament(file, &folder, &m)?;
+    let (cmd, opts) = check_setup(&args, &folder, &m, existing.as_ref().map(|(_, c)| c))?;
     if !args.json {
         eprintln!(
             "checking {:?} ({}, by {}) in {}...",
@@ -413,13 +322,133 @@ pub fn submit(args: SubmitArgs) -> CmdResult {
         return Ok(ExitCode::from(1));
     }
 
-    // Register: append a [[bot]] entry, check the whole file still loads, replace atomically.
-    let cwd = relative_to(&folder, &file_dir);
-    let old = match &existing {
-        Some((text, _)) => text.clone(),
-        None => NEW_CONFIG.to_string(),
+    register(file, &file_dir, &folder, &m, existing.map(|(text, _)| text))
+}
+
+/// The bot's folder, canonical: `path` itself, or the folder of the `bot.toml` it names
+/// (`bot.toml` alone: the current folder).
+fn bot_folder(path: &Path) -> CmdResult<PathBuf> {
+    let folder = if path.file_name() == Some(manifest::FILE.as_ref()) {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    } else {
+        path.to_path_buf()
     };
-    let mut new = old.clone();
+    if !folder.is_dir() {
+        return Err(bad_input!(
+            "{}: not a folder\n  fix: give the bot's folder, the one holding its {}",
+            path.display(),
+            manifest::FILE
+        ));
+    }
+    Ok(std::fs::canonicalize(&folder).map_err(|e| format!("{}: {e}", folder.display()))?)
+}
+
+/// The tournament configuration `file`, read now so that a duplicate name is refused before
+/// the check: its folder (canonical), and its text and contents when it exists.
+fn read_tournament(
+    file: &Path,
+    folder: &Path,
+    m: &Manifest,
+) -> CmdResult<(PathBuf, Option<(String, ConfigFile)>)> {
+    let file_dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_dir = std::fs::canonicalize(&file_dir).map_err(|e| {
+        format!(
+            "{}: the folder {} cannot be used: {e}\n  fix: create it first, or give another \
+             --tournament path",
+            file.display(),
+            file_dir.display()
+        )
+    })?;
+    let existing = if file.exists() {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+        let config = ConfigFile::parse(&text, file)?;
+        if let Some(b) = config.bots.iter().find(|b| b.name == m.name) {
+            return Err(bad_input!(
+                "{}: name = {:?}: the tournament {} already has a bot with this name (command \
+                 {:?})\n  fix: choose another name in {}, or remove the old [[bot]] entry \
+                 from {} to replace it",
+                folder.join(manifest::FILE).display(),
+                m.name,
+                file.display(),
+                b.command,
+                manifest::FILE,
+                file.display()
+            ));
+        }
+        Some((text, config))
+    } else {
+        None
+    };
+    Ok((file_dir, existing))
+}
+
+/// The command to check (in the bot's folder, in the asked sandbox) and the check's options:
+/// the tournament's variant and limits, when it has them.
+fn check_setup(
+    args: &SubmitArgs,
+    folder: &Path,
+    m: &Manifest,
+    existing: Option<&ConfigFile>,
+) -> CmdResult<(BotCommand, Options)> {
+    let variant = match (&args.variant, existing) {
+        (Some(v), _) => v.clone(),
+        (None, Some(c)) => c
+            .tournament
+            .variant
+            .clone()
+            .unwrap_or_else(|| "both".into()),
+        (None, None) => "both".into(),
+    };
+    if args.sandbox == durak_referee::Sandbox::Strict {
+        durak_referee::isolation::check_strict_sandbox()?;
+    }
+    let mut cmd = BotCommand::parse(&m.command)
+        .map_err(|e| {
+            format!(
+                "{}: command = {:?}: {e}",
+                folder.join(manifest::FILE).display(),
+                m.command
+            )
+        })?
+        .with_sandbox(args.sandbox);
+    cmd.cwd = Some(folder.to_path_buf());
+    let t = existing.map(|c| &c.tournament);
+    let base = Limits::default();
+    let opts = Options {
+        variants: variants(&variant)?,
+        games: args.games,
+        long: args.long,
+        limits: Limits {
+            startup_ms: t.and_then(|t| t.startup_ms).unwrap_or(base.startup_ms),
+            move_ms: t.and_then(|t| t.move_ms).unwrap_or(base.move_ms),
+            bank_ms: t.and_then(|t| t.bank_ms).unwrap_or(base.bank_ms),
+            max_line_bytes: t
+                .and_then(|t| t.max_line_bytes)
+                .unwrap_or(base.max_line_bytes),
+        },
+        ..Options::default()
+    };
+    Ok((cmd, opts))
+}
+
+/// Register the passed bot: append a [[bot]] entry to `file` (`old`: its text, or none yet),
+/// check that the whole file still loads, and replace it atomically.
+fn register(
+    file: &Path,
+    file_dir: &Path,
+    folder: &Path,
+    m: &Manifest,
+    old: Option<String>,
+) -> CmdResult {
+    let cwd = relative_to(folder, file_dir);
+    let mut new = old.unwrap_or_else(|| NEW_CONFIG.to_string());
     if !new.ends_with('\n') {
         new.push('\n');
     }
