@@ -9,9 +9,10 @@
 
 use crate::positions::BOT;
 pub use crate::report::LongReport;
-use crate::report::{Check, Problem, Status};
+use crate::report::{Check, Problem, Status, TimingRow};
 use crate::session::{Session, FIRST_ID, ID_STEP};
 use durak_protocol as proto;
+use durak_referee::BotProcess;
 use durak_rules::random::greedy_move;
 use durak_rules::{Game, Outcome, Series, Variant};
 use std::time::Duration;
@@ -80,26 +81,79 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
             };
         }
     };
-    let limits = session.limits;
-    let mut series = Series::new(variant, 2, seed).expect("2 players play either variant");
-    let mut next_id = FIRST_ID;
+    let mut m = Match {
+        series: Series::new(variant, 2, seed).expect("2 players play either variant"),
+        next_id: FIRST_ID,
+        variant,
+    };
     let mut failed: Option<u32> = None;
-    'games: for index in 0..games {
+    for index in 0..games {
+        failed = m
+            .play_game(session, &mut proc, index, &mut check, &mut report)
+            .await;
+        if failed.is_some() {
+            break;
+        }
+    }
+    report.peak_memory_bytes = proc.peak_memory();
+    if failed.is_none() {
+        m.end(&mut proc, games).await;
+    }
+    proc.kill().await;
+    explain_end(&mut check, &proc);
+    if report.peak_memory_bytes.is_none() {
+        report.memory_unknown = Some(memory_unknown());
+    }
+    let overall = answer_times(session, times_before, &mut report);
+    summarize(
+        &mut check,
+        &report,
+        failed,
+        overall,
+        memory_limit,
+        &mut warnings,
+    );
+    LongMatch {
+        check,
+        report,
+        warnings,
+    }
+}
+
+/// The match being played: its series, the next request id.
+struct Match {
+    series: Series,
+    next_id: u64,
+    variant: Variant,
+}
+
+impl Match {
+    /// Game `index` of the match, to its end against a greedy player. Returns the game the bot
+    /// failed in, if it did (the next one when it quit after this one's `game_end`).
+    async fn play_game(
+        &mut self,
+        session: &mut Session<'_>,
+        proc: &mut BotProcess,
+        index: u32,
+        check: &mut Check,
+        report: &mut LongReport,
+    ) -> Option<u32> {
+        let (variant, limits) = (self.variant, session.limits);
+        let series = &mut self.series;
         let setup = series.next_setup();
         let mut game = Game::new(setup, series.next_seed()).expect("a valid setup");
         let gs = proto::game_start(index, variant, 2, BOT, setup.dealer, setup.first_game);
         let start = game.start_events();
         let sent = match session
-            .deliver(&mut proc, index, &gs, proto::MessageKinds::GAME_START)
+            .deliver(proc, index, &gs, proto::MessageKinds::GAME_START)
             .await
         {
-            Ok(()) => session.send_events(&mut proc, index, &start).await,
+            Ok(()) => session.send_events(proc, index, &start).await,
             Err(p) => Err(p),
         };
         if let Err(p) = sent {
             check.problem = Some(p);
-            failed = Some(index);
-            break;
+            return Some(index);
         }
         let mut bank = limits.bank_ms;
         let mut events = Vec::new();
@@ -109,14 +163,14 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
                 Some(m) => m,
                 None if seat != BOT => greedy_move(&legal, game.trump()),
                 None => {
-                    let id = next_id;
-                    next_id += ID_STEP;
+                    let id = self.next_id;
+                    self.next_id += ID_STEP;
                     let label = format!(
                         "game {index}, request {id} ({})",
                         legal.decision.kind.name()
                     );
                     let (x, mv) = session
-                        .ask(&mut proc, &game, &legal, index, id, &mut bank, label)
+                        .ask(proc, &game, &legal, index, id, &mut bank, label)
                         .await;
                     match mv {
                         Some(m) => m,
@@ -127,8 +181,7 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
                                 session.findings.timeouts += 1;
                             }
                             check.exchanges.push(x);
-                            failed = Some(index);
-                            break 'games;
+                            return Some(index);
                         }
                     }
                 }
@@ -136,21 +189,19 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
             events.clear();
             game.apply_into(seat, &mv, &mut events)
                 .expect("every move played here is legal");
-            if let Err(p) = session.send_events(&mut proc, index, &events).await {
+            if let Err(p) = session.send_events(proc, index, &events).await {
                 check.problem = Some(p);
-                failed = Some(index);
-                break 'games;
+                return Some(index);
             }
         }
         let outcome = game.outcome().unwrap_or(Outcome { loser: None });
         let end = proto::game_end(index, outcome, &[]);
         if let Err(p) = session
-            .deliver(&mut proc, index, &end, proto::MessageKinds::GAME_END)
+            .deliver(proc, index, &end, proto::MessageKinds::GAME_END)
             .await
         {
             check.problem = Some(p);
-            failed = Some(index);
-            break;
+            return Some(index);
         }
         series.record(outcome);
         report.played += 1;
@@ -172,13 +223,14 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
                     .into(),
                 stderr: None,
             });
-            failed = Some(index + 1);
-            break;
+            return Some(index + 1);
         }
+        None
     }
-    report.peak_memory_bytes = proc.peak_memory();
-    if failed.is_none() {
-        let end = proto::match_end(games, series.losses(), series.draws());
+
+    /// A match played to its end: `match_end`, and a moment for the bot to exit by itself.
+    async fn end(&self, proc: &mut BotProcess, games: u32) {
+        let end = proto::match_end(games, self.series.losses(), self.series.draws());
         let _ = proc.send(&end, Duration::from_millis(500)).await;
         let _ = tokio::time::timeout(Duration::from_millis(1000), async {
             while proc.try_exit().is_none() {
@@ -187,8 +239,11 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         })
         .await;
     }
-    proc.kill().await;
-    // The end of stderr, read to its end now that the bot is gone, explains its end.
+}
+
+/// The end of stderr, read to its end now that the bot is gone, explains its end (the last
+/// problem's, unless an illegal or malformed answer, which stderr does not explain).
+fn explain_end(check: &mut Check, proc: &BotProcess) {
     let explains = |p: &Problem| {
         !matches!(
             p.fault.fault(),
@@ -205,13 +260,17 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         p.stderr = p
             .stderr
             .take()
-            .or_else(|| crate::session::stderr_tail(&proc));
+            .or_else(|| crate::session::stderr_tail(proc));
     }
-    if report.peak_memory_bytes.is_none() {
-        report.memory_unknown = Some(memory_unknown());
-    }
+}
 
-    // Answer times, by kind.
+/// The long match's answer times (those since `times_before`), by kind into the report;
+/// returns them all together.
+fn answer_times(
+    session: &mut Session<'_>,
+    times_before: usize,
+    report: &mut LongReport,
+) -> Option<TimingRow> {
     let times: Vec<(String, f64)> = session.findings.times.drain(times_before..).collect();
     for kind in ["attack", "defend", "add"] {
         let v: Vec<f64> = times
@@ -224,12 +283,21 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         }
     }
     let all: Vec<f64> = times.iter().map(|(_, t)| *t).collect();
-    let overall = (!all.is_empty()).then(|| crate::timing_row("all", all));
+    (!all.is_empty()).then(|| crate::timing_row("all", all))
+}
 
-    // The check's text.
+/// The check's text (games played, answer times, peak memory) and the warnings it gives.
+fn summarize(
+    check: &mut Check,
+    report: &LongReport,
+    failed: Option<u32>,
+    overall: Option<TimingRow>,
+    memory_limit: Option<u64>,
+    warnings: &mut Vec<String>,
+) {
     let played = report.played;
     check.summary = Some(match failed {
-        None => format!("{played} games of {}, no faults", variant.name()),
+        None => format!("{played} games of {}, no faults", report.variant),
         Some(g) => {
             check.status = Status::Fail;
             format!(
@@ -292,11 +360,6 @@ pub async fn play(session: &mut Session<'_>, variant: Variant, games: u32, seed:
         }
         (None, Some(why)) => check.details.push(format!("peak memory: not known: {why}")),
         (None, None) => {}
-    }
-    LongMatch {
-        check,
-        report,
-        warnings,
     }
 }
 
