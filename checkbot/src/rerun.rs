@@ -85,6 +85,73 @@ fn move_words(m: &Move, step: &durak_replay::Step) -> String {
 
 /// Re-run step `n` (1-based) of `sim` with the bot `cmd`.
 pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun, RerunError> {
+    let (step, seat) = the_request(sim, n)?;
+    let legal = step
+        .legal
+        .as_ref()
+        .expect("a request has its legal choices");
+    let req = step.request.as_ref().expect("a request step");
+    let limits = seat_limits(sim, seat);
+    let mut notes = Vec::new();
+    let feed = feed_for(sim, n, seat, &limits, &mut notes)?;
+    let recorded = recorded_answer(step, req.id);
+    let mut proc = BotProcess::spawn(cmd, limits.max_line_bytes, 64 * 1024).map_err(|source| {
+        RerunError::CannotStart {
+            spec: cmd.spec.clone(),
+            source,
+        }
+    })?;
+    let mut fed = Fed::default();
+    let result = fed.feed(&mut proc, &feed, sim, n, &limits).await;
+    proc.kill().await;
+    let (text, _) = proc.stderr_text();
+    let stderr = Some(text.trim_end().to_string())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let lines: Vec<&str> = t.lines().collect();
+            lines[lines.len().saturating_sub(12)..].join("\n")
+        });
+    let mut out = Rerun {
+        step: n,
+        seat,
+        request_id: req.id,
+        summary: describe::request(&step.state.observation(seat), legal),
+        request: feed.last().map(|l| l.text.clone()).unwrap_or_default(),
+        recorded,
+        answer: None,
+        elapsed_ms: None,
+        verdict: String::new(),
+        legal: false,
+        same: None,
+        fed: fed.words(&feed, seat),
+        earlier: fed.earlier,
+        notes,
+        stderr,
+    };
+    match result {
+        Err(e) => out.verdict = e,
+        Ok((line, ms)) => {
+            out.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
+            out.verdict = match judge(&line, req.id, step, seat) {
+                Ok(m) => {
+                    out.legal = true;
+                    out.same = step.mv.as_ref().map(|r| *r == m);
+                    format!("legal: {}", move_words(&m, step))
+                }
+                Err((kind, msg)) => {
+                    out.same = Some(step.refused.as_ref().is_some_and(|r| r.line == line));
+                    format!("refused ({kind}): {msg}")
+                }
+            };
+            out.answer = Some(line);
+        }
+    }
+    Ok(out)
+}
+
+/// Step `n` and its seat, when it is a request (a bot's own decision); else why not, with the
+/// requests near it.
+fn the_request(sim: &Simulation, n: usize) -> Result<(&durak_replay::Step, Seat), RerunError> {
     let steps = request_steps(sim);
     let Some(step) = sim.steps.get(n.wrapping_sub(1)) else {
         return Err(RerunError::NoSuchStep {
@@ -115,25 +182,12 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
             },
         });
     };
-    let legal = step
-        .legal
-        .as_ref()
-        .expect("a request has its legal choices");
-    let req = step.request.as_ref().expect("a request step");
-    let lines = raw::transcript(sim, seat)?;
-    let h = &sim.header;
-    let mut notes = Vec::new();
-    let mut feed: Vec<&RawLine> = lines
-        .iter()
-        .filter(|l| l.stream == Stream::Stdin && l.step.is_none_or(|s| s <= n))
-        .collect();
-    // Up to and including step n's request.
-    let cut = feed
-        .iter()
-        .position(|l| l.step == Some(n) && l.text.starts_with("{\"type\":\"request\""))
-        .ok_or(RerunError::RequestMissing { step: n, seat })?;
-    feed.truncate(cut + 1);
-    let limits = h
+    Ok((step, seat))
+}
+
+/// The seat's limits, as recorded (the defaults for a replay without them).
+fn seat_limits(sim: &Simulation, seat: Seat) -> proto::Limits {
+    sim.header
         .seats
         .iter()
         .find(|s| s.seat == seat)
@@ -144,60 +198,96 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
             bank_ms: l.bank_ms,
             max_line_bytes: l.max_line_bytes as usize,
         })
-        .unwrap_or_default();
-    let hello_line;
+        .unwrap_or_default()
+}
+
+/// What the bot is fed: the seat's stdin lines up to and including step `n`'s request, after a
+/// hello of its own when the recorded process had played earlier games (with a note).
+fn feed_for(
+    sim: &Simulation,
+    n: usize,
+    seat: Seat,
+    limits: &proto::Limits,
+    notes: &mut Vec<String>,
+) -> Result<Vec<RawLine>, RerunError> {
+    let lines = raw::transcript(sim, seat)?;
+    let h = &sim.header;
+    let mut feed: Vec<RawLine> = lines
+        .into_iter()
+        .filter(|l| l.stream == Stream::Stdin && l.step.is_none_or(|s| s <= n))
+        .collect();
+    // Up to and including step n's request.
+    let cut = feed
+        .iter()
+        .position(|l| l.step == Some(n) && l.text.starts_with("{\"type\":\"request\""))
+        .ok_or(RerunError::RequestMissing { step: n, seat })?;
+    feed.truncate(cut + 1);
     if !feed[0].text.starts_with("{\"type\":\"hello\"") {
-        hello_line = RawLine {
+        let hello_line = RawLine {
             stream: Stream::Stdin,
             text: serde_json::to_string(&proto::hello(
                 h.variant,
                 h.players,
                 seat,
                 h.games.unwrap_or(h.game + 1),
-                &limits,
+                limits,
             ))
             .expect("json"),
             step: None,
             exact: true,
         };
-        feed.insert(0, &hello_line);
+        feed.insert(0, hello_line);
         notes.push(format!(
             "in the match, seat {seat}'s process had played earlier games before game {}: this \
              one starts fresh at this game (a bot that learns across games may answer otherwise)",
             h.game
         ));
     }
+    Ok(feed)
+}
 
-    // The recorded answer.
-    let recorded = match (&step.refused, &step.mv) {
+/// The recorded answer to request `id`, in words.
+fn recorded_answer(step: &durak_replay::Step, id: u64) -> String {
+    match (&step.refused, &step.mv) {
         (Some(r), _) => format!("{} (refused: {})", r.line, r.reason),
         (None, Some(m)) => format!(
             "{} ({})",
-            serde_json::to_string(&proto::answer(req.id, m)).expect("json"),
+            serde_json::to_string(&proto::answer(id, m)).expect("json"),
             move_words(m, step)
         ),
         (None, None) => match step.faults.first() {
             Some(f) => format!("no answer ({}: {})", f.kind, f.detail),
             None => "no answer".into(),
         },
-    };
+    }
+}
 
-    let mut proc = BotProcess::spawn(cmd, limits.max_line_bytes, 64 * 1024).map_err(|source| {
-        RerunError::CannotStart {
-            spec: cmd.spec.clone(),
-            source,
-        }
-    })?;
-    let mut earlier = Vec::new();
-    let mut requests = 0;
-    let mut events = 0;
-    let result = async {
-        for l in &feed {
+/// What feeding the bot found before step `n`'s request.
+#[derive(Default)]
+struct Fed {
+    /// Earlier answers that differ from the recorded ones.
+    earlier: Vec<String>,
+    requests: usize,
+    events: usize,
+}
+
+impl Fed {
+    /// Feed the bot `feed`, a line at a time, reading its hello and its answers: the answer to
+    /// step `n`'s request and its time in ms, or why there is none.
+    async fn feed(
+        &mut self,
+        proc: &mut BotProcess,
+        feed: &[RawLine],
+        sim: &Simulation,
+        n: usize,
+        limits: &proto::Limits,
+    ) -> Result<(String, f64), String> {
+        for l in feed {
             let mut bytes = l.text.clone().into_bytes();
             bytes.push(b'\n');
             let is_request = l.text.starts_with("{\"type\":\"request\"");
             let is_hello = l.text.starts_with("{\"type\":\"hello\"");
-            events += usize::from(l.text.starts_with("{\"type\":\"event\""));
+            self.events += usize::from(l.text.starts_with("{\"type\":\"event\""));
             let limit = if is_hello {
                 Duration::from_millis(limits.startup_ms.max(1000))
             } else {
@@ -222,7 +312,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
             if l.step == Some(n) {
                 return Ok((String::from_utf8_lossy(&answer).into_owned(), elapsed));
             }
-            requests += 1;
+            self.requests += 1;
             // An earlier request: compare with what was recorded.
             let s = &sim.steps[l.step.expect("a request has a step") - 1];
             let now = proto::parse_line(&answer)
@@ -230,7 +320,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
                 .map(|(_, m)| m);
             if let (Ok(m), Some(rec)) = (&now, &s.mv) {
                 if m != rec {
-                    earlier.push(format!(
+                    self.earlier.push(format!(
                         "step {}: now {}, recorded {}",
                         s.number,
                         move_words(m, s),
@@ -238,7 +328,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
                     ));
                 }
             } else if now.is_err() {
-                earlier.push(format!(
+                self.earlier.push(format!(
                     "step {}: now {:?}, which the referee would refuse",
                     s.number,
                     String::from_utf8_lossy(&answer)
@@ -247,63 +337,23 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
         }
         Err("the request of the step was never sent".to_string())
     }
-    .await;
-    proc.kill().await;
-    let (text, _) = proc.stderr_text();
-    let stderr = Some(text.trim_end().to_string())
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            let lines: Vec<&str> = t.lines().collect();
-            lines[lines.len().saturating_sub(12)..].join("\n")
-        });
-    let fed = format!(
-        "{} line{}: {}{events} event{}, {requests} earlier request{} of seat {seat}",
-        feed.len(),
-        if feed.len() == 1 { "" } else { "s" },
-        if feed[0].text.starts_with("{\"type\":\"hello\"") {
-            "hello, game_start, "
-        } else {
-            ""
-        },
-        if events == 1 { "" } else { "s" },
-        if requests == 1 { "" } else { "s" },
-    );
-    let mut out = Rerun {
-        step: n,
-        seat,
-        request_id: req.id,
-        summary: describe::request(&step.state.observation(seat), legal),
-        request: feed.last().map(|l| l.text.clone()).unwrap_or_default(),
-        recorded,
-        answer: None,
-        elapsed_ms: None,
-        verdict: String::new(),
-        legal: false,
-        same: None,
-        fed,
-        earlier,
-        notes,
-        stderr,
-    };
-    match result {
-        Err(e) => out.verdict = e,
-        Ok((line, ms)) => {
-            out.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
-            out.verdict = match judge(&line, req.id, step, seat) {
-                Ok(m) => {
-                    out.legal = true;
-                    out.same = step.mv.as_ref().map(|r| *r == m);
-                    format!("legal: {}", move_words(&m, step))
-                }
-                Err((kind, msg)) => {
-                    out.same = Some(step.refused.as_ref().is_some_and(|r| r.line == line));
-                    format!("refused ({kind}): {msg}")
-                }
-            };
-            out.answer = Some(line);
-        }
+
+    /// What was fed before the request, in words.
+    fn words(&self, feed: &[RawLine], seat: Seat) -> String {
+        let (events, requests) = (self.events, self.requests);
+        format!(
+            "{} line{}: {}{events} event{}, {requests} earlier request{} of seat {seat}",
+            feed.len(),
+            if feed.len() == 1 { "" } else { "s" },
+            if feed[0].text.starts_with("{\"type\":\"hello\"") {
+                "hello, game_start, "
+            } else {
+                ""
+            },
+            if events == 1 { "" } else { "s" },
+            if requests == 1 { "" } else { "s" },
+        )
     }
-    Ok(out)
 }
 
 /// The referee's judgement of an answer line to request `id` at `step`.
