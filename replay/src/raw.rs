@@ -137,59 +137,25 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
             players: h.players,
         });
     }
-    let head = h.seats.iter().find(|s| s.seat == seat);
-    let limits = head
-        .and_then(|s| s.limits.clone())
-        .map(|l: SeatLimits| Limits {
-            startup_ms: l.startup_ms,
-            move_ms: l.move_ms,
-            bank_ms: l.bank_ms,
-            max_line_bytes: l.max_line_bytes as usize,
-        })
-        .unwrap_or_default();
     let end = sim.end();
     let mine: Vec<_> = end.faults.iter().filter(|f| f.seat == seat).collect();
     let not_started = mine
         .iter()
         .any(|f| matches!(f.kind.as_str(), "forfeit" | "start_failed"));
-    let mut out = Vec::new();
-    let stdin = |text: String, step: Option<usize>| RawLine {
-        stream: Stream::Stdin,
-        text,
-        step,
-        exact: true,
+    let mut w = Writer {
+        sim,
+        seat,
+        form,
+        out: Vec::new(),
     };
-
     // The hello, when the process was started for this game (older replays: the first game).
-    let hello = head.and_then(|s| s.hello).unwrap_or(h.game == 0);
-    if hello && !mine.iter().any(|f| f.kind == "forfeit") {
-        let games = h.games.unwrap_or(h.game + 1);
-        out.push(stdin(
-            pick(
-                form,
-                || line(&proto::hello(h.variant, h.players, seat, games, &limits)),
-                || "hello".into(),
-            ),
-            None,
-        ));
-        if let Some(s) = head.filter(|s| s.bot_name.is_some()) {
-            out.push(RawLine {
-                stream: Stream::Stdout,
-                text: line(&proto::bot_hello(
-                    s.bot_name.as_deref().unwrap_or_default(),
-                    s.bot_version.as_deref().unwrap_or_default(),
-                )),
-                step: None,
-                exact: false,
-            });
-        }
-    }
+    w.hello(!mine.iter().any(|f| f.kind == "forfeit"));
     if not_started {
         // It never played: a forfeit, or a start that failed (its stderr says why).
         if json {
-            push_stderr(&mut out, sim, seat, |_| true);
+            push_stderr(&mut w.out, sim, seat, |_| true);
         }
-        return Ok(out);
+        return Ok(w.out);
     }
     if end.started {
         let start = || {
@@ -202,28 +168,119 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
                 h.first_game,
             ))
         };
-        out.push(stdin(pick(form, start, || "game_start".into()), Some(1)));
+        w.stdin(pick(form, start, || "game_start".into()), Some(1));
     }
     if json {
-        push_stderr_at(&mut out, sim, seat, StderrAt::Start, Some(1));
+        push_stderr_at(&mut w.out, sim, seat, StderrAt::Start, Some(1));
     }
     // The open request id when a fault came (the referee's `error` line names it).
     let mut last_request: Option<u64> = None;
     let mut gone = false;
     for step in &sim.steps {
+        w.events(step);
+        if let Some(r) = &step.request {
+            last_request = Some(r.id);
+        }
+        w.request(step);
+        gone |= w.faults(step, last_request);
+    }
+    if !gone {
+        w.game_end();
+    }
+    let mut out = w.out;
+    let last = sim.steps.last().map(|s| s.number);
+    if json {
+        push_stderr(&mut out, sim, seat, |at| {
+            matches!(at, None | Some(StderrAt::End))
+        });
+    }
+    if let Some(l) = out.last_mut().filter(|l| l.stream == Stream::Stderr) {
+        l.step = l.step.or(last);
+    }
+    Ok(out)
+}
+
+/// One seat's lines being written, in the form asked.
+struct Writer<'a> {
+    sim: &'a Simulation,
+    seat: Seat,
+    form: Form,
+    out: Vec<RawLine>,
+}
+
+impl Writer<'_> {
+    /// A line the bot read, at `step`.
+    fn stdin(&mut self, text: String, step: Option<usize>) {
+        self.out.push(RawLine {
+            stream: Stream::Stdin,
+            text,
+            step,
+            exact: true,
+        });
+    }
+
+    /// The hello and the bot's own, when its process was started for this game and it was not
+    /// a forfeit (`played`).
+    fn hello(&mut self, played: bool) {
+        let (sim, seat, form) = (self.sim, self.seat, self.form);
+        let h = &sim.header;
+        let head = h.seats.iter().find(|s| s.seat == seat);
+        let limits = head
+            .and_then(|s| s.limits.clone())
+            .map(|l: SeatLimits| Limits {
+                startup_ms: l.startup_ms,
+                move_ms: l.move_ms,
+                bank_ms: l.bank_ms,
+                max_line_bytes: l.max_line_bytes as usize,
+            })
+            .unwrap_or_default();
+        let hello = head.and_then(|s| s.hello).unwrap_or(h.game == 0);
+        if !(hello && played) {
+            return;
+        }
+        let games = h.games.unwrap_or(h.game + 1);
+        self.stdin(
+            pick(
+                form,
+                || line(&proto::hello(h.variant, h.players, seat, games, &limits)),
+                || "hello".into(),
+            ),
+            None,
+        );
+        if let Some(s) = head.filter(|s| s.bot_name.is_some()) {
+            self.out.push(RawLine {
+                stream: Stream::Stdout,
+                text: line(&proto::bot_hello(
+                    s.bot_name.as_deref().unwrap_or_default(),
+                    s.bot_version.as_deref().unwrap_or_default(),
+                )),
+                step: None,
+                exact: false,
+            });
+        }
+    }
+
+    /// The events before `step` that the seat sees.
+    fn events(&mut self, step: &Step) {
+        let (h, seat, form) = (&self.sim.header, self.seat, self.form);
         for e in step.before.iter().filter(|e| e.to.sees(seat)) {
             let what = || {
                 let kind = proto::EVENT_KINDS[proto::event_kind_index(&e.kind)];
                 format!("a {kind:?} event")
             };
-            out.push(stdin(
+            self.stdin(
                 pick(form, || line(&proto::event(h.game, &e.kind)), what),
                 Some(step.number),
-            ));
+            );
         }
-        if let Some(r) = &step.request {
-            last_request = Some(r.id);
-        }
+    }
+
+    /// The seat's own request at `step` (not a forced move), its answer or refused line, and
+    /// the stderr written while it decided.
+    fn request(&mut self, step: &Step) {
+        let (sim, h, seat, form) = (self.sim, &self.sim.header, self.seat, self.form);
+        let json = form == Form::Json;
+        let out = &mut self.out;
         if let (Some(d), Some(legal), Some(r)) = (step.decision, &step.legal, &step.request) {
             if d.seat == seat && !step.forced {
                 let request = || {
@@ -239,7 +296,12 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
                     ))
                 };
                 let what = || format!("request {}", r.id);
-                out.push(stdin(pick(form, request, what), Some(step.number)));
+                out.push(RawLine {
+                    stream: Stream::Stdin,
+                    text: pick(form, request, what),
+                    step: Some(step.number),
+                    exact: true,
+                });
                 if let Some(refused) = &step.refused {
                     out.push(RawLine {
                         stream: Stream::Stdout,
@@ -256,16 +318,17 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
                     });
                 }
                 if json {
-                    push_stderr_at(
-                        &mut out,
-                        sim,
-                        seat,
-                        StderrAt::Request(r.id),
-                        Some(step.number),
-                    );
+                    push_stderr_at(out, sim, seat, StderrAt::Request(r.id), Some(step.number));
                 }
             }
         }
+    }
+
+    /// The seat's faults at `step`: the referee's error line for each (none once the bot is
+    /// gone: a crash, a closed stdout, memory). True when the bot is gone.
+    fn faults(&mut self, step: &Step, last_request: Option<u64>) -> bool {
+        let (seat, form) = (self.seat, self.form);
+        let mut gone = false;
         for f in step.faults.iter().filter(|f| f.seat == seat) {
             match f.kind.as_str() {
                 // Nobody is listening: no error line (and no game_end is read).
@@ -286,15 +349,20 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
                             &f.detail,
                         ))
                     };
-                    out.push(stdin(
+                    self.stdin(
                         pick(form, error, || "its error line".into()),
                         Some(step.number),
-                    ));
+                    );
                 }
             }
         }
+        gone
     }
-    if !gone {
+
+    /// `game_end`, as the referee sends it.
+    fn game_end(&mut self) {
+        let (sim, form) = (self.sim, self.form);
+        let (h, end) = (&sim.header, sim.end());
         let faults: Vec<Fault> = end
             .faults
             .iter()
@@ -306,25 +374,15 @@ fn lines_of(sim: &Simulation, seat: Seat, form: Form) -> Result<Vec<RawLine>, No
             })
             .collect();
         let outcome = Outcome { loser: end.loser };
-        out.push(stdin(
+        self.stdin(
             pick(
                 form,
                 || line(&proto::game_end(h.game, outcome, &faults)),
                 || "game_end".into(),
             ),
             sim.steps.last().map(|s| s.number),
-        ));
+        );
     }
-    let last = sim.steps.last().map(|s| s.number);
-    if json {
-        push_stderr(&mut out, sim, seat, |at| {
-            matches!(at, None | Some(StderrAt::End))
-        });
-    }
-    if let Some(l) = out.last_mut().filter(|l| l.stream == Stream::Stderr) {
-        l.step = l.step.or(last);
-    }
-    Ok(out)
 }
 
 /// A line as `form` says: the JSON (built only then) or the few words.
