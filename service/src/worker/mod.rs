@@ -278,33 +278,6 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
         labels.join(", "),
         c.lease_ms / 1000
     );
-    // Released, with why it could not be played when that is the case (`failed`): the server
-    // counts such failures and cancels a job no worker can play. A stopping worker waits at
-    // most 2 s for the answer.
-    let release = |why: &str, failed: Option<serde_json::Value>| {
-        let mut body = json!({"lease": c.lease});
-        if let Some(f) = failed {
-            body["failed"] = f;
-        }
-        let path = format!("/api/worker/jobs/{id}/release");
-        let give_up = Instant::now() + Duration::from_secs(2);
-        let until = move || stopping().then_some(give_up);
-        let r = ctx.net.call(
-            &until,
-            Arc::new(move |cl: &Client| cl.post_json(&path, &body).map(|a| (a, Vec::new()))),
-        );
-        match r.map(|(a, _)| a) {
-            Ok(a) if a.status == 200 => {
-                eprintln!("durak worker: job {id}: released ({why})")
-            }
-            Ok(a) => eprintln!(
-                "durak worker: job {id}: release: {} {}",
-                a.status,
-                a.error()
-            ),
-            Err(e) => eprintln!("durak worker: job {id}: release: {e}"),
-        }
-    };
     let mut folders = HashMap::new();
     for v in c.versions.iter().filter(|v| !v.house) {
         match ctx.folder(v) {
@@ -314,7 +287,7 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
             Err((tell, e)) => {
                 eprintln!("durak worker: job {id}: {e}");
                 let failed = tell.then(|| json!({"version": v.id, "reason": e}));
-                release("its bots could not be prepared", failed);
+                release(ctx, id, &c.lease, "its bots could not be prepared", failed);
                 nap(Duration::from_secs(5));
                 return;
             }
@@ -323,54 +296,7 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
     let run = Arc::new(Run::default());
     let stopped_at = Arc::new(Mutex::new(None::<Instant>));
     let to_play = c.games.len();
-    // The renewer.
-    let renewer = {
-        let (ctx, run, lease) = (ctx.clone(), run.clone(), c.lease.clone());
-        let every = Duration::from_millis((c.lease_ms as u64 / 3).max(100));
-        std::thread::spawn(move || {
-            let mut next = Instant::now() + every;
-            while !run.played_all.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(50));
-                if Instant::now() < next {
-                    continue;
-                }
-                next = Instant::now() + every;
-                let (path, body) = (
-                    format!("/api/worker/jobs/{id}/renew"),
-                    json!({"lease": lease}),
-                );
-                match ctx
-                    .net
-                    .call(
-                        &now_if_stopping,
-                        Arc::new(move |cl: &Client| {
-                            cl.post_json(&path, &body).map(|a| (a, Vec::new()))
-                        }),
-                    )
-                    .map(|(a, _)| a)
-                {
-                    Ok(a) if a.status == 200 => {}
-                    Ok(a) if a.status == 401 || a.status == 403 => {
-                        ctx.token_refused(&a);
-                        run.lost.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    Ok(a) if a.status == 409 || a.status == 404 => {
-                        // Quietly when every game is in: the job is done, nothing is lost.
-                        let answered =
-                            run.new.load(Ordering::SeqCst) + run.already.load(Ordering::SeqCst);
-                        if answered < to_play {
-                            eprintln!("durak worker: job {id}: {}", a.error());
-                        }
-                        run.lost.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    // Unreachable or a server error: the next renewal may get through.
-                    _ => {}
-                }
-            }
-        })
-    };
+    let renewer = spawn_renewer(ctx, &run, id, &c.lease, c.lease_ms, to_play);
     // The poster.
     let poster = {
         let (ctx, run, lease, stopped_at) = (
@@ -423,6 +349,9 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
     );
     if n < to_play && !run.lost.load(Ordering::SeqCst) {
         release(
+            ctx,
+            id,
+            &c.lease,
             if stopping() {
                 "stopped by a signal"
             } else {
@@ -431,6 +360,91 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
             None,
         );
     }
+}
+
+/// Release job `id` (`lease`), with why it could not be played when that is the case
+/// (`failed`): the server counts such failures and cancels a job no worker can play. A stopping
+/// worker waits at most 2 s for the answer.
+fn release(ctx: &Ctx, id: i64, lease: &str, why: &str, failed: Option<serde_json::Value>) {
+    let mut body = json!({"lease": lease});
+    if let Some(f) = failed {
+        body["failed"] = f;
+    }
+    let path = format!("/api/worker/jobs/{id}/release");
+    let give_up = Instant::now() + Duration::from_secs(2);
+    let until = move || stopping().then_some(give_up);
+    let r = ctx.net.call(
+        &until,
+        Arc::new(move |cl: &Client| cl.post_json(&path, &body).map(|a| (a, Vec::new()))),
+    );
+    match r.map(|(a, _)| a) {
+        Ok(a) if a.status == 200 => {
+            eprintln!("durak worker: job {id}: released ({why})")
+        }
+        Ok(a) => eprintln!(
+            "durak worker: job {id}: release: {} {}",
+            a.status,
+            a.error()
+        ),
+        Err(e) => eprintln!("durak worker: job {id}: release: {e}"),
+    }
+}
+
+/// The renewer: renews job `id`'s lease every third of it until every game is played, and marks
+/// the run lost when the server refuses (the token, or the job gone).
+fn spawn_renewer(
+    ctx: &Arc<Ctx>,
+    run: &Arc<Run>,
+    id: i64,
+    lease: &str,
+    lease_ms: i64,
+    to_play: usize,
+) -> std::thread::JoinHandle<()> {
+    let (ctx, run, lease) = (ctx.clone(), run.clone(), lease.to_string());
+    let every = Duration::from_millis((lease_ms as u64 / 3).max(100));
+    std::thread::spawn(move || {
+        let mut next = Instant::now() + every;
+        while !run.played_all.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+            if Instant::now() < next {
+                continue;
+            }
+            next = Instant::now() + every;
+            let (path, body) = (
+                format!("/api/worker/jobs/{id}/renew"),
+                json!({"lease": lease}),
+            );
+            match ctx
+                .net
+                .call(
+                    &now_if_stopping,
+                    Arc::new(move |cl: &Client| {
+                        cl.post_json(&path, &body).map(|a| (a, Vec::new()))
+                    }),
+                )
+                .map(|(a, _)| a)
+            {
+                Ok(a) if a.status == 200 => {}
+                Ok(a) if a.status == 401 || a.status == 403 => {
+                    ctx.token_refused(&a);
+                    run.lost.store(true, Ordering::SeqCst);
+                    return;
+                }
+                Ok(a) if a.status == 409 || a.status == 404 => {
+                    // Quietly when every game is in: the job is done, nothing is lost.
+                    let answered =
+                        run.new.load(Ordering::SeqCst) + run.already.load(Ordering::SeqCst);
+                    if answered < to_play {
+                        eprintln!("durak worker: job {id}: {}", a.error());
+                    }
+                    run.lost.store(true, Ordering::SeqCst);
+                    return;
+                }
+                // Unreachable or a server error: the next renewal may get through.
+                _ => {}
+            }
+        }
+    })
 }
 
 /// Post the games of `run` as they come, in batches, until every one is answered.
