@@ -249,6 +249,40 @@ pub fn submit(
     wait: Option<Duration>,
     trust: Trust,
 ) -> Result<Outcome, ClientError> {
+    let Some((c, bot, n)) = upload(server, token, folder, trust)? else {
+        return Ok(Outcome::Failed);
+    };
+    let Some(limit) = wait else {
+        return Ok(Outcome::Queued);
+    };
+    eprintln!("waiting for its build and check...");
+    let f = Follow {
+        path: format!("/api/bots/{bot}/versions/{n}"),
+        c,
+        server,
+        bot,
+        n,
+        until: Instant::now() + limit,
+        limit,
+    };
+    let Some(mut v) = f.until_checked()? else {
+        return Ok(Outcome::Queued);
+    };
+    print_report(&v.json);
+    if !f.until_compared(&mut v)? {
+        return Ok(Outcome::Queued);
+    }
+    Ok(f.verdict(&v))
+}
+
+/// Pack and upload `folder`: the client, and the bot and version number the server kept; `None`
+/// when it was refused (said on stderr).
+fn upload(
+    server: &str,
+    token: &str,
+    folder: &Path,
+    trust: Trust,
+) -> Result<Option<(Client, String, i64)>, ClientError> {
     let folder = if folder.file_name() == Some(durak_checkbot::manifest::FILE.as_ref()) {
         folder.parent().unwrap_or(Path::new(".")).to_path_buf()
     } else {
@@ -285,7 +319,7 @@ pub fn submit(
                 folder.display(),
                 bytes.len()
             );
-            return Ok(Outcome::Failed);
+            return Ok(None);
         }
     }
     let a = c.post_bytes("/api/submit", "application/gzip", &bytes)?;
@@ -298,7 +332,7 @@ pub fn submit(
                 crate::quota::duration_words(secs)
             );
         }
-        return Ok(Outcome::Failed);
+        return Ok(None);
     }
     let v = &a.json["version"];
     let (bot, n) = (
@@ -313,28 +347,130 @@ pub fn submit(
     if let Some(note) = a.json["author_note"].as_str() {
         eprintln!("note: {note}");
     }
-    let Some(limit) = wait else {
-        return Ok(Outcome::Queued);
-    };
-    eprintln!("waiting for its build and check...");
-    let until = Instant::now() + limit;
-    let path = format!("/api/bots/{bot}/versions/{n}");
-    let mut r = c.get(&path)?;
-    let mut state = state_of(&r.json);
-    while state.is_some_and(VersionState::in_check) {
-        if Instant::now() >= until {
-            eprintln!(
-                "still {} after {} s: see its page",
-                name(state),
-                limit.as_secs()
-            );
-            return Ok(Outcome::Queued);
-        }
-        std::thread::sleep(Duration::from_millis(500));
-        r = c.get(&path)?;
-        state = state_of(&r.json);
+    Ok(Some((c, bot.to_string(), n)))
+}
+
+/// A kept version followed through its check and comparison, until `until`.
+struct Follow<'a> {
+    c: Client,
+    server: &'a str,
+    bot: String,
+    n: i64,
+    /// The version's JSON.
+    path: String,
+    until: Instant,
+    limit: Duration,
+}
+
+/// The version's JSON and state, as last read.
+struct Seen {
+    json: serde_json::Value,
+    state: Option<VersionState>,
+}
+
+impl Follow<'_> {
+    fn read(&self) -> Result<Seen, ClientError> {
+        let r = self.c.get(&self.path)?;
+        let state = state_of(&r.json);
+        Ok(Seen {
+            json: r.json,
+            state,
+        })
     }
-    if let Some(b) = r.json.get("build").filter(|b| !b.is_null()) {
+
+    /// Poll until the build and check are over; `None` when the wait ran out first (said).
+    fn until_checked(&self) -> Result<Option<Seen>, ClientError> {
+        let mut v = self.read()?;
+        while v.state.is_some_and(VersionState::in_check) {
+            if Instant::now() >= self.until {
+                eprintln!(
+                    "still {} after {} s: see its page",
+                    name(v.state),
+                    self.limit.as_secs()
+                );
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            v = self.read()?;
+        }
+        Ok(Some(v))
+    }
+
+    /// The server requires a new version not to be worse than the previous one: it plays it
+    /// first ("Is my new version better?", the version's `previous`). A short comparison may
+    /// be over before the next poll: a version failed with a comparison was failed by it.
+    /// Follows it, saying each new line; false when the wait ran out first (said).
+    fn until_compared(&self, v: &mut Seen) -> Result<bool, ClientError> {
+        let (bot, n) = (&self.bot, self.n);
+        let failed_by_comparison =
+            v.state == Some(VersionState::Failed) && v.json["previous"].is_object();
+        if v.state != Some(VersionState::Comparing) && !failed_by_comparison {
+            return Ok(true);
+        }
+        eprintln!(
+            "its check PASSED; {bot} version {n} now plays its previous version: it enters the \
+             ladder unless it is worse"
+        );
+        let mut said = String::new();
+        while v.state == Some(VersionState::Comparing) {
+            let line = v.json["previous"]["summary"].as_str().unwrap_or("");
+            if line != said {
+                eprintln!("comparison {line}");
+                said = line.to_string();
+            }
+            if Instant::now() >= self.until {
+                eprintln!(
+                    "still comparing after {} s: see its page ({}{})",
+                    self.limit.as_secs(),
+                    self.server.trim_end_matches('/'),
+                    self.path
+                );
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            *v = self.read()?;
+        }
+        Ok(true)
+    }
+
+    /// The end: passed (in the ladder, with the comparison so far), or why not.
+    fn verdict(&self, v: &Seen) -> Outcome {
+        let (server, bot, n, state, r) = (self.server, &self.bot, self.n, v.state, v);
+        let comparison = r.json["previous"]["summary"].as_str().map(str::to_string);
+        if state == Some(VersionState::Active) {
+            eprintln!("PASSED: {bot} version {n} is in the ladder");
+            if let Some(line) = comparison {
+                let so_far =
+                    r.json["previous"]["state"] == crate::domain::ComparisonState::Running.as_str();
+                eprintln!(
+                    "comparison {line}{}",
+                    if so_far {
+                        format!(
+                            "; it goes on, see {}/bots/{bot}/versions/{n}",
+                            server.trim_end_matches('/')
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            return Outcome::Passed;
+        }
+        if let Some(line) = comparison {
+            eprintln!("comparison {line}");
+        }
+        eprintln!(
+            "{}: {bot} version {n}: {}",
+            name(state).to_uppercase(),
+            r.json["reason"].as_str().unwrap_or("")
+        );
+        Outcome::Failed
+    }
+}
+
+/// The build's output and the check-bot report, on stdout.
+fn print_report(json: &serde_json::Value) {
+    if let Some(b) = json.get("build").filter(|b| !b.is_null()) {
         println!(
             "build: {} — {}\n{}",
             b["command"].as_str().unwrap_or(""),
@@ -346,68 +482,9 @@ pub fn submit(
             b["output"].as_str().unwrap_or("")
         );
     }
-    if let Some(t) = r.json["report_text"].as_str() {
+    if let Some(t) = json["report_text"].as_str() {
         println!("{t}");
     }
-    // The server requires a new version not to be worse than the previous one: it plays it
-    // first ("Is my new version better?", the version's `previous`). A short comparison may
-    // be over before the next poll: a version failed with a comparison was failed by it.
-    let failed_by_comparison =
-        state == Some(VersionState::Failed) && r.json["previous"].is_object();
-    if state == Some(VersionState::Comparing) || failed_by_comparison {
-        eprintln!(
-            "its check PASSED; {bot} version {n} now plays its previous version: it enters the \
-             ladder unless it is worse"
-        );
-        let mut said = String::new();
-        while state == Some(VersionState::Comparing) {
-            let line = r.json["previous"]["summary"].as_str().unwrap_or("");
-            if line != said {
-                eprintln!("comparison {line}");
-                said = line.to_string();
-            }
-            if Instant::now() >= until {
-                eprintln!(
-                    "still comparing after {} s: see its page ({}{path})",
-                    limit.as_secs(),
-                    server.trim_end_matches('/'),
-                );
-                return Ok(Outcome::Queued);
-            }
-            std::thread::sleep(Duration::from_millis(500));
-            r = c.get(&path)?;
-            state = state_of(&r.json);
-        }
-    }
-    let comparison = r.json["previous"]["summary"].as_str().map(str::to_string);
-    if state == Some(VersionState::Active) {
-        eprintln!("PASSED: {bot} version {n} is in the ladder");
-        if let Some(line) = comparison {
-            let so_far =
-                r.json["previous"]["state"] == crate::domain::ComparisonState::Running.as_str();
-            eprintln!(
-                "comparison {line}{}",
-                if so_far {
-                    format!(
-                        "; it goes on, see {}/bots/{bot}/versions/{n}",
-                        server.trim_end_matches('/')
-                    )
-                } else {
-                    String::new()
-                }
-            );
-        }
-        return Ok(Outcome::Passed);
-    }
-    if let Some(line) = comparison {
-        eprintln!("comparison {line}");
-    }
-    eprintln!(
-        "{}: {bot} version {n}: {}",
-        name(state).to_uppercase(),
-        r.json["reason"].as_str().unwrap_or("")
-    );
-    Ok(Outcome::Failed)
 }
 
 #[cfg(test)]
