@@ -187,139 +187,32 @@ pub fn parse_replay(bytes: &[u8], source: &str) -> Result<Replay, ReplayError> {
     let mut lines = Vec::new();
     for (i, raw) in raw_lines.iter().enumerate() {
         let number = i + 1;
-        let cut = number == last && !ends_with_newline;
-        let text = match std::str::from_utf8(raw) {
-            Ok(t) => t.trim_end_matches('\r'),
-            Err(e) if header.is_none() => {
-                return Err(err(
-                    ErrorKind::NotReplay,
-                    Some(number),
-                    format!(
-                        "not a durak replay: the first line is not text (bad byte at offset {})",
-                        e.valid_up_to()
-                    ),
-                ))
-            }
-            Err(e) => {
-                return Err(err(
-                    ErrorKind::InvalidLine,
-                    Some(number),
-                    format!(
-                        "the line is not UTF-8 text (bad byte at offset {})",
-                        e.valid_up_to()
-                    ),
-                ))
-            }
-        };
+        let first = header.is_none();
+        let at = |(kind, message)| err(kind, Some(number), message);
+        let text = line_text(raw, first).map_err(at)?;
         if text.trim().is_empty() {
-            if header.is_none() {
-                return Err(err(
+            if first {
+                return Err(at((
                     ErrorKind::NotReplay,
-                    Some(number),
-                    "not a durak replay: the first line is empty; a replay starts with its header line"
+                    "not a durak replay: the first line is empty; a replay starts with its header \
+                     line"
                         .into(),
-                ));
+                )));
             }
             continue;
         }
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) if cut && (e.is_eof() || header.is_some()) => {
-                return Err(err(
-                    ErrorKind::TruncatedLine,
-                    Some(number),
-                    format!(
-                        "the file ends in the middle of this line (truncated replay?): {}; \
-                         the line begins {:?}",
-                        syntax(&e),
-                        shorten(text, 60)
-                    ),
-                ))
-            }
-            Err(e) if header.is_none() => {
-                return Err(err(
-                    ErrorKind::NotReplay,
-                    Some(number),
-                    format!(
-                        "not a durak replay: the first line is not JSON ({}); it begins {:?}",
-                        syntax(&e),
-                        shorten(text, 60)
-                    ),
-                ))
-            }
-            Err(e) => {
-                return Err(err(
-                    ErrorKind::InvalidLine,
-                    Some(number),
-                    format!(
-                        "the line is not valid JSON ({}); it begins {:?}",
-                        syntax(&e),
-                        shorten(text, 60)
-                    ),
-                ))
-            }
-        };
-        let ty_owned = value
+        let cut = number == last && !ends_with_newline;
+        let value = line_json(text, cut, first).map_err(at)?;
+        let ty = value
             .get("type")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let ty = ty_owned.as_deref();
-        match &header {
-            None => {
-                if ty != Some("header") {
-                    let what = match ty {
-                        Some(t) => format!("a line of type {t:?}"),
-                        None if value.is_object() => "a JSON object without a \"type\"".into(),
-                        None => format!("a JSON {}", json_kind(&value)),
-                    };
-                    return Err(err(
-                        ErrorKind::NotReplay,
-                        Some(number),
-                        format!(
-                            "not a durak replay: the first line must be the header \
-                             ({{\"type\":\"header\",\"format\":{FORMAT},...}}); it is {what}"
-                        ),
-                    ));
-                }
-                header = Some(parse_header(&value, source, number)?);
-            }
-            Some(_) => {
-                match ty {
-                    Some("header") => {
-                        return Err(err(
-                            ErrorKind::InvalidLine,
-                            Some(number),
-                            "a second header: a replay holds one game with one header".into(),
-                        ))
-                    }
-                    Some(t) if LINE_TYPES.contains(&t) => {}
-                    Some(t) => {
-                        return Err(err(
-                            ErrorKind::InvalidLine,
-                            Some(number),
-                            format!(
-                                "unknown line type {t:?} (the types are {})",
-                                LINE_TYPES.join(", ")
-                            ),
-                        ))
-                    }
-                    None => {
-                        return Err(err(
-                            ErrorKind::InvalidLine,
-                            Some(number),
-                            "the line has no \"type\"".into(),
-                        ))
-                    }
-                }
-                let record: Record = serde_json::from_value(value).map_err(|e| {
-                    err(
-                        ErrorKind::InvalidLine,
-                        Some(number),
-                        format!("invalid {} line: {e}", ty.unwrap_or_default()),
-                    )
-                })?;
-                lines.push(Line { number, record });
-            }
+        if first {
+            header_first(ty.as_deref(), &value).map_err(at)?;
+            header = Some(parse_header(&value, source, number)?);
+        } else {
+            let record = body_record(ty.as_deref(), value).map_err(at)?;
+            lines.push(Line { number, record });
         }
     }
     let header = header.expect("a non-empty file has a first line");
@@ -327,6 +220,111 @@ pub fn parse_replay(bytes: &[u8], source: &str) -> Result<Replay, ReplayError> {
         source: source.to_string(),
         header,
         lines,
+    })
+}
+
+/// What a line of a replay can be refused for, before the file and line are named.
+type LineRefusal = (ErrorKind, String);
+
+/// A line's text (its `\r` dropped); `first`: the file's first line, where a byte that is not
+/// text says the file is not a replay at all.
+fn line_text(raw: &[u8], first: bool) -> Result<&str, LineRefusal> {
+    match std::str::from_utf8(raw) {
+        Ok(t) => Ok(t.trim_end_matches('\r')),
+        Err(e) if first => Err((
+            ErrorKind::NotReplay,
+            format!(
+                "not a durak replay: the first line is not text (bad byte at offset {})",
+                e.valid_up_to()
+            ),
+        )),
+        Err(e) => Err((
+            ErrorKind::InvalidLine,
+            format!(
+                "the line is not UTF-8 text (bad byte at offset {})",
+                e.valid_up_to()
+            ),
+        )),
+    }
+}
+
+/// A line's JSON; `cut`: the file's last line without its newline (a truncated replay when it
+/// does not parse); `first`: the file's first line.
+fn line_json(text: &str, cut: bool, first: bool) -> Result<Value, LineRefusal> {
+    serde_json::from_str(text).map_err(|e| match e {
+        e if cut && (e.is_eof() || !first) => (
+            ErrorKind::TruncatedLine,
+            format!(
+                "the file ends in the middle of this line (truncated replay?): {}; the line \
+                 begins {:?}",
+                syntax(&e),
+                shorten(text, 60)
+            ),
+        ),
+        e if first => (
+            ErrorKind::NotReplay,
+            format!(
+                "not a durak replay: the first line is not JSON ({}); it begins {:?}",
+                syntax(&e),
+                shorten(text, 60)
+            ),
+        ),
+        e => (
+            ErrorKind::InvalidLine,
+            format!(
+                "the line is not valid JSON ({}); it begins {:?}",
+                syntax(&e),
+                shorten(text, 60)
+            ),
+        ),
+    })
+}
+
+/// The first line must be the header (of type `ty`).
+fn header_first(ty: Option<&str>, value: &Value) -> Result<(), LineRefusal> {
+    if ty == Some("header") {
+        return Ok(());
+    }
+    let what = match ty {
+        Some(t) => format!("a line of type {t:?}"),
+        None if value.is_object() => "a JSON object without a \"type\"".into(),
+        None => format!("a JSON {}", json_kind(value)),
+    };
+    Err((
+        ErrorKind::NotReplay,
+        format!(
+            "not a durak replay: the first line must be the header \
+             ({{\"type\":\"header\",\"format\":{FORMAT},...}}); it is {what}"
+        ),
+    ))
+}
+
+/// A line after the header: one of the known types (not a second header), read as its record.
+fn body_record(ty: Option<&str>, value: Value) -> Result<Record, LineRefusal> {
+    match ty {
+        Some("header") => {
+            return Err((
+                ErrorKind::InvalidLine,
+                "a second header: a replay holds one game with one header".into(),
+            ))
+        }
+        Some(t) if LINE_TYPES.contains(&t) => {}
+        Some(t) => {
+            return Err((
+                ErrorKind::InvalidLine,
+                format!(
+                    "unknown line type {t:?} (the types are {})",
+                    LINE_TYPES.join(", ")
+                ),
+            ))
+        }
+        None => return Err((ErrorKind::InvalidLine, "the line has no \"type\"".into())),
+    }
+    serde_json::from_value(value).map_err(|e| {
+        (
+            ErrorKind::InvalidLine,
+            format!("invalid {} line: {e}", ty.unwrap_or_default()),
+        )
     })
 }
 
