@@ -681,40 +681,12 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
     let step: &Step = &sim.steps[index];
     let g = &step.state;
     let variant = h.variant;
-    let n = h.players;
     let trump = g.trump();
     let public = g.observation(viewer.unwrap_or(0));
     let decider = step.decision.map(|d| d.seat);
     let may_see_private = |seat: Seat| viewer.is_none() || viewer == Some(seat);
     let end = step.end.as_ref();
-    let faulted: Vec<Seat> = step.faults.iter().map(|f| f.seat).collect();
-    let seats = (0..n)
-        .map(|s| {
-            let hand = g.hand(s);
-            // At the end there is no attacker or defender any more: the durak is no defender.
-            let role = if !g.is_active(s) || end.is_some() {
-                None
-            } else if s == public.attacker {
-                Some("attacker".to_string())
-            } else if s == public.defender {
-                Some("defender".to_string())
-            } else {
-                None
-            };
-            SeatView {
-                seat: s,
-                name: h.seat_label(s),
-                hand: may_see_private(s).then(|| codes(sorted_hand(hand, trump))),
-                count: hand.len(),
-                known: codes(sorted_hand(public.known[s], trump)),
-                active: g.is_active(s),
-                role,
-                to_act: decider == Some(s),
-                faulted: faulted.contains(&s),
-                loser: end.is_some_and(|e| e.loser == Some(s)),
-            }
-        })
-        .collect();
+    let seats = seat_views(sim, step, viewer);
     let events = step
         .before
         .iter()
@@ -733,44 +705,12 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
         after_take: d.after_take,
         forced: step.forced,
     });
-    let title = match (step.decision, end) {
-        (Some(d), _) => {
-            let after = if d.after_take { " after the take" } else { "" };
-            format!("{} to {}{after}", seat_name(h, d.seat), d.kind.name())
-        }
-        (None, Some(e)) if !e.started => "the game did not start".to_string(),
-        (None, _) => "the end of the game".to_string(),
-    };
-    let answer = match (&step.mv, step.forced) {
-        (Some(m), true) => Some(format!(
-            "{} (forced: the only legal answer, played by the referee, R-1)",
-            move_text(m, step.legal.as_ref())
-        )),
-        (Some(m), false) => Some(move_text(m, step.legal.as_ref())),
-        (None, _) => None,
-    };
+    let title = step_title(h, step);
+    let answer = answer_text(step);
     let elapsed_ms = step
         .elapsed_ms
         .or(step.refused.as_ref().and_then(|r| r.elapsed_ms));
-    let timing = step.request.as_ref().map(|r| {
-        let limits = r
-            .time
-            .map(|t| format!(" (limit {} ms, bank {} ms)", t.move_ms, t.bank_ms))
-            .unwrap_or_default();
-        // The time charged, when it differs from the wall time (the machine kept the bot
-        // waiting): docs/PROTOCOL.md, "Time limits".
-        let own = step
-            .accounting
-            .map_or_else(String::new, |a| accounting_text(&a));
-        match elapsed_ms {
-            Some(ms) => format!(
-                "answered in {}{own} to request {}{limits}",
-                fmt_ms(ms),
-                r.id
-            ),
-            None => format!("no answer to request {}{limits}", r.id),
-        }
-    });
+    let timing = timing_text(step, elapsed_ms);
     let (legal, legal_codes) = match (&step.legal, decider) {
         (Some(l), Some(d)) if !step.forced && may_see_private(d) => {
             (Some(legal_text(l, variant)), Some(legal_codes(l)))
@@ -837,6 +777,93 @@ pub fn step_view(sim: &Simulation, index: usize, viewer: Option<Seat>) -> StepVi
             .map(stderr_view)
             .collect(),
     }
+}
+
+/// Each seat as `viewer` may see it at `step` (a hand only to its own seat, or to everyone
+/// without a viewer).
+fn seat_views(sim: &Simulation, step: &Step, viewer: Option<Seat>) -> Vec<SeatView> {
+    let h = &sim.header;
+    let g = &step.state;
+    let (n, trump) = (h.players, g.trump());
+    let public = g.observation(viewer.unwrap_or(0));
+    let decider = step.decision.map(|d| d.seat);
+    let may_see_private = |seat: Seat| viewer.is_none() || viewer == Some(seat);
+    let end = step.end.as_ref();
+    let faulted: Vec<Seat> = step.faults.iter().map(|f| f.seat).collect();
+    (0..n)
+        .map(|s| {
+            let hand = g.hand(s);
+            // At the end there is no attacker or defender any more: the durak is no defender.
+            let role = if !g.is_active(s) || end.is_some() {
+                None
+            } else if s == public.attacker {
+                Some("attacker".to_string())
+            } else if s == public.defender {
+                Some("defender".to_string())
+            } else {
+                None
+            };
+            SeatView {
+                seat: s,
+                name: h.seat_label(s),
+                hand: may_see_private(s).then(|| codes(sorted_hand(hand, trump))),
+                count: hand.len(),
+                known: codes(sorted_hand(public.known[s], trump)),
+                active: g.is_active(s),
+                role,
+                to_act: decider == Some(s),
+                faulted: faulted.contains(&s),
+                loser: end.is_some_and(|e| e.loser == Some(s)),
+            }
+        })
+        .collect()
+}
+
+/// The step's title: who decides what, or the end.
+fn step_title(h: &Header, step: &Step) -> String {
+    match (step.decision, step.end.as_ref()) {
+        (Some(d), _) => {
+            let after = if d.after_take { " after the take" } else { "" };
+            format!("{} to {}{after}", seat_name(h, d.seat), d.kind.name())
+        }
+        (None, Some(e)) if !e.started => "the game did not start".to_string(),
+        (None, _) => "the end of the game".to_string(),
+    }
+}
+
+/// The move played at the step, in words (a forced one says so).
+fn answer_text(step: &Step) -> Option<String> {
+    match (&step.mv, step.forced) {
+        (Some(m), true) => Some(format!(
+            "{} (forced: the only legal answer, played by the referee, R-1)",
+            move_text(m, step.legal.as_ref())
+        )),
+        (Some(m), false) => Some(move_text(m, step.legal.as_ref())),
+        (None, _) => None,
+    }
+}
+
+/// How long the bot took to answer the step's request, against its limits.
+fn timing_text(step: &Step, elapsed_ms: Option<f64>) -> Option<String> {
+    step.request.as_ref().map(|r| {
+        let limits = r
+            .time
+            .map(|t| format!(" (limit {} ms, bank {} ms)", t.move_ms, t.bank_ms))
+            .unwrap_or_default();
+        // The time charged, when it differs from the wall time (the machine kept the bot
+        // waiting): docs/PROTOCOL.md, "Time limits".
+        let own = step
+            .accounting
+            .map_or_else(String::new, |a| accounting_text(&a));
+        match elapsed_ms {
+            Some(ms) => format!(
+                "answered in {}{own} to request {}{limits}",
+                fmt_ms(ms),
+                r.id
+            ),
+            None => format!("no answer to request {}{limits}", r.id),
+        }
+    })
 }
 
 fn stderr_view(t: &StderrText) -> StderrView {
