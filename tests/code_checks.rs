@@ -130,7 +130,7 @@ mod more;
 /// The most non-test functions of 150 lines or more the workspace may hold (issue 27: short
 /// functions; the project's guide says ~100). Lower it when you cut one; never raise it: cut
 /// the new function into its steps instead.
-const LONG_FUNCTIONS_CEILING: usize = 4;
+const LONG_FUNCTIONS_CEILING: usize = 3;
 
 /// `scripts/long-functions.sh MIN DIR`: the number, and the listing.
 fn long_functions(min: usize, dir: &Path) -> Option<(usize, String)> {

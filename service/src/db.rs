@@ -13,177 +13,22 @@ use rusqlite_migration::{Migrations, M};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The schema, one migration per change (never edit one that shipped: add the next).
+/// The schema, one migration per change (never edit one that shipped: add the next). The
+/// larger ones are SQL files in `service/migrations/`, in the order they are listed here.
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
-        M::up(
-            r#"
-CREATE TABLE accounts (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    organiser INTEGER NOT NULL DEFAULT 0,
-    created INTEGER NOT NULL
-);
-CREATE TABLE tokens (
-    id INTEGER PRIMARY KEY,
-    account INTEGER NOT NULL REFERENCES accounts(id),
-    hash TEXT NOT NULL UNIQUE,
-    label TEXT NOT NULL DEFAULT '',
-    created INTEGER NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE invites (
-    id INTEGER PRIMARY KEY,
-    hash TEXT NOT NULL UNIQUE,
-    created INTEGER NOT NULL,
-    used_by INTEGER REFERENCES accounts(id)
-);
-CREATE TABLE bots (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    account INTEGER NOT NULL REFERENCES accounts(id),
-    house INTEGER NOT NULL DEFAULT 0,
-    created INTEGER NOT NULL
-);
--- One row per submitted version. state: queued (on disk, waiting for its check), building,
--- checking, active (in the ladder), failed, retired (a newer version passed), suspended
--- (faulted repeatedly), disqualified, removed.
-CREATE TABLE versions (
-    id INTEGER PRIMARY KEY,
-    bot INTEGER NOT NULL REFERENCES bots(id),
-    n INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    reason TEXT,
-    archive TEXT,
-    sha256 TEXT,
-    size INTEGER,
-    command TEXT NOT NULL,
-    folder TEXT,
-    language TEXT NOT NULL DEFAULT '',
-    build_cmd TEXT,
-    build TEXT,
-    report TEXT,
-    submitted INTEGER NOT NULL,
-    checked INTEGER,
-    entered INTEGER,
-    first_game INTEGER,
-    fault_streak INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (bot, n)
-);
-CREATE INDEX versions_state ON versions(state);
--- A job: one table's set of duplicate deals. seats: the version ids of the set of bots
--- (seat order of rotation 0); deals: [{seed, dealer}]; every deal is played at every seat
--- rotation, game = rotation * deals + deal. state: queued, claimed (by owner until lease_until,
--- unix ms), done, cancelled.
-CREATE TABLE jobs (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL DEFAULT 'ladder',
-    seats TEXT NOT NULL,
-    deals TEXT NOT NULL,
-    priority INTEGER NOT NULL DEFAULT 0,
-    state TEXT NOT NULL,
-    owner TEXT,
-    lease_until INTEGER,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created INTEGER NOT NULL,
-    finished INTEGER
-);
-CREATE INDEX jobs_state ON jobs(state, priority, id);
-CREATE TABLE games (
-    job INTEGER NOT NULL REFERENCES jobs(id),
-    game INTEGER NOT NULL,
-    rotation INTEGER NOT NULL,
-    deal INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    dealer INTEGER NOT NULL,
-    loser INTEGER,
-    draw INTEGER NOT NULL,
-    faults TEXT NOT NULL,
-    moves INTEGER NOT NULL,
-    duration_ms INTEGER NOT NULL,
-    move_limit INTEGER,
-    replay TEXT NOT NULL,
-    recorded INTEGER NOT NULL,
-    PRIMARY KEY (job, game)
-) WITHOUT ROWID;
--- Which versions played which game (a version's page lists its games).
-CREATE TABLE game_seats (
-    version INTEGER NOT NULL,
-    job INTEGER NOT NULL,
-    game INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    PRIMARY KEY (version, job, game, seat)
-) WITHOUT ROWID;
-CREATE TABLE settings (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE tournaments (
-    id INTEGER PRIMARY KEY,
-    state TEXT NOT NULL,
-    dir TEXT NOT NULL,
-    bots TEXT NOT NULL,
-    created INTEGER NOT NULL,
-    finished INTEGER,
-    error TEXT
-);
-"#,
-        ),
+        M::up(include_str!("../migrations/initial.sql")),
         // Worker tokens (issue 16): organiser-issued, stored hashed, apart from the accounts'
         // tokens so that neither kind opens the other's routes; and who played each game.
-        M::up(
-            r#"
-CREATE TABLE worker_tokens (
-    id INTEGER PRIMARY KEY,
-    hash TEXT NOT NULL UNIQUE,
-    label TEXT NOT NULL DEFAULT '',
-    created INTEGER NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0,
-    last_seen INTEGER
-);
-ALTER TABLE games ADD COLUMN played_by TEXT;
-"#,
-        ),
+        M::up(include_str!("../migrations/worker_tokens.sql")),
         // Login sessions: the web pages' cookie holds a session token of its own (stored
         // hashed, revoked on logout, ending after SESSION_DAYS), not the account's API token.
-        M::up(
-            r#"
-CREATE TABLE sessions (
-    id INTEGER PRIMARY KEY,
-    account INTEGER NOT NULL REFERENCES accounts(id),
-    hash TEXT NOT NULL UNIQUE,
-    created INTEGER NOT NULL,
-    expires INTEGER NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-);
-"#,
-        ),
+        M::up(include_str!("../migrations/sessions.sql")),
         // Issue 22: the leases handed to worker tokens, job by job (a worker posts games only
         // under one of them), and the jobs workers could not prepare (a job is cancelled, not
         // handed out for ever, after a few; a version whose packed folder cannot be used is
         // suspended).
-        M::up(
-            r#"
-CREATE TABLE job_leases (
-    job INTEGER NOT NULL,
-    lease TEXT NOT NULL,
-    worker INTEGER NOT NULL,
-    claimed INTEGER NOT NULL,
-    PRIMARY KEY (job, lease)
-) WITHOUT ROWID;
-CREATE INDEX job_leases_worker ON job_leases(worker, job);
-CREATE TABLE job_failures (
-    job INTEGER NOT NULL,
-    lease TEXT NOT NULL,
-    worker INTEGER NOT NULL,
-    version INTEGER,
-    reason TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    PRIMARY KEY (job, lease)
-) WITHOUT ROWID;
-"#,
-        ),
+        M::up(include_str!("../migrations/worker_leases.sql")),
         // Quotas (issue 22): when a failed version's files were removed (its row and page
         // stay).
         M::up("ALTER TABLE versions ADD COLUMN files_removed INTEGER;"),
@@ -196,47 +41,12 @@ CREATE TABLE job_failures (
         // Issue 25: a new version against its author's previous one (`ladder/compare.rs`),
         // played as jobs of kind 'compare' seating [version, previous]; `result` is the test's
         // final status (JSON) once it stopped.
-        M::up(
-            r#"
-CREATE TABLE comparisons (
-    version INTEGER PRIMARY KEY REFERENCES versions(id),
-    previous INTEGER NOT NULL REFERENCES versions(id),
-    state TEXT NOT NULL,
-    verdict TEXT,
-    result TEXT,
-    created INTEGER NOT NULL,
-    finished INTEGER
-);
-"#,
-        ),
+        M::up(include_str!("../migrations/compare.sql")),
         // Issue 25: challenges, each one job of kind 'challenge' (`ladder/challenges.rs`).
-        M::up(
-            r#"
-CREATE TABLE challenges (
-    id INTEGER PRIMARY KEY,
-    account INTEGER NOT NULL REFERENCES accounts(id),
-    version INTEGER NOT NULL REFERENCES versions(id),
-    opponent INTEGER NOT NULL REFERENCES versions(id),
-    deals INTEGER NOT NULL,
-    job INTEGER NOT NULL REFERENCES jobs(id),
-    created INTEGER NOT NULL
-);
-CREATE INDEX challenges_account ON challenges(account, created);
-"#,
-        ),
+        M::up(include_str!("../migrations/challenges.sql")),
         // Issue 26: a game's endgame analysis, computed once (`analysis.rs`): the page's values
         // (JSON strings) and per seat [decisions valued, blunders, threw a won game away].
-        M::up(
-            r#"
-CREATE TABLE game_analysis (
-    job INTEGER NOT NULL,
-    game INTEGER NOT NULL,
-    endgame TEXT NOT NULL,
-    seats TEXT NOT NULL,
-    PRIMARY KEY (job, game)
-) WITHOUT ROWID;
-"#,
-        ),
+        M::up(include_str!("../migrations/analysis.sql")),
         // Issue 23: why a game's attempts were voided (a bot starved by the machine; JSON list,
         // NULL: none) and whether it was given up as void (counted for nobody).
         M::up(
@@ -246,60 +56,16 @@ CREATE TABLE game_analysis (
         // Issue 25: a version's games list filtered and paged in SQL (`store::version_games`:
         // the opponent looked up by game), and the step of each seat's first decision asked
         // (the author's `durak rerun` command), computed once per game (`store::rerun_steps`).
-        M::up(
-            r#"
-CREATE INDEX game_seats_game ON game_seats(job, game);
-CREATE TABLE game_rerun_steps (
-    job INTEGER NOT NULL,
-    game INTEGER NOT NULL,
-    steps TEXT NOT NULL,
-    PRIMARY KEY (job, game)
-) WITHOUT ROWID;
-"#,
-        ),
+        M::up(include_str!("../migrations/version_games.sql")),
         // Issue 25: the games people play against bots (`play/rows.rs`): kept from their
         // start (seed, the person's seat, the variant, the moves so far) so that a restart
         // resumes them, and after their end (the result, the replay under DATA/play/).
-        M::up(
-            r#"
-CREATE TABLE play_games (
-    id INTEGER PRIMARY KEY,
-    account INTEGER NOT NULL REFERENCES accounts(id),
-    version INTEGER NOT NULL REFERENCES versions(id),
-    seat INTEGER NOT NULL,
-    variant TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    moves TEXT NOT NULL DEFAULT '[]',
-    result TEXT,
-    replay TEXT,
-    verified TEXT,
-    created INTEGER NOT NULL,
-    finished INTEGER
-);
-CREATE INDEX play_games_account ON play_games(account, state, id);
-"#,
-        ),
+        M::up(include_str!("../migrations/play.sql")),
         // Issue 24: seasons (`season.rs`). A season's ladder jobs are those from its
         // first_job to the next season's; ended_by: organiser or deadline; leaderboard: the
         // ladder's leaderboard at its end (JSON); tournament: its final tournament (or
         // final_error, why none). Season 1 holds every job before.
-        M::up(
-            r#"
-CREATE TABLE seasons (
-    n INTEGER PRIMARY KEY,
-    started INTEGER NOT NULL,
-    first_job INTEGER NOT NULL,
-    ended INTEGER,
-    ended_by TEXT,
-    leaderboard TEXT,
-    tournament INTEGER REFERENCES tournaments(id),
-    final_error TEXT
-);
-INSERT INTO seasons(n, started, first_job) VALUES (1, COALESCE((SELECT MIN(created) FROM
-    accounts), CAST(strftime('%s', 'now') AS INTEGER) * 1000), 1);
-"#,
-        ),
+        M::up(include_str!("../migrations/seasons.sql")),
     ])
 }
 
