@@ -129,7 +129,7 @@ pub async fn rerun(sim: &Simulation, n: usize, cmd: &BotCommand) -> Result<Rerun
         stderr,
     };
     match result {
-        Err(e) => out.verdict = e,
+        Err(e) => out.verdict = e.to_string(),
         Ok((line, ms)) => {
             out.elapsed_ms = Some((ms * 1000.0).round() / 1000.0);
             out.verdict = match judge(&line, req.id, step, seat) {
@@ -262,6 +262,19 @@ fn recorded_answer(step: &durak_replay::Step, id: u64) -> String {
     }
 }
 
+/// Why the bot gave no answer to the step's request: the rerun's verdict.
+#[derive(Debug, thiserror::Error)]
+enum NoAnswer {
+    /// Its input could not be written (`IoFault`, debug-printed).
+    #[error("the bot stopped reading its input ({0})")]
+    StoppedReading(String),
+    /// No hello or no answer within the limit.
+    #[error("the bot gave no {what} ({fault})")]
+    Silent { what: &'static str, fault: String },
+    #[error("the request of the step was never sent")]
+    NeverSent,
+}
+
 /// What feeding the bot found before step `n`'s request.
 #[derive(Default)]
 struct Fed {
@@ -281,7 +294,7 @@ impl Fed {
         sim: &Simulation,
         n: usize,
         limits: &proto::Limits,
-    ) -> Result<(String, f64), String> {
+    ) -> Result<(String, f64), NoAnswer> {
         for l in feed {
             let mut bytes = l.text.clone().into_bytes();
             bytes.push(b'\n');
@@ -295,15 +308,13 @@ impl Fed {
             };
             proc.send_raw(&bytes, limit)
                 .await
-                .map_err(|f| format!("the bot stopped reading its input ({f:?})"))?;
+                .map_err(|f| NoAnswer::StoppedReading(format!("{f:?}")))?;
             if !is_request && !is_hello {
                 continue;
             }
-            let (answer, time) = proc.answer(limit).await.map_err(|f| {
-                format!(
-                    "the bot gave no {} ({f:?})",
-                    if is_hello { "hello" } else { "answer" }
-                )
+            let (answer, time) = proc.answer(limit).await.map_err(|f| NoAnswer::Silent {
+                what: if is_hello { "hello" } else { "answer" },
+                fault: format!("{f:?}"),
             })?;
             if is_hello {
                 continue;
@@ -335,7 +346,7 @@ impl Fed {
                 ));
             }
         }
-        Err("the request of the step was never sent".to_string())
+        Err(NoAnswer::NeverSent)
     }
 
     /// What was fed before the request, in words.
@@ -422,6 +433,24 @@ impl Rerun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The verdict of a bot that gave no answer reads as it did when it was a String.
+    #[test]
+    fn no_answer_says_why_in_the_verdicts_words() {
+        assert_eq!(
+            NoAnswer::StoppedReading("Closed".into()).to_string(),
+            "the bot stopped reading its input (Closed)"
+        );
+        let silent = NoAnswer::Silent {
+            what: "hello",
+            fault: "Timeout".into(),
+        };
+        assert_eq!(silent.to_string(), "the bot gave no hello (Timeout)");
+        assert_eq!(
+            NoAnswer::NeverSent.to_string(),
+            "the request of the step was never sent"
+        );
+    }
 
     /// A step that is no request says what it is and which requests are near, in the words
     /// `durak rerun` always printed.
