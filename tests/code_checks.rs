@@ -16,14 +16,13 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The script's output for `dir` (with `--list`): the total, and the rest of its lines.
-fn count(dir: &Path) -> Option<(usize, String)> {
+/// `bash scripts/NAME ARGS...`: the number on its first line, and the rest of its lines.
+fn run_script(name: &str, args: &[&std::ffi::OsStr]) -> Option<(usize, String)> {
     common::require("python3", "python3")?;
-    let script: PathBuf = root().join("scripts/count-string-errors.sh");
+    let script: PathBuf = root().join("scripts").join(name);
     let out = Command::new("bash")
         .arg(&script)
-        .arg("--list")
-        .arg(dir)
+        .args(args)
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -34,13 +33,21 @@ fn count(dir: &Path) -> Option<(usize, String)> {
         String::from_utf8_lossy(&out.stderr)
     );
     let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
-    let total = first.trim().parse().unwrap_or_else(|_| {
+    let n = first.trim().parse().unwrap_or_else(|_| {
         panic!(
-            "the first line of {} is the total: {stdout}",
+            "the first line of {} is the number: {stdout}",
             script.display()
         )
     });
-    Some((total, rest.to_string()))
+    Some((n, rest.to_string()))
+}
+
+/// The string-error counter's output for `dir` (with `--list`): the total, and the rest.
+fn count(dir: &Path) -> Option<(usize, String)> {
+    run_script(
+        "count-string-errors.sh",
+        &["--list".as_ref(), dir.as_os_str()],
+    )
 }
 
 #[test]
@@ -134,24 +141,8 @@ const LONG_FUNCTIONS_CEILING: usize = 3;
 
 /// `scripts/long-functions.sh MIN DIR`: the number, and the listing.
 fn long_functions(min: usize, dir: &Path) -> Option<(usize, String)> {
-    common::require("python3", "python3")?;
-    let script: PathBuf = root().join("scripts/long-functions.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(min.to_string())
-        .arg(dir)
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} failed: {}\n{stdout}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
-    let n = first.trim().parse().expect("the first line is the number");
-    Some((n, rest.to_string()))
+    let min = min.to_string();
+    run_script("long-functions.sh", &[min.as_ref(), dir.as_os_str()])
 }
 
 #[test]
