@@ -119,7 +119,16 @@ fn sigkill_mid_ladder_loses_no_game_and_counts_none_twice() {
         );
         in_flight.extend(held);
         before = after_kill;
+        // A kill while the recorder wrote a replay leaves its temporary: the next start sweeps
+        // it (every start, not only a data directory's first).
+        let planted = data.join("replays/j1/.replay-planted.tmp");
+        std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+        std::fs::write(&planted, b"torn").unwrap();
         s = Server::start(&data, &flags);
+        assert!(
+            !planted.exists(),
+            "a start removes a killed write's temporary"
+        );
         assert_eq!(
             s.organiser, None,
             "the organiser's token is printed on the first start only"

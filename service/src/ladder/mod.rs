@@ -214,19 +214,22 @@ impl Ladder {
                 s
             }
         };
-        // Once per data directory: older servers left stray replay files (none are made now).
-        if db.setting(SWEPT_KEY)?.is_none() {
-            let n = recorder::sweep_stray_replays(&paths.replays()).map_err(|source| {
-                LadderError::Replays {
-                    path: paths.replays(),
-                    source,
-                }
-            })?;
-            if n > 0 {
-                tracing::info!("removed {n} replay file(s) of games that were never recorded");
+        // Every start: the temporaries of a replay being written when a server was killed;
+        // once per data directory, what older servers left beside (none are made now).
+        let sweep = match db.setting(SWEPT_KEY)? {
+            None => recorder::Sweep::OlderServers,
+            Some(_) => recorder::Sweep::Temporaries,
+        };
+        let n = recorder::sweep_stray_replays(&paths.replays(), sweep).map_err(|source| {
+            LadderError::Replays {
+                path: paths.replays(),
+                source,
             }
-            db.set_setting(SWEPT_KEY, "1")?;
+        })?;
+        if n > 0 {
+            tracing::info!("removed {n} replay file(s) of games that were never recorded");
         }
+        db.set_setting(SWEPT_KEY, "1")?;
         let paused = db.setting(PAUSED_KEY)?.as_deref() == Some("1");
         let l = &cfg.ladder;
         let run_id = format!("{:x}", crate::db::now_ms());

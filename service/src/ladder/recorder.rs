@@ -45,11 +45,21 @@ pub fn replay_rel(job: i64, game: u32, compressed: bool) -> String {
     format!("replays/j{job}/g{game:04}.{ext}")
 }
 
-/// Remove what an older server left in `DATA/replays/jJOB/` beside the recorded games' files:
-/// the referee's own copies of games that were not recorded (`rR-gNNNN.jsonl`, of jobs
-/// cancelled or given up while being played: this server takes every log, and writes only the
-/// recorder's files). Returns how many it removed.
-pub fn sweep_stray_replays(replays: &Path) -> std::io::Result<usize> {
+/// What a start removes from `DATA/replays/jJOB/` beside the recorded games' files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// Only the atomic writer's temporaries (`.replay-*.tmp`): a server killed while writing a
+    /// replay leaves one, of a game that was never recorded. Every start sweeps these (no
+    /// writer runs yet: the data directory's lock keeps a second server out).
+    Temporaries,
+    /// Those and the referee's own copies of games that were not recorded (`rR-gNNNN.jsonl`,
+    /// of jobs cancelled or given up while being played), which older servers left: this
+    /// server takes every log and writes only the recorder's files, so once per directory.
+    OlderServers,
+}
+
+/// Remove the files `sweep` names from `DATA/replays/jJOB/`. Returns how many it removed.
+pub fn sweep_stray_replays(replays: &Path, sweep: Sweep) -> std::io::Result<usize> {
     let Ok(jobs) = std::fs::read_dir(replays) else {
         return Ok(0);
     };
@@ -63,7 +73,9 @@ pub fn sweep_stray_replays(replays: &Path) -> std::io::Result<usize> {
             let f = f?;
             let name = f.file_name();
             let name = name.to_string_lossy();
-            let stray = name.starts_with('r') && name.contains("-g") && name.contains(".jsonl");
+            let temporary = name.starts_with(".replay-") && name.ends_with(".tmp");
+            let older = name.starts_with('r') && name.contains("-g") && name.contains(".jsonl");
+            let stray = temporary || (sweep == Sweep::OlderServers && older);
             if stray && f.file_type()?.is_file() {
                 std::fs::remove_file(f.path())?;
                 n += 1;
@@ -471,6 +483,35 @@ pub fn wait_for(t: Ticket, d: Duration) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_start_sweeps_temporaries_and_only_the_first_the_older_servers_copies() {
+        let tmp = tempfile::tempdir().unwrap();
+        let job = tmp.path().join("j3");
+        std::fs::create_dir_all(&job).unwrap();
+        let names = [".replay-x1.tmp", "r7-g0001.jsonl", "g0001.jsonl.zst"];
+        let plant = || {
+            for n in names {
+                std::fs::write(job.join(n), b"x").unwrap();
+            }
+        };
+        plant();
+        assert_eq!(
+            sweep_stray_replays(tmp.path(), Sweep::Temporaries).unwrap(),
+            1
+        );
+        assert!(!job.join(".replay-x1.tmp").exists());
+        assert!(job.join("r7-g0001.jsonl").exists());
+        plant();
+        assert_eq!(
+            sweep_stray_replays(tmp.path(), Sweep::OlderServers).unwrap(),
+            2
+        );
+        assert!(
+            job.join("g0001.jsonl.zst").exists(),
+            "a recorded game's file stays"
+        );
+    }
 
     #[test]
     fn a_game_not_recorded_says_why() {
