@@ -1,7 +1,8 @@
 //! The organiser's commands on the server's machine, over a data directory (issue 24):
 //! `durak organiser-token` (a new organiser token, the old ones revoked), `durak backup`
 //! (a copy of the data directory, taken while the server runs) and `durak season end` (the
-//! current season ended, the server stopped).
+//! current season ended: over the server's API with `--server`, or in its data directory with
+//! the server stopped).
 
 use crate::error::bad_input;
 use crate::CmdResult;
@@ -83,10 +84,10 @@ pub fn backup(args: BackupArgs) -> CmdResult {
 
 #[derive(Subcommand)]
 pub enum SeasonCommand {
-    /// End the current season, as `POST /api/seasons/end` does: its open ladder jobs
-    /// cancelled, its leaderboard kept, its final tournament queued (played at the server's
-    /// next start), the next season started with fresh ratings. The server must be stopped
-    /// (a running server's season is ended by its button or its API).
+    /// End the current season: its open ladder jobs cancelled, its leaderboard kept, its final
+    /// tournament queued, the next season started with fresh ratings. With --server, a running
+    /// server ends it (`POST /api/seasons/end`, the organiser's token); without, the stopped
+    /// server's data directory is changed and its next start plays the final tournament.
     End(SeasonEndArgs),
 }
 
@@ -94,11 +95,20 @@ pub enum SeasonCommand {
 pub struct SeasonEndArgs {
     /// The server's configuration, as it is started with (its `data_dir`, `[ladder]` and
     /// `[season] final_games` are used; the final tournament gets its limits and sandbox)
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", conflicts_with = "server")]
     config: Option<PathBuf>,
     /// The server's data directory [default: the configuration's, else durak-data]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
     data_dir: Option<PathBuf>,
+    /// A running server's address: it ends its season itself
+    #[arg(long, value_name = "URL")]
+    server: Option<String>,
+    /// With --server: the organiser's token (or DURAK_TOKEN in the environment)
+    #[arg(long, value_name = "TOKEN", requires = "server")]
+    token: Option<String>,
+    /// With --server: also trust this CA's certificate (PEM) for the server's HTTPS
+    #[arg(long, value_name = "FILE", requires = "server")]
+    ca_cert: Option<PathBuf>,
     /// The season to end: refused, naming the current one, if that is not the current season
     /// (so the command given twice does not end the next season too)
     #[arg(long, value_name = "N")]
@@ -107,6 +117,9 @@ pub struct SeasonEndArgs {
 
 pub fn season(command: SeasonCommand) -> CmdResult {
     let SeasonCommand::End(args) = command;
+    if let Some(server) = &args.server {
+        return season_end_online(server, &args);
+    }
     let file = match &args.config {
         Some(p) => Some((p.clone(), config::ConfigFile::load(p)?)),
         None => None,
@@ -127,6 +140,55 @@ pub fn season(command: SeasonCommand) -> CmdResult {
         ),
         (None, Some(e)) => eprintln!("no final tournament: {e}"),
         (None, None) => {}
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `durak season end --server URL`: the running server ends its season (`POST
+/// /api/seasons/end`, with `--season N` in its body), and the command says what it did.
+fn season_end_online(server: &str, args: &SeasonEndArgs) -> CmdResult {
+    use durak_service::client::Client;
+    let token = match &args.token {
+        Some(t) => t.clone(),
+        None => std::env::var("DURAK_TOKEN").map_err(|_| {
+            bad_input!(
+                "durak season end --server needs --token TOKEN (or DURAK_TOKEN): the \
+                 organiser's token"
+            )
+        })?,
+    };
+    if let Some(w) = durak_service::tls::client::clear_warning(server) {
+        eprintln!("{w}");
+    }
+    let c = Client::with_trust(
+        server,
+        Some(&token),
+        std::time::Duration::from_secs(60),
+        durak_service::tls::client::Trust::from_flag(args.ca_cert.clone()),
+    )?;
+    let body = match args.season {
+        Some(n) => serde_json::json!({ "season": n }),
+        None => serde_json::json!({}),
+    };
+    let a = c.post_json("/api/seasons/end", &body)?;
+    if !(200..300).contains(&a.status) {
+        return Err(bad_input!("{server}: {} {}", a.status, a.error()));
+    }
+    let n = a.json["n"].as_i64().unwrap_or_default();
+    println!("season {n} ended; season {} started", n + 1);
+    match (
+        &a.json["final_tournament"]["id"],
+        a.json["final_error"].as_str(),
+    ) {
+        (serde_json::Value::Number(t), _) => eprintln!(
+            "its final tournament {t} is {}: submissions are closed until it is over \
+             ({server}/seasons/{n})",
+            a.json["final_tournament"]["state"]
+                .as_str()
+                .unwrap_or("queued")
+        ),
+        (_, Some(e)) => eprintln!("no final tournament: {e}"),
+        _ => {}
     }
     Ok(ExitCode::SUCCESS)
 }

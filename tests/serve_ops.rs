@@ -519,7 +519,9 @@ fn durak_season_end_ends_the_season_of_a_stopped_server_once() {
     assert_eq!(running.status.code(), Some(2));
     let e = common::text(&running.stderr);
     assert!(
-        e.contains("the server is running") && e.contains("/api/seasons/end"),
+        e.contains("the server is running")
+            && e.contains("durak season end --server URL")
+            && e.contains("/api/seasons/end"),
         "{e}"
     );
     s.pause_and_settle();
@@ -713,4 +715,35 @@ fn a_season_ends_at_its_deadline_and_by_the_organisers_button() {
     assert_eq!(s.get("/api/leaderboard").json["season"], 3);
     // A deadline ends one season: season 3 goes on.
     assert!(season(&s, 3)["ended"].is_null());
+
+    // `durak season end --server`: a season that is not the current one is refused, naming
+    // the current one (the command given twice ends one season); the current one is ended by
+    // the running server.
+    let end = |n: &str| {
+        durak(&[
+            "season", "end", "--server", &s.url, "--token", &org, "--season", n,
+        ])
+    };
+    let twice = end("2");
+    assert_eq!(twice.status.code(), Some(2));
+    let e = common::text(&twice.stderr);
+    assert!(
+        e.contains("409") && e.contains("season 2 ended") && e.contains("the current season is 3"),
+        "{e}"
+    );
+    assert!(season(&s, 3)["ended"].is_null());
+    let out = end("3");
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(
+        common::text(&out.stdout).contains("season 3 ended; season 4 started"),
+        "{}",
+        common::text(&out.stdout)
+    );
+    assert!(
+        common::text(&out.stderr).contains("final tournament"),
+        "{}",
+        common::text(&out.stderr)
+    );
+    assert_eq!(season(&s, 3)["ended_by"], "organiser");
+    assert_eq!(s.get("/api/leaderboard").json["season"], 4);
 }

@@ -211,6 +211,14 @@ pub enum EndError {
     /// Season N was ended by another hand meanwhile (409).
     #[error("season {0} was ended meanwhile")]
     AlreadyEnded(i64),
+    /// The season asked for is not the current one (409): `was`, what became of it (ended
+    /// when, or none such). A request sent twice does not end the next season too.
+    #[error(
+        "{was}: the current season is {current}, and it was not ended\n  fix: ask for season \
+         {current} (`durak season end --season {current}`, or {{\"season\": {current}}} in the \
+         API's body) to end it"
+    )]
+    NotCurrent { was: String, current: i64 },
     /// The database failed (500).
     #[error(transparent)]
     Db(#[from] DbError),
@@ -227,9 +235,10 @@ pub enum OfflineError {
     NotADataDir { dir: String },
     #[error(
         "{dir}: the server is running on it (it holds {dir}/lock): a season of a running server \
-         is ended by the server\n  fix: press \"End season N now\" on /organiser, or curl -X \
-         POST -H \"Authorization: Bearer $ORGANISER\" URL/api/seasons/end (a lost organiser \
-         token: durak organiser-token --data-dir {dir}); or stop the server and run this again"
+         is ended by the server\n  fix: durak season end --server URL --token ORGANISER (or \
+         press \"End season N now\" on /organiser, or POST URL/api/seasons/end with the \
+         organiser's token; a lost organiser token: durak organiser-token --data-dir {dir}); or \
+         stop the server and run this again"
     )]
     Running { dir: String },
     /// `was`: what became of the season asked for (ended when, or none such).
@@ -255,10 +264,23 @@ pub enum OfflineError {
 }
 
 /// End the current season (see the module's text). Returns the season ended, as it is now.
-pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: EndedBy) -> Result<Season, EndError> {
+/// `expect`: the season the organiser means to end; another one current (a request sent
+/// twice, or after the deadline ended it) is refused, naming it.
+pub fn end(
+    ladder: &Ladder,
+    tournaments: &Tournaments,
+    by: EndedBy,
+    expect: Option<i64>,
+) -> Result<Season, EndError> {
     let db = &ladder.db;
     let season = current(db)?;
     let n = season.n;
+    if let Some(asked) = expect.filter(|&a| a != n) {
+        return Err(EndError::NotCurrent {
+            was: what_became(db, asked)?,
+            current: n,
+        });
+    }
     cancel_ladder_jobs(ladder, i64::MAX)?;
     let board = serde_json::to_string(&*ladder.board.fresh()).expect("json");
     let now = now_ms();
@@ -282,6 +304,23 @@ pub fn end(ladder: &Ladder, tournaments: &Tournaments, by: EndedBy) -> Result<Se
             .unwrap_or_default()
     );
     Ok(get(db, n)?.expect("the season ended"))
+}
+
+/// What became of season `n`, for a refusal to end it: when it ended and by whom, or that
+/// there is no such season.
+fn what_became(db: &Db, n: i64) -> Result<String, DbError> {
+    Ok(match get(db, n)? {
+        Some(Season {
+            ended: Some(at),
+            ended_by,
+            ..
+        }) => format!(
+            "season {n} ended at {} (by the {})",
+            crate::http::pages::time(at),
+            ended_by.map_or("organiser", EndedBy::as_str)
+        ),
+        _ => format!("there is no season {n}"),
+    })
 }
 
 /// What `durak season end` did: the season ended, and its final tournament (id) or why there
@@ -313,18 +352,7 @@ pub fn end_offline(
     let db = Arc::new(Db::open(&paths.db())?);
     let current = current(&db)?;
     if let Some(n) = expect.filter(|&n| n != current.n) {
-        let was = match get(&db, n)? {
-            Some(Season {
-                ended: Some(at),
-                ended_by,
-                ..
-            }) => format!(
-                "season {n} ended at {} (by the {})",
-                crate::http::pages::time(at),
-                ended_by.map_or("organiser", EndedBy::as_str)
-            ),
-            _ => format!("there is no season {n}"),
-        };
+        let was = what_became(&db, n)?;
         return Err(OfflineError::NotCurrent {
             was,
             current: current.n,
@@ -339,7 +367,7 @@ pub fn end_offline(
     }
     let ladder = Ladder::new(db.clone(), cfg, paths)?;
     let tournaments = Tournaments::new(ladder.clone());
-    let ended = end(&ladder, &tournaments, EndedBy::Organiser);
+    let ended = end(&ladder, &tournaments, EndedBy::Organiser, None);
     ladder.stop();
     let season = ended?;
     Ok(EndedOffline {
@@ -396,11 +424,12 @@ pub fn watch_deadline(
     };
     rt.spawn(async move {
         tokio::time::sleep(wait).await;
-        let ended =
-            tokio::task::spawn_blocking(move || end(&ladder, &tournaments, EndedBy::Deadline));
+        let ended = tokio::task::spawn_blocking(move || {
+            end(&ladder, &tournaments, EndedBy::Deadline, None)
+        });
         match ended.await {
             Ok(Ok(_)) | Ok(Err(EndError::AlreadyEnded(_))) => {}
-            Ok(Err(EndError::Db(e))) => tracing::error!("the season's deadline: {e}"),
+            Ok(Err(e)) => tracing::error!("the season's deadline: {e}"),
             Err(e) => tracing::error!("the season's deadline: {e}"),
         }
     });

@@ -5,7 +5,7 @@
 //! a form with its CSRF token).
 
 use super::pages::{csrf_field, error_page, fmt_ci, fmt_elo, layout, page_error, time};
-use super::{blocking, ApiError, AppState, Organiser, Visitor};
+use super::{blocking, ApiError, AppState, JsonBody, Organiser, Visitor};
 use crate::domain::EndedBy;
 use crate::season::{self, EndError, Season};
 use axum::extract::{Path, State};
@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use maud::{html, Markup};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The API's routes (`api::routes` lists them with the others).
@@ -148,24 +148,37 @@ async fn api_one(
 }
 
 /// End the current season now: the season ended, as `GET /api/seasons/{n}` shows it.
-fn end_now(s: &AppState) -> Result<Season, ApiError> {
-    match season::end(&s.ladder, &s.tournaments, EndedBy::Organiser) {
+fn end_now(s: &AppState, expect: Option<i64>) -> Result<Season, ApiError> {
+    match season::end(&s.ladder, &s.tournaments, EndedBy::Organiser, expect) {
         Ok(x) => Ok(x),
         Err(EndError::AlreadyEnded(n)) => Err(ApiError::new(
             409,
             format!("season {n} was ended meanwhile: see /seasons/{n}"),
         )),
+        Err(e @ EndError::NotCurrent { .. }) => Err(ApiError::new(409, e.to_string())),
         Err(EndError::Db(e)) => Err(e.into()),
     }
+}
+
+/// `POST /api/seasons/end`'s body, optional.
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonEndBody {
+    /// The season the organiser means to end: refused (409, naming the current one) when
+    /// another is current, so a request sent twice does not end the next season too.
+    #[serde(default)]
+    pub season: Option<i64>,
 }
 
 async fn api_end(
     State(s): State<AppState>,
     Organiser(_): Organiser,
+    body: Option<JsonBody<SeasonEndBody>>,
 ) -> Result<Json<SeasonView>, ApiError> {
+    let expect = body.and_then(|b| b.0.season);
     Ok(Json(
         blocking(move || {
-            let ended = end_now(&s)?;
+            let ended = end_now(&s, expect)?;
             view(&s, &ended)
         })
         .await?,
@@ -180,7 +193,7 @@ async fn end_form(State(s): State<AppState>, v: Visitor) -> Response {
         }
         Some(_) => {}
     }
-    match blocking(move || end_now(&s)).await {
+    match blocking(move || end_now(&s, None)).await {
         Ok(x) => Redirect::to(&format!("/seasons/{}", x.n)).into_response(),
         Err(e) => page_error(&v, e),
     }
