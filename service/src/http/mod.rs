@@ -25,6 +25,7 @@ pub mod reports;
 pub mod seasons;
 pub mod version_page;
 pub mod worker_api;
+pub mod worker_tokens;
 
 use crate::auth::{self, Account};
 use crate::ladder::Ladder;

@@ -1,5 +1,5 @@
-//! The workers' API (`/api/worker/...`, for `durak worker`) and the organiser's worker tokens
-//! (`/api/worker-tokens`).
+//! The workers' API (`/api/worker/...`, for `durak worker`); the organiser's worker tokens
+//! (`/api/worker-tokens`) are `worker_tokens.rs`.
 //!
 //! A worker claims a job under a lease (`owner` = `worker:TOKEN_ID:RANDOM`, returned as
 //! `lease`), fetches the bots it does not have (the version's built folder packed as tar.gz,
@@ -14,7 +14,7 @@
 //! the token was not handed. A worker that cannot prepare a job says so when it releases it
 //! (`ladder/unplayable.rs`).
 
-use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
+use super::{blocking, token_of, ApiError, AppState, JsonBody};
 use crate::auth::{self, WorkerToken};
 use crate::domain::JobState;
 use crate::ladder::jobs::{self, Job};
@@ -22,10 +22,10 @@ use crate::ladder::recorder;
 use crate::ladder::verify::{self, PostedResult};
 use crate::store;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, State};
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, MethodRouter};
+use axum::routing::{get, post, MethodRouter};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -49,9 +49,6 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ),
         ("post", "/api/worker/jobs/{job}/release", post(release)),
         ("get", "/api/worker/versions/{id}/bot", get(bot_archive)),
-        ("get", "/api/worker-tokens", get(list_tokens)),
-        ("post", "/api/worker-tokens", post(new_token)),
-        ("delete", "/api/worker-tokens/{id}", delete(revoke_token)),
     ]
 }
 
@@ -314,12 +311,19 @@ fn held_lease(s: &AppState, w: &WorkerToken, job: i64, lease: &str) -> Result<()
     Ok(())
 }
 
+/// A lease renewed: the job, and the lease's length from now.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Renewed {
+    pub job: i64,
+    pub lease_ms: i64,
+}
+
 async fn renew(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
     JsonBody(b): JsonBody<LeaseBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Renewed>, ApiError> {
     own_lease(&w, &b.lease)?;
     let lease_ms = s.ladder.cfg.ladder.lease_ms;
     let held = blocking(move || {
@@ -336,7 +340,7 @@ async fn renew(
             ),
         ));
     }
-    Ok(Json(json!({"job": job, "lease_ms": lease_ms})))
+    Ok(Json(Renewed { job, lease_ms }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -356,18 +360,51 @@ pub struct Failed {
     pub reason: String,
 }
 
+/// A job given up: whether it was released (queued again), and what the server did about a
+/// failure the worker reported (`failed`), if anything.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Released {
+    pub job: i64,
+    /// `false` when the lease no longer held the job.
+    pub released: bool,
+    /// The job failed too often and was cancelled: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<String>,
+    /// The version whose packed folder the server cannot unpack either, suspended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspended: Option<Suspension>,
+}
+
+/// A version suspended because its packed folder cannot be unpacked.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Suspension {
+    pub version: i64,
+    pub reason: String,
+}
+
+impl Released {
+    fn new(job: i64, released: bool) -> Released {
+        Released {
+            job,
+            released,
+            cancelled: None,
+            suspended: None,
+        }
+    }
+}
+
 async fn release(
     State(s): State<AppState>,
     Worker(w): Worker,
     Path(job): Path<i64>,
     JsonBody(b): JsonBody<ReleaseBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Released>, ApiError> {
     own_lease(&w, &b.lease)?;
     blocking(move || {
         let Some(f) = b.failed else {
             let r = jobs::release(&s.ladder.db, job, &b.lease).map_err(ApiError::internal)?;
             s.ladder.notify();
-            return Ok(Json(json!({"job": job, "released": r})));
+            return Ok(Json(Released::new(job, r)));
         };
         held_lease(&s, &w, job, &b.lease)?;
         let j = jobs::get(&s.ladder.db, job)?.ok_or_else(|| ApiError::internal("job gone"))?;
@@ -387,14 +424,20 @@ async fn release(
             packed_file,
         )?;
         use crate::ladder::unplayable::Outcome;
-        Ok(Json(match outcome {
-            Outcome::Released => json!({"job": job, "released": true}),
-            Outcome::Cancelled { failures, workers } => json!({"job": job, "released": true,
-                "cancelled": format!("job {job} could not be prepared {failures} time(s) on \
-                                      {workers} worker token(s): cancelled")}),
-            Outcome::Suspended { version, reason } => json!({"job": job, "released": true,
-                "suspended": {"version": version, "reason": reason}}),
-        }))
+        let mut out = Released::new(job, true);
+        match outcome {
+            Outcome::Released => {}
+            Outcome::Cancelled { failures, workers } => {
+                out.cancelled = Some(format!(
+                    "job {job} could not be prepared {failures} time(s) on {workers} worker \
+                     token(s): cancelled"
+                ))
+            }
+            Outcome::Suspended { version, reason } => {
+                out.suspended = Some(Suspension { version, reason })
+            }
+        }
+        Ok(Json(out))
     })
     .await
 }
@@ -453,13 +496,21 @@ pub struct ResultsBody {
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ResultsAnswer {
     pub job: i64,
-    /// Per game: recorded now (`true`) or recorded before (`false`: counted once).
-    #[schema(value_type = Vec<Object>)]
-    pub games: Vec<Value>,
+    /// Per game: recorded now or recorded before (counted once).
+    pub games: Vec<GameRecorded>,
     pub new: usize,
     pub already: usize,
     /// Every game of the job is recorded: it is done.
     pub job_done: bool,
+}
+
+/// A game of a results post: recorded now (`true`) or recorded before (`false`, with a note).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct GameRecorded {
+    pub game: u32,
+    pub recorded: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
 }
 
 /// Check and record a results post (blocking). Every game is checked first: one refused game
@@ -535,11 +586,18 @@ pub fn record_results(
                 l.after_recorded(&r);
                 if r.new {
                     new += 1;
-                    games.push(json!({"game": game, "recorded": true}));
+                    games.push(GameRecorded {
+                        game,
+                        recorded: true,
+                        note: None,
+                    });
                 } else {
                     already += 1;
-                    games.push(json!({"game": game, "recorded": false,
-                        "note": "recorded before: counted once"}));
+                    games.push(GameRecorded {
+                        game,
+                        recorded: false,
+                        note: Some("recorded before: counted once"),
+                    });
                 }
             }
             Err(e) => failed = Some(e),
@@ -608,55 +666,4 @@ async fn bot_archive(
         bytes,
     )
         .into_response())
-}
-
-#[derive(Deserialize, Default, utoipa::ToSchema)]
-#[schema(as = WorkerTokenBody)]
-pub struct TokenBody {
-    #[serde(default)]
-    pub label: String,
-}
-
-async fn new_token(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-    body: Option<JsonBody<TokenBody>>,
-) -> Result<(StatusCode, Json<crate::http::api::NewToken>), ApiError> {
-    let label = body.map(|b| b.0.label).unwrap_or_default();
-    let (id, token) =
-        blocking(move || auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal))
-            .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(crate::http::api::NewToken {
-            id,
-            token,
-            note: Some(
-                "keep the token: it is shown only once; start a worker with durak worker \
-                 --server URL --token TOKEN",
-            ),
-        }),
-    ))
-}
-
-async fn list_tokens(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-) -> Result<Json<Value>, ApiError> {
-    let t = blocking(move || auth::worker_tokens(&s.ladder.db).map_err(ApiError::internal)).await?;
-    Ok(Json(json!({"worker_tokens": t})))
-}
-
-async fn revoke_token(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-    Path(id): Path<i64>,
-) -> Result<Json<Value>, ApiError> {
-    let ok =
-        blocking(move || auth::revoke_worker_token(&s.ladder.db, id).map_err(ApiError::internal))
-            .await?;
-    if !ok {
-        return Err(ApiError::not_found(format!("no worker token {id}")));
-    }
-    Ok(Json(json!({"revoked": id})))
 }
