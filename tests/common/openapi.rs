@@ -33,3 +33,36 @@ pub fn properties(doc: &Value, schema: &Value) -> BTreeSet<String> {
     }
     out
 }
+
+/// Check a real answer against the schema `doc` gives `method template` for `status`: it
+/// validates, and names no field the schema does not (a schema with `oneOf` is checked by
+/// validation alone). Returns the answer's JSON.
+pub fn check(
+    doc: &Value,
+    method: &str,
+    template: &str,
+    answer: &durak_service::client::Answer,
+    status: u16,
+) -> Value {
+    let at = format!("{} {template}", method.to_uppercase());
+    assert_eq!(answer.status, status, "{at}: {}", answer.json);
+    let schema = &doc["paths"][template][method]["responses"][status.to_string()]["content"]
+        ["application/json"]["schema"];
+    assert!(
+        schema.is_object(),
+        "{at}: the document gives no schema for {status}"
+    );
+    assert_ne!(
+        schema["$ref"], "#/components/schemas/Object",
+        "{at} has its own schema"
+    );
+    let errors = schema_errors(doc, schema, &answer.json);
+    assert!(errors.is_empty(), "{at}: {errors:?}\n{}", answer.json);
+    if schema.get("oneOf").is_none() {
+        let described = properties(doc, schema);
+        for key in answer.json.as_object().expect("a JSON object").keys() {
+            assert!(described.contains(key), "{at}: {key} is not in its schema");
+        }
+    }
+    answer.json.clone()
+}
