@@ -193,4 +193,10 @@ fn the_workers_lease_answers_are_those_the_document_describes() {
         .unwrap();
     let released = check(&doc, "post", "/api/worker/jobs/{job}/release", &a, 200);
     assert_eq!(released["released"], true, "{released}");
+    // The ladder paused: no job to claim.
+    let a = s.org().post_json("/api/ladder/pause", &json!({})).unwrap();
+    assert_eq!(a.status, 200, "{}", a.json);
+    let a = w.post_json("/api/worker/claim", &json!({})).unwrap();
+    let none = check(&doc, "post", "/api/worker/claim", &a, 200);
+    assert_eq!(none, json!({"job": null, "retry_ms": 1000}));
 }

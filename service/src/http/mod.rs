@@ -24,6 +24,7 @@ pub mod redact;
 pub mod reports;
 pub mod seasons;
 pub mod version_page;
+pub mod worker_answers;
 pub mod worker_api;
 pub mod worker_tokens;
 

@@ -41,6 +41,7 @@ use utoipa::OpenApi;
     crate::http::play_pages::PlayStarted,
     crate::http::play_pages::PlayState,
     crate::http::worker_api::Claimed,
+    crate::http::worker_answers::ClaimAnswer,
     crate::http::worker_api::ClaimBody,
     crate::http::worker_api::LeaseBody,
     crate::http::worker_api::Renewed,
@@ -124,7 +125,7 @@ fn ops() -> Vec<Op> {
         Op { method: "get", path: "/api/bots/{bot}/versions/{n}/games", summary: "Every game of a version, newest first, filtered by `opponent` (a bot's name), `result` (won, lost, draw, void: given up after 3 voided attempts, counted for nobody) and `fault=1` (the games it faulted in), paged (`page` from 0, `per_page` 1 to 200); with the head to head per opponent version (games, wins, draws, losses, score, its void games apart, and at two seats the Elo above it with its 95 % interval paired by deal).", auth: Anyone, body: Body::None, ok: 200, returns: "GamesPage" },
         Op { method: "get", path: "/api/games/{job}/{game}/seats/{seat}/raw", summary: "What the bot at a seat read, sent and wrote on stderr in the game (as `durak replay --seat S --raw` prints it), for its author and the organiser only; the X-Durak-Rerun header gives the command to re-run a decision (`durak rerun`).", auth: Author, body: Body::None, ok: 200, returns: "Text" },
         Op { method: "get", path: "/api/openapi.json", summary: "This document.", auth: Anyone, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Body::Optional("ClaimBody"), ok: 200, returns: "Claimed" },
+        Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Body::Optional("ClaimBody"), ok: 200, returns: "ClaimAnswer" },
         Op { method: "post", path: "/api/worker/jobs/{job}/renew", summary: "Extend the lease on a job; 409 when the lease is not the job's any more (stop playing it).", auth: Worker, body: Body::Json("LeaseBody"), ok: 200, returns: "Renewed" },
         Op { method: "post", path: "/api/worker/jobs/{job}/results", summary: "Post games of the job: each {game, result: {loser, draw, moves}, replay_zst (the replay compressed with zstd, as a .jsonl.zst file holds it, in base64) or replay (its JSON lines)}. A compressed replay that unpacks to more than 64 MiB is refused. Every replay is verified (as durak replay --verify) and checked to be the job's game (variant, seed, dealer, seating, versions, limits); one refused game refuses the post (422: does not verify; 409: not the job's game), naming what differs. Idempotent by (job, game): a game posted twice is recorded once (recorded: false). Answered once the games are on disk.", auth: Worker, body: Body::Json("ResultsBody"), ok: 200, returns: "ResultsAnswer" },
         Op { method: "post", path: "/api/worker/jobs/{job}/release", summary: "Give the job up before its end: queued again at once for anyone. With failed ({version, reason}: this worker could not fetch or unpack a bot), the server keeps count: a version whose packed folder the server cannot unpack either is suspended, and a job that failed on 2 worker tokens or 3 times is cancelled.", auth: Worker, body: Body::Json("ReleaseBody"), ok: 200, returns: "Released" },
@@ -165,12 +166,6 @@ fn answer(returns: &str) -> (&'static str, Value) {
         "Events" => ("text/event-stream", json!({"type": "string"})),
         "Archive" => ("application/gzip", json!({"type": "string"})),
         "Text" => ("text/plain", json!({"type": "string"})),
-        // A job under a lease, or none to play now.
-        "Claimed" => (
-            "application/json",
-            json!({"oneOf": [schema_ref("Claimed"), {"type": "object", "required": ["job"],
-                "properties": {"job": {"type": "null"}, "retry_ms": {"type": "integer"}}}]}),
-        ),
         // The document itself (`GET /api/openapi.json`), the one answer not typed.
         "Object" => ("application/json", schema_ref("Object")),
         typed => ("application/json", schema_ref(typed)),
@@ -326,6 +321,17 @@ mod tests {
                 ["application/json"]["schema"],
             object
         );
+        // A claim: a job under a lease, or none (`job` null).
+        let schemas = &doc["components"]["schemas"];
+        let claim = &schemas["ClaimAnswer"]["oneOf"];
+        assert_eq!(
+            claim,
+            &json!([schema_ref("Claimed"), schema_ref("NoJob")]),
+            "{}",
+            schemas["ClaimAnswer"]
+        );
+        assert_eq!(schemas["NoJob"]["properties"]["job"]["type"], "null");
+        assert_eq!(schemas["NoJob"]["required"], json!(["job", "retry_ms"]));
         // The answers typed by issue 24 name their fields.
         let ok = |method: &str, path: &str, status: &str| {
             let schema = &doc["paths"][path][method]["responses"][status]["content"]
@@ -362,7 +368,7 @@ mod tests {
     /// fields in the same order, an absent `cancelled`, `suspended` or `note` left out.
     #[test]
     fn the_typed_answers_serialize_as_the_hand_built_json_did() {
-        use crate::http::worker_api::{GameRecorded, Released, Suspension};
+        use crate::http::worker_answers::{ClaimAnswer, GameRecorded, NoJob, Released, Suspension};
         fn text(v: &impl serde::Serialize) -> String {
             serde_json::to_string(v).expect("json")
         }
@@ -393,6 +399,11 @@ mod tests {
             text(&again),
             r#"{"game":2,"recorded":false,"note":"recorded before: counted once"}"#
         );
+        let none = ClaimAnswer::None(NoJob {
+            job: None,
+            retry_ms: 1000,
+        });
+        assert_eq!(text(&none), r#"{"job":null,"retry_ms":1000}"#);
         let started = crate::http::api::TournamentStarted {
             id: 4,
             state: crate::domain::TournamentState::Queued,
@@ -405,7 +416,8 @@ mod tests {
         );
     }
 
-    /// The property names of a schema, through `$ref`s and `allOf`.
+    /// The property names of a schema, through `$ref`s, `allOf` and `oneOf` (those of any
+    /// alternative).
     fn properties(doc: &Value, schema: &Value) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         if let Some(r) = schema["$ref"].as_str() {
@@ -414,7 +426,8 @@ mod tests {
             assert!(target.is_object(), "{r} names no schema");
             out.extend(properties(doc, target));
         }
-        for part in schema["allOf"].as_array().into_iter().flatten() {
+        let parts = [&schema["allOf"], &schema["oneOf"]];
+        for part in parts.into_iter().filter_map(Value::as_array).flatten() {
             out.extend(properties(doc, part));
         }
         if let Some(p) = schema["properties"].as_object() {

@@ -14,6 +14,7 @@
 //! the token was not handed. A worker that cannot prepare a job says so when it releases it
 //! (`ladder/unplayable.rs`).
 
+pub use super::worker_answers::{ClaimAnswer, GameRecorded, NoJob, Released, Renewed, Suspension};
 use super::{blocking, token_of, ApiError, AppState, JsonBody};
 use crate::auth::{self, WorkerToken};
 use crate::domain::JobState;
@@ -28,7 +29,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -270,11 +270,14 @@ async fn claim(
     State(s): State<AppState>,
     Worker(w): Worker,
     _body: Option<JsonBody<ClaimBody>>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ClaimAnswer>, ApiError> {
     let c = blocking(move || claim_for(&s, &w)).await?;
     Ok(Json(match c {
-        Some(c) => serde_json::to_value(c).map_err(ApiError::internal)?,
-        None => json!({"job": null, "retry_ms": 1000}),
+        Some(c) => ClaimAnswer::Job(Box::new(c)),
+        None => ClaimAnswer::None(NoJob {
+            job: None,
+            retry_ms: 1000,
+        }),
     }))
 }
 
@@ -309,13 +312,6 @@ fn held_lease(s: &AppState, w: &WorkerToken, job: i64, lease: &str) -> Result<()
         ));
     }
     Ok(())
-}
-
-/// A lease renewed: the job, and the lease's length from now.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Renewed {
-    pub job: i64,
-    pub lease_ms: i64,
 }
 
 async fn renew(
@@ -358,39 +354,6 @@ pub struct Failed {
     #[serde(default)]
     pub version: Option<i64>,
     pub reason: String,
-}
-
-/// A job given up: whether it was released (queued again), and what the server did about a
-/// failure the worker reported (`failed`), if anything.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Released {
-    pub job: i64,
-    /// `false` when the lease no longer held the job.
-    pub released: bool,
-    /// The job failed too often and was cancelled: why.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cancelled: Option<String>,
-    /// The version whose packed folder the server cannot unpack either, suspended.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub suspended: Option<Suspension>,
-}
-
-/// A version suspended because its packed folder cannot be unpacked.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Suspension {
-    pub version: i64,
-    pub reason: String,
-}
-
-impl Released {
-    fn new(job: i64, released: bool) -> Released {
-        Released {
-            job,
-            released,
-            cancelled: None,
-            suspended: None,
-        }
-    }
 }
 
 async fn release(
@@ -502,15 +465,6 @@ pub struct ResultsAnswer {
     pub already: usize,
     /// Every game of the job is recorded: it is done.
     pub job_done: bool,
-}
-
-/// A game of a results post: recorded now (`true`) or recorded before (`false`, with a note).
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct GameRecorded {
-    pub game: u32,
-    pub recorded: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<&'static str>,
 }
 
 /// Check and record a results post (blocking). Every game is checked first: one refused game
