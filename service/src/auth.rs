@@ -313,8 +313,8 @@ pub fn new_invite(db: &Db) -> Result<String, DbError> {
     Ok(token)
 }
 
-/// A worker token, as the server knows it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// A worker token, as the server knows it (never the token itself: only its hash is kept).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct WorkerToken {
     pub id: i64,
     pub label: String,

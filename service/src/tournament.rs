@@ -23,7 +23,8 @@ use durak_tournaments::runner::{RunOptions, Silent};
 use durak_tournaments::sequencer::Closed;
 use durak_tournaments::{run_tournament, Standings, TournamentDir};
 use rusqlite::OptionalExtension;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -314,7 +315,7 @@ impl Tournaments {
     }
 
     /// Its state, and its standings once it is over.
-    pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<Value>, DbError> {
+    pub fn view(&self, ladder: &Ladder, id: i64) -> Result<Option<TournamentView>, DbError> {
         let row: Option<TournamentRow> = ladder.db.read(|c| {
             c.query_row(
                 "SELECT state, dir, bots, created, finished, error FROM tournaments WHERE id \
@@ -345,20 +346,63 @@ impl Tournaments {
             .unwrap_or(0);
         // Named relative to the data directory: answers never show where it is (issue 22).
         let rel = dir.strip_prefix(&ladder.paths.root).unwrap_or(&dir);
-        Ok(Some(json!({
-            "id": id,
-            "state": state,
-            "dir": rel,
-            "bots": serde_json::from_str::<Value>(&bots).unwrap_or(Value::Null),
-            "created": created,
-            "finished": finished,
-            "error": error,
-            "games_played": played,
-            "standings": standings,
-            "report_dir": rel.join("html"),
-            "report": dir.join("html/index.html").is_file().then(|| report_url(id)),
-        })))
+        Ok(Some(TournamentView {
+            id,
+            state,
+            dir: rel.display().to_string(),
+            bots: serde_json::from_str(&bots).ok(),
+            created,
+            finished,
+            error,
+            games_played: played,
+            standings,
+            report_dir: rel.join("html").display().to_string(),
+            report: dir
+                .join("html/index.html")
+                .is_file()
+                .then(|| report_url(id)),
+        }))
     }
+}
+
+/// A tournament as `GET /api/tournaments/{id}` shows it (and a season's final tournament).
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct TournamentView {
+    pub id: i64,
+    pub state: TournamentState,
+    /// Its directory, relative to the data directory (a `durak tournament` directory).
+    pub dir: String,
+    /// Its bots (`bot vN`), the versions in the ladder when it was started.
+    pub bots: Option<Vec<String>>,
+    /// Unix ms.
+    pub created: i64,
+    pub finished: Option<i64>,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+    /// Games played so far.
+    pub games_played: usize,
+    /// Its standings once it is over: the engine's `standings.json` (as
+    /// `durak standings --json` prints it).
+    #[schema(value_type = Option<Object>)]
+    pub standings: Option<Value>,
+    /// Where its report is written, relative to the data directory.
+    pub report_dir: String,
+    /// The address of its full report, once written.
+    pub report: Option<String>,
+}
+
+/// A tournament in `GET /api/tournaments`.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct TournamentListed {
+    pub id: i64,
+    pub state: TournamentState,
+    /// Unix ms.
+    pub created: i64,
+    pub finished: Option<i64>,
+    /// Its page.
+    pub url: String,
+    /// The address of its full report, once written.
+    pub report: Option<String>,
 }
 
 impl Tournaments {
@@ -375,7 +419,7 @@ impl Tournaments {
 
     /// Every tournament, newest first: id, state, created, finished, and where its report is
     /// once it is written.
-    pub fn list(&self, ladder: &Ladder) -> Result<Vec<Value>, DbError> {
+    pub fn list(&self, ladder: &Ladder) -> Result<Vec<TournamentListed>, DbError> {
         let rows: Vec<(i64, TournamentState, String, i64, Option<i64>)> = ladder.db.read(|c| {
             let mut s = c.prepare(
                 "SELECT id, state, dir, created, finished FROM tournaments ORDER BY id DESC",
@@ -389,22 +433,17 @@ impl Tournaments {
             .into_iter()
             .map(|(id, state, dir, created, finished)| {
                 let report = PathBuf::from(dir).join("html/index.html").is_file();
-                json!({
-                    "id": id,
-                    "state": state,
-                    "created": created,
-                    "finished": finished,
-                    "url": format!("/tournaments/{id}"),
-                    "report": report.then(|| report_url(id)),
-                })
+                TournamentListed {
+                    id,
+                    state,
+                    created,
+                    finished,
+                    url: format!("/tournaments/{id}"),
+                    report: report.then(|| report_url(id)),
+                }
             })
             .collect())
     }
-}
-
-/// The state in a tournament's JSON ([`Tournaments::view`], [`Tournaments::list`]).
-pub fn state_in(t: &Value) -> Option<TournamentState> {
-    t["state"].as_str()?.parse().ok()
 }
 
 /// Where a tournament's report is served (`http/reports.rs`).

@@ -24,7 +24,9 @@ pub mod redact;
 pub mod reports;
 pub mod seasons;
 pub mod version_page;
+pub mod worker_answers;
 pub mod worker_api;
+pub mod worker_tokens;
 
 use crate::auth::{self, Account};
 use crate::ladder::Ladder;

@@ -20,6 +20,7 @@ use utoipa::OpenApi;
     crate::views::MeView,
     crate::http::api::NewAccount,
     crate::http::api::NewToken,
+    crate::http::api::Revoked,
     crate::http::api::Invite,
     crate::http::api::Submitted,
     crate::http::api::mygames::GamesPage,
@@ -27,16 +28,29 @@ use utoipa::OpenApi;
     crate::http::api::TokenBody,
     crate::http::api::ReasonBody,
     crate::http::api::TournamentBody,
+    crate::http::api::Paused,
+    crate::http::api::TournamentStarted,
+    crate::http::api::TournamentCancelled,
+    crate::http::api::TournamentList,
+    crate::tournament::TournamentView,
     crate::http::api::challenges::ChallengeBody,
+    crate::http::api::challenges::ChallengeMade,
+    crate::http::api::challenges::ChallengeOut,
     crate::http::play_pages::PlayBody,
     crate::http::play_pages::MoveForm,
+    crate::http::play_pages::PlayStarted,
+    crate::http::play_pages::PlayState,
     crate::http::worker_api::Claimed,
+    crate::http::worker_answers::ClaimAnswer,
     crate::http::worker_api::ClaimBody,
     crate::http::worker_api::LeaseBody,
+    crate::http::worker_api::Renewed,
     crate::http::worker_api::ReleaseBody,
+    crate::http::worker_api::Released,
     crate::http::worker_api::ResultsBody,
     crate::http::worker_api::ResultsAnswer,
-    crate::http::worker_api::TokenBody,
+    crate::http::worker_tokens::TokenBody,
+    crate::http::worker_tokens::WorkerTokens,
     crate::store::Version,
     crate::http::seasons::SeasonEndBody,
     crate::http::seasons::SeasonView,
@@ -45,8 +59,8 @@ use utoipa::OpenApi;
 pub struct Schemas;
 
 /// (method, path, summary, who may call it, request body, the success status and what it
-/// returns: a schema of [`Schemas`], `Object` for an answer not typed yet, or one of the
-/// non-JSON kinds of [`document`]).
+/// returns: a schema of [`Schemas`], one of the non-JSON kinds of [`answer`], or `Object` for
+/// this document itself).
 struct Op {
     method: &'static str,
     path: &'static str,
@@ -90,36 +104,36 @@ fn ops() -> Vec<Op> {
         Op { method: "get", path: "/api/me", summary: "The caller's account, versions and tokens.", auth: Author, body: Body::None, ok: 200, returns: "MeView" },
         Op { method: "post", path: "/api/accounts", summary: "Create an account (with an invite, or without when registration is open); returns its token, once.", auth: Anyone, body: Body::Json("RegisterBody"), ok: 201, returns: "NewAccount" },
         Op { method: "post", path: "/api/tokens", summary: "A new token for the caller's account; returned once.", auth: Author, body: Body::Optional("TokenBody"), ok: 201, returns: "NewToken" },
-        Op { method: "delete", path: "/api/tokens/{id}", summary: "Revoke one of the caller's tokens.", auth: Author, body: Body::None, ok: 200, returns: "Object" },
+        Op { method: "delete", path: "/api/tokens/{id}", summary: "Revoke one of the caller's tokens.", auth: Author, body: Body::None, ok: 200, returns: "Revoked" },
         Op { method: "post", path: "/api/invites", summary: "A new invite token (one account each).", auth: Organiser, body: Body::None, ok: 201, returns: "Invite" },
         Op { method: "post", path: "/api/submit", summary: "Upload a bot folder (tar.gz or zip with its bot.toml) as the request body: a new version of the bot it names, kept on disk before the answer, then built and checked.", auth: Author, body: Body::Archive, ok: 201, returns: "Submitted" },
-        Op { method: "post", path: "/api/ladder/pause", summary: "Pause the ladder (tables finish the job they play).", auth: Organiser, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/ladder/resume", summary: "Resume the ladder.", auth: Organiser, body: Body::None, ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/ladder/pause", summary: "Pause the ladder (tables finish the job they play).", auth: Organiser, body: Body::None, ok: 200, returns: "Paused" },
+        Op { method: "post", path: "/api/ladder/resume", summary: "Resume the ladder.", auth: Organiser, body: Body::None, ok: 200, returns: "Paused" },
         Op { method: "post", path: "/api/bots/{bot}/versions/{n}/disqualify", summary: "Disqualify a version: out of the ladder, its open jobs cancelled, kept with the reason.", auth: Organiser, body: Body::Optional("ReasonBody"), ok: 200, returns: "Version" },
         Op { method: "post", path: "/api/bots/{bot}/versions/{n}/remove", summary: "Remove a version from the ladder and the leaderboard.", auth: Organiser, body: Body::None, ok: 200, returns: "Version" },
-        Op { method: "post", path: "/api/tournaments", summary: "Start a fixed tournament (duplicate deals, the tournament engine) among the versions in the ladder: it runs at once, or is queued behind the one running (state).", auth: Organiser, body: Body::Optional("TournamentBody"), ok: 201, returns: "Object" },
-        Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over, with the address of its full report (served under /tournaments/ID/report/).", auth: Anyone, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/tournaments/{id}/cancel", summary: "Cancel a fixed tournament: a queued one at once, the running one at its tables' next games (its games so far are kept); 409 once it is over.", auth: Organiser, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "get", path: "/api/tournaments", summary: "Every tournament, newest first: id, state, when it started and ended, the address of its report once written.", auth: Anyone, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/challenges", summary: "Challenge: the caller's bot (its version in the ladder) against another bot in the ladder for `deals` deals, heads-up, each deal at both seat rotations; unrated, capped ([challenges] max_deals) and within a daily quota ([challenges] per_day). Returns its id and address.", auth: Author, body: Body::Json("ChallengeBody"), ok: 201, returns: "Object" },
+        Op { method: "post", path: "/api/tournaments", summary: "Start a fixed tournament (duplicate deals, the tournament engine) among the versions in the ladder: it runs at once, or is queued behind the one running (state).", auth: Organiser, body: Body::Optional("TournamentBody"), ok: 201, returns: "TournamentStarted" },
+        Op { method: "get", path: "/api/tournaments/{id}", summary: "A tournament: state, games played, and its standings once over, with the address of its full report (served under /tournaments/ID/report/).", auth: Anyone, body: Body::None, ok: 200, returns: "TournamentView" },
+        Op { method: "post", path: "/api/tournaments/{id}/cancel", summary: "Cancel a fixed tournament: a queued one at once, the running one at its tables' next games (its games so far are kept); 409 once it is over.", auth: Organiser, body: Body::None, ok: 200, returns: "TournamentCancelled" },
+        Op { method: "get", path: "/api/tournaments", summary: "Every tournament, newest first: id, state, when it started and ended, the address of its report once written.", auth: Anyone, body: Body::None, ok: 200, returns: "TournamentList" },
+        Op { method: "post", path: "/api/challenges", summary: "Challenge: the caller's bot (its version in the ladder) against another bot in the ladder for `deals` deals, heads-up, each deal at both seat rotations; unrated, capped ([challenges] max_deals) and within a daily quota ([challenges] per_day). Returns its id and address.", auth: Author, body: Body::Json("ChallengeBody"), ok: 201, returns: "ChallengeMade" },
         Op { method: "get", path: "/api/seasons", summary: "The seasons, newest first (each with when it started and ended, by whom, its final tournament), the current one's number, and why submissions are closed if they are (between a season's end and its final tournament's).", auth: Anyone, body: Body::None, ok: 200, returns: "SeasonsList" },
         Op { method: "get", path: "/api/seasons/{n}", summary: "A season: when it started and ended; once ended, its final tournament (state, standings: the season's final standings, its report) and its ladder leaderboard as it stood at the end.", auth: Anyone, body: Body::None, ok: 200, returns: "SeasonView" },
         Op { method: "post", path: "/api/seasons/end", summary: "End the current season now: submissions close, the ladder's open jobs are cancelled, its leaderboard is kept, its final tournament is queued among the versions in the ladder, and the next season starts with fresh ratings; submissions open again when the final tournament is over. 409 if it was ended meanwhile, or when `season` is given and another season is current (a request sent twice ends one season).", auth: Organiser, body: Body::Optional("SeasonEndBody"), ok: 200, returns: "SeasonView" },
-        Op { method: "get", path: "/api/challenges/{id}", summary: "A challenge: state (queued, playing, done, cancelled), games played of those planned, wins, draws, losses, score, the challenger's Elo above the opponent with its 95 % interval paired by deal, LOS, and its games.", auth: Anyone, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/play", summary: "Play my bot: a game of the caller (a person) against the bot's version in the ladder, unrated; one game in progress per author. `seat`: \"0\" (the person attacks first, the default), \"1\" or \"random\"; `variant`: the ladder's unless `[play] variants` allows another. Returns its id and the address of its page (`/play/ID`), where the person plays.", auth: Author, body: Body::Json("PlayBody"), ok: 201, returns: "Object" },
-        Op { method: "get", path: "/api/play/{id}", summary: "A game of Play my bot, for its player: state (your_move, bot_deciding, over), the seat, the variant, the person's observation (never the bot's hand), the choices, the last refusal with its rule id, the events in words, the result and the replay's address once over.", auth: Author, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/play/{id}/move", summary: "The person's move: {choice: N} (1-based, in the order of `choices`) or {move: \"7C>KC\"} in card codes; 422 names the rule a move breaks (the decision stays open), 409 when it is not the person's turn.", auth: Author, body: Body::Json("MoveForm"), ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/challenges/{id}", summary: "A challenge: state (queued, playing, done, cancelled), games played of those planned, wins, draws, losses, score, the challenger's Elo above the opponent with its 95 % interval paired by deal, LOS, and its games.", auth: Anyone, body: Body::None, ok: 200, returns: "ChallengeOut" },
+        Op { method: "post", path: "/api/play", summary: "Play my bot: a game of the caller (a person) against the bot's version in the ladder, unrated; one game in progress per author. `seat`: \"0\" (the person attacks first, the default), \"1\" or \"random\"; `variant`: the ladder's unless `[play] variants` allows another. Returns its id and the address of its page (`/play/ID`), where the person plays.", auth: Author, body: Body::Json("PlayBody"), ok: 201, returns: "PlayStarted" },
+        Op { method: "get", path: "/api/play/{id}", summary: "A game of Play my bot, for its player: state (your_move, bot_deciding, over), the seat, the variant, the person's observation (never the bot's hand), the choices, the last refusal with its rule id, the events in words, the result and the replay's address once over.", auth: Author, body: Body::None, ok: 200, returns: "PlayState" },
+        Op { method: "post", path: "/api/play/{id}/move", summary: "The person's move: {choice: N} (1-based, in the order of `choices`) or {move: \"7C>KC\"} in card codes; 422 names the rule a move breaks (the decision stays open), 409 when it is not the person's turn.", auth: Author, body: Body::Json("MoveForm"), ok: 200, returns: "PlayState" },
         Op { method: "get", path: "/api/bots/{bot}/versions/{n}/games", summary: "Every game of a version, newest first, filtered by `opponent` (a bot's name), `result` (won, lost, draw, void: given up after 3 voided attempts, counted for nobody) and `fault=1` (the games it faulted in), paged (`page` from 0, `per_page` 1 to 200); with the head to head per opponent version (games, wins, draws, losses, score, its void games apart, and at two seats the Elo above it with its 95 % interval paired by deal).", auth: Anyone, body: Body::None, ok: 200, returns: "GamesPage" },
         Op { method: "get", path: "/api/games/{job}/{game}/seats/{seat}/raw", summary: "What the bot at a seat read, sent and wrote on stderr in the game (as `durak replay --seat S --raw` prints it), for its author and the organiser only; the X-Durak-Rerun header gives the command to re-run a decision (`durak rerun`).", auth: Author, body: Body::None, ok: 200, returns: "Text" },
         Op { method: "get", path: "/api/openapi.json", summary: "This document.", auth: Anyone, body: Body::None, ok: 200, returns: "Object" },
-        Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Body::Optional("ClaimBody"), ok: 200, returns: "Claimed" },
-        Op { method: "post", path: "/api/worker/jobs/{job}/renew", summary: "Extend the lease on a job; 409 when the lease is not the job's any more (stop playing it).", auth: Worker, body: Body::Json("LeaseBody"), ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/worker/claim", summary: "Claim the next job under a lease: the job (seats as version ids, deals with their seeds and dealers), the lease and its length, the games not yet recorded, the variant, table size, time and resource limits, and each version's command and packed folder (SHA-256, size, URL). {\"job\": null} when there is none.", auth: Worker, body: Body::Optional("ClaimBody"), ok: 200, returns: "ClaimAnswer" },
+        Op { method: "post", path: "/api/worker/jobs/{job}/renew", summary: "Extend the lease on a job; 409 when the lease is not the job's any more (stop playing it).", auth: Worker, body: Body::Json("LeaseBody"), ok: 200, returns: "Renewed" },
         Op { method: "post", path: "/api/worker/jobs/{job}/results", summary: "Post games of the job: each {game, result: {loser, draw, moves}, replay_zst (the replay compressed with zstd, as a .jsonl.zst file holds it, in base64) or replay (its JSON lines)}. A compressed replay that unpacks to more than 64 MiB is refused. Every replay is verified (as durak replay --verify) and checked to be the job's game (variant, seed, dealer, seating, versions, limits); one refused game refuses the post (422: does not verify; 409: not the job's game), naming what differs. Idempotent by (job, game): a game posted twice is recorded once (recorded: false). Answered once the games are on disk.", auth: Worker, body: Body::Json("ResultsBody"), ok: 200, returns: "ResultsAnswer" },
-        Op { method: "post", path: "/api/worker/jobs/{job}/release", summary: "Give the job up before its end: queued again at once for anyone. With failed ({version, reason}: this worker could not fetch or unpack a bot), the server keeps count: a version whose packed folder the server cannot unpack either is suspended, and a job that failed on 2 worker tokens or 3 times is cancelled.", auth: Worker, body: Body::Json("ReleaseBody"), ok: 200, returns: "Object" },
+        Op { method: "post", path: "/api/worker/jobs/{job}/release", summary: "Give the job up before its end: queued again at once for anyone. With failed ({version, reason}: this worker could not fetch or unpack a bot), the server keeps count: a version whose packed folder the server cannot unpack either is suspended, and a job that failed on 2 worker tokens or 3 times is cancelled.", auth: Worker, body: Body::Json("ReleaseBody"), ok: 200, returns: "Released" },
         Op { method: "get", path: "/api/worker/versions/{id}/bot", summary: "A version's built folder as tar.gz, its SHA-256 in the x-durak-sha256 header (and in the claim).", auth: Worker, body: Body::None, ok: 200, returns: "Archive" },
-        Op { method: "get", path: "/api/worker-tokens", summary: "The worker tokens (id, label, created, revoked, last seen), never the tokens themselves.", auth: Organiser, body: Body::None, ok: 200, returns: "Object" },
+        Op { method: "get", path: "/api/worker-tokens", summary: "The worker tokens (id, label, created, revoked, last seen), never the tokens themselves.", auth: Organiser, body: Body::None, ok: 200, returns: "WorkerTokens" },
         Op { method: "post", path: "/api/worker-tokens", summary: "A new worker token for durak worker; returned once, stored hashed. It opens the worker routes only.", auth: Organiser, body: Body::Optional("WorkerTokenBody"), ok: 201, returns: "NewToken" },
-        Op { method: "delete", path: "/api/worker-tokens/{id}", summary: "Revoke a worker token.", auth: Organiser, body: Body::None, ok: 200, returns: "Object" },
+        Op { method: "delete", path: "/api/worker-tokens/{id}", summary: "Revoke a worker token.", auth: Organiser, body: Body::None, ok: 200, returns: "Revoked" },
     ]
 }
 
@@ -153,13 +167,7 @@ fn answer(returns: &str) -> (&'static str, Value) {
         "Events" => ("text/event-stream", json!({"type": "string"})),
         "Archive" => ("application/gzip", json!({"type": "string"})),
         "Text" => ("text/plain", json!({"type": "string"})),
-        // A job under a lease, or none to play now.
-        "Claimed" => (
-            "application/json",
-            json!({"oneOf": [schema_ref("Claimed"), {"type": "object", "required": ["job"],
-                "properties": {"job": {"type": "null"}, "retry_ms": {"type": "integer"}}}]}),
-        ),
-        // Answers built as ad-hoc JSON, not typed yet.
+        // The document itself (`GET /api/openapi.json`), the one answer not typed.
         "Object" => ("application/json", schema_ref("Object")),
         typed => ("application/json", schema_ref(typed)),
     }
@@ -278,7 +286,139 @@ mod tests {
         }
     }
 
-    /// The property names of a schema, through `$ref`s and `allOf`.
+    /// Issue 24: every answer but the document itself has the schema of the type the handler
+    /// serializes, not `{"type": "object"}`.
+    #[test]
+    fn no_answer_but_the_document_itself_is_untyped() {
+        let doc = document();
+        let object = schema_ref("Object");
+        let mut untyped = Vec::new();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for (method, op) in ops.as_object().unwrap() {
+                for (status, answer) in op["responses"].as_object().unwrap() {
+                    let Some(json) = answer["content"].get("application/json") else {
+                        continue;
+                    };
+                    let schema = &json["schema"];
+                    if status.starts_with('2')
+                        && (path.as_str(), method.as_str()) != ("/api/openapi.json", "get")
+                    {
+                        let typed =
+                            !properties(&doc, schema).is_empty() || schema["oneOf"].is_array();
+                        if *schema == object || !typed {
+                            untyped.push(format!("{method} {path}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            untyped,
+            Vec::<String>::new(),
+            "answers without their type's schema"
+        );
+        assert_eq!(
+            doc["paths"]["/api/openapi.json"]["get"]["responses"]["200"]["content"]
+                ["application/json"]["schema"],
+            object
+        );
+        // A claim: a job under a lease, or none (`job` null).
+        let schemas = &doc["components"]["schemas"];
+        let claim = &schemas["ClaimAnswer"]["oneOf"];
+        assert_eq!(
+            claim,
+            &json!([schema_ref("Claimed"), schema_ref("NoJob")]),
+            "{}",
+            schemas["ClaimAnswer"]
+        );
+        assert_eq!(schemas["NoJob"]["properties"]["job"]["type"], "null");
+        assert_eq!(schemas["NoJob"]["required"], json!(["job", "retry_ms"]));
+        // The answers typed by issue 24 name their fields.
+        let ok = |method: &str, path: &str, status: &str| {
+            let schema = &doc["paths"][path][method]["responses"][status]["content"]
+                ["application/json"]["schema"];
+            properties(&doc, schema)
+        };
+        for (method, path, status, field) in [
+            ("delete", "/api/tokens/{id}", "200", "revoked"),
+            ("post", "/api/ladder/pause", "200", "paused"),
+            ("post", "/api/tournaments", "201", "api"),
+            ("get", "/api/tournaments/{id}", "200", "games_played"),
+            ("post", "/api/tournaments/{id}/cancel", "200", "cancelled"),
+            ("get", "/api/tournaments", "200", "tournaments"),
+            ("post", "/api/challenges", "201", "url"),
+            ("get", "/api/challenges/{id}", "200", "game_list"),
+            ("get", "/api/challenges/{id}", "200", "elo_ci95"),
+            ("post", "/api/play", "201", "url"),
+            ("get", "/api/play/{id}", "200", "choices"),
+            ("post", "/api/play/{id}/move", "200", "refusal"),
+            ("post", "/api/worker/jobs/{job}/renew", "200", "lease_ms"),
+            ("post", "/api/worker/jobs/{job}/release", "200", "suspended"),
+            ("get", "/api/worker-tokens", "200", "worker_tokens"),
+            ("delete", "/api/worker-tokens/{id}", "200", "revoked"),
+        ] {
+            let fields = ok(method, path, status);
+            assert!(
+                fields.contains(field),
+                "{method} {path}: {field} in {fields:?}"
+            );
+        }
+    }
+
+    /// The typed answers send the JSON the handlers built by hand before (issue 24): the same
+    /// fields in the same order, an absent `cancelled`, `suspended` or `note` left out.
+    #[test]
+    fn the_typed_answers_serialize_as_the_hand_built_json_did() {
+        use crate::http::worker_answers::{ClaimAnswer, GameRecorded, NoJob, Released, Suspension};
+        fn text(v: &impl serde::Serialize) -> String {
+            serde_json::to_string(v).expect("json")
+        }
+        let released = Released {
+            job: 7,
+            released: true,
+            cancelled: None,
+            suspended: None,
+        };
+        assert_eq!(text(&released), r#"{"job":7,"released":true}"#);
+        let suspended = Released {
+            suspended: Some(Suspension {
+                version: 3,
+                reason: "r".into(),
+            }),
+            ..released
+        };
+        assert_eq!(
+            text(&suspended),
+            r#"{"job":7,"released":true,"suspended":{"version":3,"reason":"r"}}"#
+        );
+        let again = GameRecorded {
+            game: 2,
+            recorded: false,
+            note: Some("recorded before: counted once"),
+        };
+        assert_eq!(
+            text(&again),
+            r#"{"game":2,"recorded":false,"note":"recorded before: counted once"}"#
+        );
+        let none = ClaimAnswer::None(NoJob {
+            job: None,
+            retry_ms: 1000,
+        });
+        assert_eq!(text(&none), r#"{"job":null,"retry_ms":1000}"#);
+        let started = crate::http::api::TournamentStarted {
+            id: 4,
+            state: crate::domain::TournamentState::Queued,
+            url: "/tournaments/4".into(),
+            api: "/api/tournaments/4".into(),
+        };
+        assert_eq!(
+            text(&started),
+            r#"{"id":4,"state":"queued","url":"/tournaments/4","api":"/api/tournaments/4"}"#
+        );
+    }
+
+    /// The property names of a schema, through `$ref`s, `allOf` and `oneOf` (those of any
+    /// alternative).
     fn properties(doc: &Value, schema: &Value) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         if let Some(r) = schema["$ref"].as_str() {
@@ -287,7 +427,8 @@ mod tests {
             assert!(target.is_object(), "{r} names no schema");
             out.extend(properties(doc, target));
         }
-        for part in schema["allOf"].as_array().into_iter().flatten() {
+        let parts = [&schema["allOf"], &schema["oneOf"]];
+        for part in parts.into_iter().filter_map(Value::as_array).flatten() {
             out.extend(properties(doc, part));
         }
         if let Some(p) = schema["properties"].as_object() {

@@ -20,8 +20,8 @@ use axum::{Form, Json, Router};
 use durak_replay::html::layout::{script_json, VIEWER_CSS, VIEWER_JS};
 use durak_replay::moves;
 use maud::{html, Markup};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub fn routes() -> Router<AppState> {
@@ -93,16 +93,27 @@ fn start(s: &AppState, account: i64, b: &PlayBody) -> Result<u64, ApiError> {
     }
 }
 
+/// A game of Play my bot started: its id and the address of its page.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct PlayStarted {
+    pub id: u64,
+    /// Its page (`/play/ID`), where the person plays.
+    pub url: String,
+}
+
 /// `POST /api/play`: a game of the caller against the bot's version in the ladder.
 pub(super) async fn api_create(
     State(s): State<AppState>,
     Author(a): Author,
     JsonBody(b): JsonBody<PlayBody>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<PlayStarted>), ApiError> {
     let id = blocking(move || start(&s, a.id, &b)).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": id, "url": format!("/play/{id}")})),
+        Json(PlayStarted {
+            id,
+            url: format!("/play/{id}"),
+        }),
     ))
 }
 
@@ -259,14 +270,58 @@ fn position(o: &Value) -> Markup {
     }
 }
 
-/// The game's state for its player (`GET /api/play/ID`, and the page's `#play-data`): only
-/// what the person's seat was sent.
-fn state_json(g: &PlayGame) -> Value {
+/// A game of Play my bot for its player (`GET /api/play/ID`, and the page's `#play-data`):
+/// only what the person's seat was sent.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct PlayState {
+    pub id: u64,
+    /// The bot played against, and its version.
+    pub bot: String,
+    pub version: i64,
+    /// The person's seat.
+    pub seat: usize,
+    pub variant: &'static str,
+    /// Who sits at each seat: `you` and `BOT vN`.
+    pub names: Vec<String>,
+    pub state: PlayPhase,
+    /// The last request's observation (the person's seat's own view, as the protocol sends
+    /// it: schemas/request.json), none before the first.
+    #[schema(value_type = Option<Object>)]
+    pub observation: Option<Value>,
+    /// The open decision (`attack`, `defend`, ...), when it is the person's move.
+    pub decision: Option<&'static str>,
+    /// The legal moves in words, in the order `{"choice": N}` numbers them (from 1).
+    pub choices: Vec<String>,
+    /// The last refusal of a move, with its rule id.
+    pub refusal: Option<String>,
+    /// The events the seat was sent, in words, oldest first.
+    pub log: Vec<String>,
+    /// The game's end in words, once over.
+    pub result: Option<String>,
+    /// Whether its replay verified, once over.
+    pub verified: Option<bool>,
+    /// The replay's address, once written.
+    pub replay: Option<String>,
+}
+
+/// Where a game of Play my bot stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayPhase {
+    /// The person's decision is open.
+    YourMove,
+    /// The bot decides (the page reloads until it has).
+    BotDeciding,
+    /// The game is over: `result` says how.
+    Over,
+}
+
+fn state_json(g: &PlayGame) -> PlayState {
     let seen = g.seen.lock().unwrap().clone();
     let state = match (&seen.end, &seen.open) {
-        (Some(_), _) => "over",
-        (None, Some(_)) => "your_move",
-        (None, None) => "bot_deciding",
+        (Some(_), _) => PlayPhase::Over,
+        (None, Some(_)) => PlayPhase::YourMove,
+        (None, None) => PlayPhase::BotDeciding,
     };
     let (verb, choices) = match &seen.open {
         Some((_, legal)) => (
@@ -280,23 +335,26 @@ fn state_json(g: &PlayGame) -> Value {
     };
     let mut names = vec![format!("{} v{}", g.bot, g.version); 2];
     names[g.seat.min(1)] = "you".into();
-    json!({
-        "id": g.id,
-        "bot": g.bot,
-        "version": g.version,
-        "seat": g.seat,
-        "variant": g.variant.name(),
-        "names": names,
-        "state": state,
-        "observation": seen.observation,
-        "decision": verb,
-        "choices": choices,
-        "refusal": seen.refusal,
-        "log": seen.log,
-        "result": seen.end,
-        "verified": seen.verified.as_ref().map(|v| v.is_ok()),
-        "replay": seen.replay.as_ref().map(|_| format!("/play/{}/replay", g.id)),
-    })
+    PlayState {
+        id: g.id,
+        bot: g.bot.clone(),
+        version: g.version,
+        seat: g.seat,
+        variant: g.variant.name(),
+        names,
+        state,
+        observation: seen.observation,
+        decision: verb,
+        choices,
+        refusal: seen.refusal,
+        log: seen.log,
+        result: seen.end,
+        verified: seen.verified.as_ref().map(|v| v.is_ok()),
+        replay: seen
+            .replay
+            .as_ref()
+            .map(|_| format!("/play/{}/replay", g.id)),
+    }
 }
 
 /// `GET /api/play/ID`: the game's state, for its player.
@@ -304,7 +362,7 @@ pub(super) async fn api_state(
     State(s): State<AppState>,
     Author(a): Author,
     Path(id): Path<u64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PlayState>, ApiError> {
     let g = blocking(move || api_mine(&s, a.id, id)).await?;
     Ok(Json(state_json(&g)))
 }
@@ -324,7 +382,7 @@ pub(super) async fn api_move(
     Author(a): Author,
     Path(id): Path<u64>,
     JsonBody(f): JsonBody<MoveForm>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PlayState>, ApiError> {
     let g = blocking(move || api_mine(&s, a.id, id)).await?;
     let posted = match (&f.choice, &f.typed) {
         (Some(n), _) => Posted::Choice(*n),

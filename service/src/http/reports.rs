@@ -47,11 +47,11 @@ async fn list(State(s): State<AppState>, v: Visitor) -> Response {
             div.scroll { table #tournaments {
                 thead { tr { th.num { "id" } th { "state" } th { "started" } th { "ended" } th { "report" } } }
                 tbody { @for t in &all { tr {
-                    td.num { a href=(t["url"].as_str().unwrap_or("")) { (t["id"]) } }
-                    td { span class=(format!("state {}", t["state"].as_str().unwrap_or(""))) { (t["state"].as_str().unwrap_or("")) } }
-                    td { (time(t["created"].as_i64())) }
-                    td { (time(t["finished"].as_i64())) }
-                    td { @if let Some(r) = t["report"].as_str() { a href=(r) { "the full report" } } }
+                    td.num { a href=(t.url) { (t.id) } }
+                    td { span class=(format!("state {}", t.state)) { (t.state.as_str()) } }
+                    td { (time(Some(t.created))) }
+                    td { (time(t.finished)) }
+                    td { @if let Some(r) = &t.report { a href=(r) { "the full report" } } }
                 } } }
             } }
         }
@@ -70,20 +70,19 @@ async fn tournament(State(s): State<AppState>, v: Visitor, Path(id): Path<i64>) 
         Err(e) => return page_error(&v, e),
     };
     // `dir` is relative to the data directory (what the page shows).
-    let dir = view["dir"].as_str().unwrap_or("").to_string();
+    let dir = view.dir.clone();
     let standings =
         std::fs::read_to_string(s2.ladder.paths.root.join(&dir).join("standings.txt")).ok();
-    let running =
-        crate::tournament::state_in(&view) == Some(crate::domain::TournamentState::Running);
+    let running = view.state == crate::domain::TournamentState::Running;
     let meta = html! {
-        span class=(format!("state {}", view["state"].as_str().unwrap_or(""))) { (view["state"].as_str().unwrap_or("")) }
-        " · " (view["games_played"]) " games played"
-        @if let Some(b) = view["bots"].as_array() { " · " (b.len()) " bots" }
+        span class=(format!("state {}", view.state)) { (view.state.as_str()) }
+        " · " (view.games_played) " games played"
+        @if let Some(b) = &view.bots { " · " (b.len()) " bots" }
     };
     let body = html! {
         @if running { meta http-equiv="refresh" content="3"; }
-        @if let Some(e) = view["error"].as_str() { p.error { (e) } }
-        @if let Some(r) = view["report"].as_str() {
+        @if let Some(e) = &view.error { p.error { (e) } }
+        @if let Some(r) = &view.report {
             nav.links aria-label="report" {
                 a #report href=(r) { "the full report: standings, charts, a page per bot and per game" }
                 a href={ "/tournaments/" (id) "/results.jsonl" } { "results.jsonl" }

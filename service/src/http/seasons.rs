@@ -71,8 +71,7 @@ pub struct SeasonView {
     pub ended_by: Option<EndedBy>,
     pub url: String,
     /// Its final tournament once it ended (as `GET /api/tournaments/{id}` shows it).
-    #[schema(value_type = Option<Object>)]
-    pub final_tournament: Option<Value>,
+    pub final_tournament: Option<crate::tournament::TournamentView>,
     /// Why it has no final tournament.
     pub final_error: Option<String>,
     /// Its ladder leaderboard as it stood at its end.

@@ -1,5 +1,5 @@
-//! The workers' API (`/api/worker/...`, for `durak worker`) and the organiser's worker tokens
-//! (`/api/worker-tokens`).
+//! The workers' API (`/api/worker/...`, for `durak worker`); the organiser's worker tokens
+//! (`/api/worker-tokens`) are `worker_tokens.rs`.
 //!
 //! A worker claims a job under a lease (`owner` = `worker:TOKEN_ID:RANDOM`, returned as
 //! `lease`), fetches the bots it does not have (the version's built folder packed as tar.gz,
@@ -14,7 +14,8 @@
 //! the token was not handed. A worker that cannot prepare a job says so when it releases it
 //! (`ladder/unplayable.rs`).
 
-use super::{blocking, token_of, ApiError, AppState, JsonBody, Organiser};
+pub use super::worker_answers::{ClaimAnswer, GameRecorded, NoJob, Released, Renewed, Suspension};
+use super::{blocking, token_of, ApiError, AppState, JsonBody};
 use crate::auth::{self, WorkerToken};
 use crate::domain::JobState;
 use crate::ladder::jobs::{self, Job};
@@ -22,13 +23,12 @@ use crate::ladder::recorder;
 use crate::ladder::verify::{self, PostedResult};
 use crate::store;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, State};
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, MethodRouter};
+use axum::routing::{get, post, MethodRouter};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -49,9 +49,6 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ),
         ("post", "/api/worker/jobs/{job}/release", post(release)),
         ("get", "/api/worker/versions/{id}/bot", get(bot_archive)),
-        ("get", "/api/worker-tokens", get(list_tokens)),
-        ("post", "/api/worker-tokens", post(new_token)),
-        ("delete", "/api/worker-tokens/{id}", delete(revoke_token)),
     ]
 }
 
@@ -273,11 +270,14 @@ async fn claim(
     State(s): State<AppState>,
     Worker(w): Worker,
     _body: Option<JsonBody<ClaimBody>>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ClaimAnswer>, ApiError> {
     let c = blocking(move || claim_for(&s, &w)).await?;
     Ok(Json(match c {
-        Some(c) => serde_json::to_value(c).map_err(ApiError::internal)?,
-        None => json!({"job": null, "retry_ms": 1000}),
+        Some(c) => ClaimAnswer::Job(Box::new(c)),
+        None => ClaimAnswer::None(NoJob {
+            job: None,
+            retry_ms: 1000,
+        }),
     }))
 }
 
@@ -319,7 +319,7 @@ async fn renew(
     Worker(w): Worker,
     Path(job): Path<i64>,
     JsonBody(b): JsonBody<LeaseBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Renewed>, ApiError> {
     own_lease(&w, &b.lease)?;
     let lease_ms = s.ladder.cfg.ladder.lease_ms;
     let held = blocking(move || {
@@ -336,7 +336,7 @@ async fn renew(
             ),
         ));
     }
-    Ok(Json(json!({"job": job, "lease_ms": lease_ms})))
+    Ok(Json(Renewed { job, lease_ms }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -361,13 +361,13 @@ async fn release(
     Worker(w): Worker,
     Path(job): Path<i64>,
     JsonBody(b): JsonBody<ReleaseBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Released>, ApiError> {
     own_lease(&w, &b.lease)?;
     blocking(move || {
         let Some(f) = b.failed else {
             let r = jobs::release(&s.ladder.db, job, &b.lease).map_err(ApiError::internal)?;
             s.ladder.notify();
-            return Ok(Json(json!({"job": job, "released": r})));
+            return Ok(Json(Released::new(job, r)));
         };
         held_lease(&s, &w, job, &b.lease)?;
         let j = jobs::get(&s.ladder.db, job)?.ok_or_else(|| ApiError::internal("job gone"))?;
@@ -387,14 +387,20 @@ async fn release(
             packed_file,
         )?;
         use crate::ladder::unplayable::Outcome;
-        Ok(Json(match outcome {
-            Outcome::Released => json!({"job": job, "released": true}),
-            Outcome::Cancelled { failures, workers } => json!({"job": job, "released": true,
-                "cancelled": format!("job {job} could not be prepared {failures} time(s) on \
-                                      {workers} worker token(s): cancelled")}),
-            Outcome::Suspended { version, reason } => json!({"job": job, "released": true,
-                "suspended": {"version": version, "reason": reason}}),
-        }))
+        let mut out = Released::new(job, true);
+        match outcome {
+            Outcome::Released => {}
+            Outcome::Cancelled { failures, workers } => {
+                out.cancelled = Some(format!(
+                    "job {job} could not be prepared {failures} time(s) on {workers} worker \
+                     token(s): cancelled"
+                ))
+            }
+            Outcome::Suspended { version, reason } => {
+                out.suspended = Some(Suspension { version, reason })
+            }
+        }
+        Ok(Json(out))
     })
     .await
 }
@@ -453,9 +459,8 @@ pub struct ResultsBody {
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ResultsAnswer {
     pub job: i64,
-    /// Per game: recorded now (`true`) or recorded before (`false`: counted once).
-    #[schema(value_type = Vec<Object>)]
-    pub games: Vec<Value>,
+    /// Per game: recorded now or recorded before (counted once).
+    pub games: Vec<GameRecorded>,
     pub new: usize,
     pub already: usize,
     /// Every game of the job is recorded: it is done.
@@ -535,11 +540,18 @@ pub fn record_results(
                 l.after_recorded(&r);
                 if r.new {
                     new += 1;
-                    games.push(json!({"game": game, "recorded": true}));
+                    games.push(GameRecorded {
+                        game,
+                        recorded: true,
+                        note: None,
+                    });
                 } else {
                     already += 1;
-                    games.push(json!({"game": game, "recorded": false,
-                        "note": "recorded before: counted once"}));
+                    games.push(GameRecorded {
+                        game,
+                        recorded: false,
+                        note: Some("recorded before: counted once"),
+                    });
                 }
             }
             Err(e) => failed = Some(e),
@@ -608,55 +620,4 @@ async fn bot_archive(
         bytes,
     )
         .into_response())
-}
-
-#[derive(Deserialize, Default, utoipa::ToSchema)]
-#[schema(as = WorkerTokenBody)]
-pub struct TokenBody {
-    #[serde(default)]
-    pub label: String,
-}
-
-async fn new_token(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-    body: Option<JsonBody<TokenBody>>,
-) -> Result<(StatusCode, Json<crate::http::api::NewToken>), ApiError> {
-    let label = body.map(|b| b.0.label).unwrap_or_default();
-    let (id, token) =
-        blocking(move || auth::new_worker_token(&s.ladder.db, &label).map_err(ApiError::internal))
-            .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(crate::http::api::NewToken {
-            id,
-            token,
-            note: Some(
-                "keep the token: it is shown only once; start a worker with durak worker \
-                 --server URL --token TOKEN",
-            ),
-        }),
-    ))
-}
-
-async fn list_tokens(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-) -> Result<Json<Value>, ApiError> {
-    let t = blocking(move || auth::worker_tokens(&s.ladder.db).map_err(ApiError::internal)).await?;
-    Ok(Json(json!({"worker_tokens": t})))
-}
-
-async fn revoke_token(
-    State(s): State<AppState>,
-    Organiser(_): Organiser,
-    Path(id): Path<i64>,
-) -> Result<Json<Value>, ApiError> {
-    let ok =
-        blocking(move || auth::revoke_worker_token(&s.ladder.db, id).map_err(ApiError::internal))
-            .await?;
-    if !ok {
-        return Err(ApiError::not_found(format!("no worker token {id}")));
-    }
-    Ok(Json(json!({"revoked": id})))
 }

@@ -179,7 +179,7 @@ pub fn create(
 }
 
 /// A challenge as `GET /api/challenges/ID` shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct ChallengeView {
     pub id: i64,
     /// The challenger (`bot v3`) and the opponent, each a version.

@@ -7,7 +7,7 @@ use super::{back, button, org_page, refused, time, when};
 use crate::domain::TournamentState;
 use crate::http::pages::{csrf_field, error_page, layout, page_error};
 use crate::http::{blocking, ApiError, AppState, Visitor};
-use crate::tournament::{state_in, Cancelled};
+use crate::tournament::Cancelled;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -35,9 +35,7 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
         Ok(l) => l,
         Err(e) => return page_error(&v, e),
     };
-    let running = list
-        .iter()
-        .find(|t| state_in(t) == Some(TournamentState::Running));
+    let running = list.iter().find(|t| t.state == TournamentState::Running);
     let body = html! {
         p { "A fixed tournament among the versions in the ladder now: duplicate deals at every \
              table of the ladder's size, the ladder's limits and sandbox; the ladder goes on \
@@ -45,7 +43,7 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
              queued one never plays, and the running one stops at its tables' next games (the \
              games played stay in its directory)." }
         @if let Some(t) = running {
-            p #running { "Tournament " a href=(t["url"].as_str().unwrap_or("")) { (t["id"]) }
+            p #running { "Tournament " a href=(t.url) { (t.id) }
                 " is running: the next can start when it ends." }
         }
         form.box #start-tournament method="post" action="/organiser/tournaments" {
@@ -57,18 +55,18 @@ async fn tournaments(State(s): State<AppState>, v: Visitor) -> Response {
         @if list.is_empty() { p { "No tournament yet." } } @else {
             table #tournaments-admin {
                 thead { tr { th.num { "id" } th { "state" } th { "started" } th { "ended" } th { "report" } th {} } }
-                tbody { @for t in &list { tr data-tournament=(t["id"]) {
-                    td.num { a href=(t["url"].as_str().unwrap_or("")) { (t["id"]) } }
-                    td { span class=(format!("state {}", t["state"].as_str().unwrap_or(""))) { (t["state"].as_str().unwrap_or("")) } }
-                    td { (time(t["created"].as_i64().unwrap_or(0))) }
-                    td { (when(t["finished"].as_i64())) }
-                    td { @if let Some(r) = t["report"].as_str() { a href=(r) { "report" } } }
-                    td { @if let (Some(id), Some(state)) = (t["id"].as_i64(), state_in(t)) {
-                        @if cancelling == Some(id) { "cancelling: its tables stop at their next games" }
-                        @else if state.is_open() {
-                            (button(&v, &format!("/organiser/tournaments/{id}/cancel"), "Cancel"))
+                tbody { @for t in &list { tr data-tournament=(t.id) {
+                    td.num { a href=(t.url) { (t.id) } }
+                    td { span class=(format!("state {}", t.state)) { (t.state.as_str()) } }
+                    td { (time(t.created)) }
+                    td { (when(t.finished)) }
+                    td { @if let Some(r) = &t.report { a href=(r) { "report" } } }
+                    td {
+                        @if cancelling == Some(t.id) { "cancelling: its tables stop at their next games" }
+                        @else if t.state.is_open() {
+                            (button(&v, &format!("/organiser/tournaments/{}/cancel", t.id), "Cancel"))
                         }
-                    } }
+                    }
                 } } }
             }
         }

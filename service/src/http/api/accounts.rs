@@ -108,18 +108,24 @@ pub(super) async fn new_token(
     Ok((StatusCode::CREATED, Json(NewToken { id, token, note })))
 }
 
+/// A token revoked (an account's or a worker's): its id.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Revoked {
+    pub revoked: i64,
+}
+
 pub(super) async fn revoke_token(
     State(s): State<AppState>,
     Author(a): Author,
     Path(id): Path<i64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Revoked>, ApiError> {
     let ok =
         blocking(move || auth::revoke_token(&s.ladder.db, a.id, id).map_err(ApiError::internal))
             .await?;
     if !ok {
         return Err(ApiError::not_found(format!("you have no token {id}")));
     }
-    Ok(Json(json!({"revoked": id})))
+    Ok(Json(Revoked { revoked: id }))
 }
 
 pub(super) async fn invite(

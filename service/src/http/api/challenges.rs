@@ -20,21 +20,34 @@ pub fn make(s: &AppState, account: i64, b: &ChallengeBody) -> Result<i64, ApiErr
     }
 }
 
+/// A challenge made: its id and addresses.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ChallengeMade {
+    pub id: i64,
+    /// Its page.
+    pub url: String,
+    /// Its JSON (`GET /api/challenges/{id}`).
+    pub api: String,
+}
+
 pub(super) async fn create(
     State(s): State<AppState>,
     Author(a): Author,
     JsonBody(b): JsonBody<ChallengeBody>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<ChallengeMade>), ApiError> {
     let id = blocking(move || make(&s, a.id, &b)).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": id, "url": format!("/challenges/{id}"),
-            "api": format!("/api/challenges/{id}")})),
+        Json(ChallengeMade {
+            id,
+            url: format!("/challenges/{id}"),
+            api: format!("/api/challenges/{id}"),
+        }),
     ))
 }
 
 /// A challenge with its games.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ChallengeOut {
     #[serde(flatten)]
     pub view: ChallengeView,

@@ -11,11 +11,14 @@ mod organiser;
 
 pub use accounts::{accept_upload, receive, register_account, too_large};
 use accounts::{invite, me, new_token, register, revoke_token, submit};
-pub use accounts::{Invite, NewAccount, NewToken, RegisterBody, Submitted, TokenBody};
+pub use accounts::{Invite, NewAccount, NewToken, RegisterBody, Revoked, Submitted, TokenBody};
 use organiser::{
     cancel_tournament, disqualify, pause, remove, resume, start_tournament, tournament, tournaments,
 };
-pub use organiser::{set_out, ReasonBody, TournamentBody};
+pub use organiser::{
+    set_out, Paused, ReasonBody, TournamentBody, TournamentCancelled, TournamentList,
+    TournamentStarted,
+};
 
 use super::{blocking, private, ApiError, AppState, Author, JsonBody, MaybeAuthor, Organiser};
 use crate::auth;
@@ -32,7 +35,7 @@ use axum::routing::{delete, get, post, MethodRouter};
 use axum::Json;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 
 /// (method, path, handler) of every API route; the OpenAPI document lists the same.
@@ -93,6 +96,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ),
     ];
     r.extend(super::worker_api::routes());
+    r.extend(super::worker_tokens::routes());
     r.extend(super::seasons::api_routes());
     r
 }

@@ -2,21 +2,29 @@
 //! start and read fixed tournaments.
 
 use super::*;
+use crate::domain::TournamentState;
+use crate::tournament::{TournamentListed, TournamentView};
+
+/// The ladder paused or resumed: whether it is paused now.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Paused {
+    pub paused: bool,
+}
 
 pub(super) async fn pause(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Paused>, ApiError> {
     blocking(move || s.ladder.set_paused(true).map_err(ApiError::internal)).await?;
-    Ok(Json(json!({"paused": true})))
+    Ok(Json(Paused { paused: true }))
 }
 
 pub(super) async fn resume(
     State(s): State<AppState>,
     Organiser(_): Organiser,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Paused>, ApiError> {
     blocking(move || s.ladder.set_paused(false).map_err(ApiError::internal)).await?;
-    Ok(Json(json!({"paused": false})))
+    Ok(Json(Paused { paused: false }))
 }
 
 #[derive(Deserialize, Default, utoipa::ToSchema)]
@@ -82,20 +90,42 @@ pub struct TournamentBody {
     pub games: Option<u32>,
 }
 
+/// A tournament started: its id, its state (`running`, or `queued` behind the one running)
+/// and its addresses.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TournamentStarted {
+    pub id: i64,
+    pub state: TournamentState,
+    /// Its page.
+    pub url: String,
+    /// Its JSON (`GET /api/tournaments/{id}`).
+    pub api: String,
+}
+
 pub(super) async fn start_tournament(
     State(s): State<AppState>,
     Organiser(_): Organiser,
     body: Option<JsonBody<TournamentBody>>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<TournamentStarted>), ApiError> {
     let games = body.and_then(|b| b.0.games).unwrap_or(10);
     let (id, state) = blocking(move || s.tournaments.start(games).map_err(ApiError::from)).await?;
     Ok((
         StatusCode::CREATED,
-        Json(
-            json!({"id": id, "state": state, "url": format!("/tournaments/{id}"),
-                    "api": format!("/api/tournaments/{id}")}),
-        ),
+        Json(TournamentStarted {
+            id,
+            state,
+            url: format!("/tournaments/{id}"),
+            api: format!("/api/tournaments/{id}"),
+        }),
     ))
+}
+
+/// A tournament cancelled.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TournamentCancelled {
+    pub id: i64,
+    /// Always `true` (a refusal is an error).
+    pub cancelled: bool,
 }
 
 /// Cancel a fixed tournament: a queued one at once, the running one at its tables' next
@@ -104,10 +134,13 @@ pub(super) async fn cancel_tournament(
     State(s): State<AppState>,
     Organiser(_): Organiser,
     Path(id): Path<i64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TournamentCancelled>, ApiError> {
     use crate::tournament::Cancelled;
     blocking(move || match s.tournaments.cancel(id)? {
-        Cancelled::Yes => Ok(Json(json!({"id": id, "cancelled": true}))),
+        Cancelled::Yes => Ok(Json(TournamentCancelled {
+            id,
+            cancelled: true,
+        })),
         Cancelled::Unknown => Err(ApiError::not_found(format!("no tournament {id}"))),
         Cancelled::Over(state) => Err(ApiError::new(
             409,
@@ -120,7 +153,7 @@ pub(super) async fn cancel_tournament(
 pub(super) async fn tournament(
     State(s): State<AppState>,
     Path(id): Path<i64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TournamentView>, ApiError> {
     blocking(move || {
         s.tournaments
             .view(&s.ladder, id)?
@@ -130,6 +163,18 @@ pub(super) async fn tournament(
     .await
 }
 
-pub(super) async fn tournaments(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
-    blocking(move || Ok(Json(json!({"tournaments": s.tournaments.list(&s.ladder)?})))).await
+/// `GET /api/tournaments`: every tournament, newest first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TournamentList {
+    pub tournaments: Vec<TournamentListed>,
+}
+
+pub(super) async fn tournaments(
+    State(s): State<AppState>,
+) -> Result<Json<TournamentList>, ApiError> {
+    blocking(move || {
+        let tournaments = s.tournaments.list(&s.ladder)?;
+        Ok(Json(TournamentList { tournaments }))
+    })
+    .await
 }
