@@ -5,11 +5,14 @@
 //!
 //! 1. the line is UTF-8 JSON (else fault `malformed`);
 //! 2. it is an answer of the right shape, `type` included (the schema, `schemas/answer.json`;
-//!    fault `schema` with the JSON pointer);
+//!    fault `schema` with the JSON pointer). A well-formed answer is read by a typed parser
+//!    that takes only what the schema takes (`answer.rs`), without the schema's validator; any
+//!    other line goes through steps 1 and 2 as written, which word its refusal;
 //! 3. it echoes the open request's id (fault `schema` at `/id`);
 //! 4. the rules allow its move ([`Game::check`]; fault `illegal` with the rule id);
 //! 5. a refusal becomes the seat's [`Fault`] ([`Refusal::fault`]).
 
+use crate::answer::typed_answer;
 use crate::messages::{check_answer_id, parse_answer, parse_line, Fault, FaultKind, Refusal};
 use durak_rules::{Game, Illegal, Move, Seat};
 use std::borrow::Cow;
@@ -17,8 +20,10 @@ use std::borrow::Cow;
 /// Judge `line`, `seat`'s answer to its open request `id` in `game` (steps 1 to 4): its move,
 /// or why it is refused.
 pub fn judge_answer(line: &[u8], id: u64, game: &Game, seat: Seat) -> Result<Move, Refusal> {
-    let v = parse_line(line)?;
-    let (answer_id, mv) = parse_answer(&v)?;
+    let (answer_id, mv) = match typed_answer(line) {
+        Some(answer) => answer,
+        None => parse_answer(&parse_line(line)?)?,
+    };
     check_answer_id(answer_id, id)?;
     game.check(seat, &mv).map_err(Refusal::illegal)?;
     Ok(mv)

@@ -9,6 +9,9 @@
 //! the control characters of bot-provided text before it reaches a terminal. [`replay`] types
 //! a replay file's lines, for the referee that writes them and every reader.
 
+mod answer;
+#[cfg(test)]
+mod answer_corpus;
 pub mod bot;
 mod error;
 pub mod judge;

@@ -7,18 +7,23 @@
 //! takes effect just before the next write to the bot ([`StderrDrain::mark_sent`]) or the next
 //! take, after the bytes already in the pipe were read under the previous mark
 //! ([`StderrDrain::settle`]), so that what a bot writes before its answer is kept with that
-//! answer's request, even when the same bot is asked again at once. One look into the pipe (a
-//! `poll`) per decision serves both the mark and the write.
+//! answer's request, even when the same bot is asked again at once. Before a write the pipe is
+//! looked into (a `poll`) only when the runtime's readiness of it says bytes came that the
+//! drain task has not read: the drain task reads the pipe through an [`AsyncFd`] the referee
+//! looks at too, so a bot quiet on stderr costs no system call here ([`StderrDrain::mark_sent`]).
 //!
 //! Each chunk also says how many lines of the game the referee had written to the bot when it
 //! arrived ([`StderrChunk::sent`], set before each write: [`StderrDrain::mark_sent`]), so that a
 //! viewer shows it after the last line the bot had been sent: a traceback after the event that
 //! caused it, not at the seat's next request.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::future::Future;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 use tokio::process::ChildStderr;
 use tokio::sync::watch;
 
@@ -131,8 +136,10 @@ struct Progress {
 pub struct StderrDrain {
     log: Arc<Mutex<StderrLog>>,
     progress: watch::Receiver<Progress>,
-    /// A duplicate of the pipe's read end (close-on-exec), to ask whether bytes wait in it.
-    peek: Option<OwnedFd>,
+    /// The pipe's read end, which the drain task reads: its readiness (set by the runtime's
+    /// `epoll_wait`, cleared by the drain task once the pipe is empty) says whether bytes came
+    /// that the task has not read; `poll` on it whether bytes wait in it.
+    pipe: Option<Arc<AsyncFd<OwnedFd>>>,
     /// A mark not in effect yet: it is, once the pipe is settled before the next write or take.
     pending: Option<StderrAt>,
     /// Looks into the pipe ([`StderrDrain::waiting`]), for the tests of the fast path.
@@ -142,20 +149,41 @@ pub struct StderrDrain {
 
 impl StderrDrain {
     /// Drain `err` from now on (a tokio task), keeping `cap` bytes per game.
-    pub fn start(mut err: ChildStderr, cap: usize) -> StderrDrain {
-        let peek = rustix::io::fcntl_dupfd_cloexec(err.as_fd(), 0).ok();
+    pub fn start(err: ChildStderr, cap: usize) -> StderrDrain {
+        // tokio hands the pipe back blocking: the drain task must never block the runtime.
+        let pipe = err
+            .into_owned_fd()
+            .and_then(|fd| {
+                rustix::io::ioctl_fionbio(&fd, true)?;
+                // SAFETY: an OwnedFd stays open, and the same descriptor, while the AsyncFd
+                // owns it.
+                Ok(unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }?)
+            })
+            .map(Arc::new)
+            .ok();
         let log = Arc::new(Mutex::new(StderrLog::new(cap)));
         let kept = log.clone();
         let (tx, progress) = watch::channel(Progress::default());
+        let read_end = pipe.clone();
         tokio::spawn(async move {
             let mut buf = vec![0u8; 8192];
+            let Some(fd) = read_end else {
+                tx.send_modify(|p| p.eof = true);
+                return;
+            };
             loop {
-                match err.read(&mut buf).await {
-                    Ok(0) | Err(_) => {
+                let Ok(mut ready) = fd.readable().await else {
+                    tx.send_modify(|p| p.eof = true);
+                    break;
+                };
+                // An empty pipe clears the readiness (try_io on WouldBlock).
+                match ready.try_io(|fd| Ok(rustix::io::read(fd.get_ref(), &mut buf)?)) {
+                    Err(_would_block) => {}
+                    Ok(Ok(0)) | Ok(Err(_)) => {
                         tx.send_modify(|p| p.eof = true);
                         break;
                     }
-                    Ok(n) => {
+                    Ok(Ok(n)) => {
                         kept.lock().expect("stderr log").add(&buf[..n]);
                         tx.send_modify(|p| p.reads += 1);
                     }
@@ -165,7 +193,7 @@ impl StderrDrain {
         StderrDrain {
             log,
             progress,
-            peek,
+            pipe,
             pending: None,
             #[cfg(test)]
             polls: 0,
@@ -179,10 +207,10 @@ impl StderrDrain {
         {
             self.polls += 1;
         }
-        let Some(fd) = &self.peek else {
+        let Some(fd) = &self.pipe else {
             return false;
         };
-        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        let mut fds = [PollFd::new(fd.get_ref(), PollFlags::IN)];
         let now = Timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -219,11 +247,33 @@ impl StderrDrain {
         self.pending = Some(at);
     }
 
+    /// Whether the runtime has seen bytes (or the end) come into the pipe that the drain task
+    /// has not read yet: its readiness, looked at without a system call. It is set by the
+    /// `epoll_wait` that saw them, so what a bot wrote before an answer the referee was woken
+    /// for shows here; the drain task clears it once it finds the pipe empty.
+    fn unread_seen(&self) -> bool {
+        let Some(fd) = &self.pipe else {
+            return false;
+        };
+        // No waker to keep (the drain task waits on its own), and outside the task's budget:
+        // a spent budget would answer "not ready".
+        let look = std::future::poll_fn(|cx| Poll::Ready(fd.poll_read_ready(cx).is_ready()));
+        let mut look = std::pin::pin!(tokio::task::unconstrained(look));
+        match look.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(seen) => seen,
+            Poll::Pending => true,
+        }
+    }
+
     /// The referee is about to write lines to the bot, `sent` lines of this game in all once
     /// they are written: what arrives from now on came after them, and belongs to the last
-    /// mark (what is already in the pipe did not).
+    /// mark (what is already in the pipe did not). The pipe is settled only when the runtime
+    /// saw bytes the drain task has not read ([`StderrDrain::unread_seen`]): no system call for
+    /// a bot quiet on stderr.
     pub async fn mark_sent(&mut self, sent: u64) {
-        self.settle().await;
+        if self.unread_seen() {
+            self.settle().await;
+        }
         let mut log = self.log.lock().expect("stderr log");
         if let Some(at) = self.pending.take() {
             log.at = at;
