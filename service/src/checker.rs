@@ -198,7 +198,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), CheckError> 
         versions::set_report(&ladder.db, id, &json)?;
         return Ok(set_failed(ladder, id, &why_failed(&report))?);
     }
-    // Compared with the bot's version in the ladder (`ladder/compare.rs`): first, when the
+    // Compared with the bot's version in the ladder (`ladder/compare/`): first, when the
     // organiser requires a new version not to be worse; else once it is in.
     let compare = &ladder.cfg.compare;
     let previous = if compare.enabled {
