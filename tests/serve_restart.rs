@@ -1,11 +1,12 @@
 //! Issue 14, durability: `durak serve` killed with SIGKILL while its ladder plays (and just
 //! after it acknowledged an upload), then started again on the same data directory, loses no
 //! recorded game, records none twice, plays again every game that was in flight, and keeps the
-//! upload (which it then checks). The database is read directly after each kill.
+//! upload (which it then checks). The database is read directly after each kill. An upload is
+//! unpacked once (issue 24), and a build cut short by a kill starts again from its upload.
 
 mod common;
 
-use common::server::{sh_bot, stray_replays, wait_for, Server};
+use common::server::{raw_request, sh_bot, stray_replays, wait_for, Server};
 use durak_service::db::Db;
 use durak_service::ladder::jobs;
 use std::collections::BTreeMap;
@@ -245,4 +246,72 @@ fn a_restart_with_another_table_size_is_refused() {
     }
     let s = Server::start(&data, &["--deals", "1"]);
     assert!(s.games() >= 1, "{}", s.log());
+}
+
+/// The series `durak_uploads_unpacked_total` of the server's `/metrics`.
+fn unpacked(s: &Server) -> String {
+    let auth = format!(
+        "Authorization: Bearer {}\r\n",
+        s.organiser.as_deref().unwrap()
+    );
+    let (status, _, body) = raw_request(&s.url, "GET", "/metrics", &auth, "");
+    assert_eq!(status, 200, "{body}");
+    let line = body
+        .lines()
+        .find(|l| l.starts_with("durak_uploads_unpacked_total "));
+    line.unwrap_or("durak_uploads_unpacked_total missing")
+        .to_string()
+}
+
+/// Issue 24: an upload is unpacked once, when it is accepted, and its check builds and checks
+/// that folder: its archive is not read again (damaged here after the upload, the check passes
+/// all the same). A check cut short by a kill starts again from a folder unpacked anew from the
+/// archive, so the half-done work of its build is gone.
+#[test]
+fn an_upload_is_unpacked_once_and_a_build_cut_short_starts_again_from_its_upload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let flags = ["--deals", "1"];
+    let mut s = Server::start(&data, &flags);
+    let org = s.organiser.clone();
+    let token = s.author("ada");
+    let upload = |s: &Server, name: &str, build: Option<&str>| {
+        let bytes = durak_service::archive::pack(&sh_bot(tmp.path(), name, "", build)).unwrap();
+        let a = s.upload(&token, &bytes);
+        assert_eq!(a.status, 201, "{}", a.json);
+        a.json["version"]["id"].as_i64().unwrap()
+    };
+    // A build that refuses to start over what it began, then waits for the test's word (60 s at
+    // most: one left behind by the kill ends by itself).
+    let build = "test ! -e half && touch half && for i in $(seq 600); do [ -e go ] && exit 0; \
+                 sleep 0.1; done; exit 1";
+    let slow = upload(&s, "slow", Some(build));
+    let half = data.join(format!("bots/v{slow}/half"));
+    wait_for("slow's build to start", 120, || half.exists().then_some(()));
+    // The author's next upload waits for slow's check (one of an author's at a time); its
+    // archive is damaged meanwhile.
+    let once = upload(&s, "once", None);
+    std::fs::write(data.join(format!("uploads/v{once}.archive")), "damaged").unwrap();
+    assert_eq!(unpacked(&s), "durak_uploads_unpacked_total 2");
+    s.kill();
+    s = Server::start(&data, &flags);
+    s.organiser = org;
+    // slow's folder was made again from its upload before the server answered (its half is
+    // gone: the build would refuse to start over it), and its build starts over.
+    wait_for("slow's build to start over", 120, || {
+        let v = s.get("/api/bots/slow/versions/1").json;
+        assert_ne!(v["state"], "failed", "{v}");
+        half.exists().then_some(())
+    });
+    std::fs::write(data.join(format!("bots/v{slow}/go")), "").unwrap();
+    let v = s.checked("slow", 1);
+    assert_eq!(v["state"], "active", "{v}");
+    // once is checked in its folder as unpacked at its upload: its archive is not read.
+    let v = s.checked("once", 1);
+    assert_eq!(v["state"], "active", "{v}");
+    assert_eq!(
+        unpacked(&s),
+        "durak_uploads_unpacked_total 1",
+        "this run unpacked slow's upload again, and nothing else"
+    );
 }

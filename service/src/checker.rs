@@ -1,10 +1,11 @@
 //! The checker: every queued version, several at a time but one per author (the fair queue,
-//! `check_queue.rs`), is unpacked again from its upload (so the
-//! build starts from the author's files), built when its `bot.toml` names a build
-//! (`build.rs`), then checked with check-bot in the strict sandbox (the ladder's variant and
-//! limits). Its build output and check-bot report go on its page. A passing version enters the
-//! ladder and its bot's previous version retires; a failing one does not, and its page says
-//! why. A check cut short by a kill is done again when the server starts.
+//! `check_queue.rs`), is built in the folder its upload was unpacked to (once, when it was
+//! accepted: `submit.rs`) when its `bot.toml` names a build (`build.rs`), then checked with
+//! check-bot in the strict sandbox (the ladder's variant and limits). Its build output and
+//! check-bot report go on its page. A passing version enters the ladder and its bot's previous
+//! version retires; a failing one does not, and its page says why. A check cut short by a kill
+//! is done again when the server starts, in a folder unpacked again from its upload (what a
+//! build cut short left is not built on).
 
 use crate::archive;
 use crate::build;
@@ -25,7 +26,8 @@ use std::time::Duration;
 /// the fair queue (`check_queue.rs`), and the sweep of failed versions' files
 /// (`quota::sweep_failed`, at the start and every hour).
 pub fn start(ladder: Arc<Ladder>) -> Vec<std::thread::JoinHandle<()>> {
-    // Checks cut short by a kill are done again.
+    // Checks cut short by a kill are done again, each from its upload.
+    restore_interrupted(&ladder);
     let _ = versions::requeue_interrupted(&ladder.db);
     let turns = Arc::new(check_queue::Turns::default());
     let mut threads: Vec<_> = (0..ladder.cfg.check_concurrency)
@@ -70,6 +72,44 @@ fn check_loop(ladder: &Arc<Ladder>, turns: &check_queue::Turns) {
     }
 }
 
+/// The folders of the checks a kill cut short (`building` or `checking`), unpacked again from
+/// their uploads: a build may have left half its work in them. One whose upload cannot be
+/// unpacked fails, saying why.
+fn restore_interrupted(ladder: &Ladder) {
+    let interrupted = match versions::interrupted(&ladder.db) {
+        Ok(ids) => ids,
+        Err(e) => return tracing::warn!("finding the checks cut short: {e}"),
+    };
+    for id in interrupted {
+        if let Err(e) = unpack_again(ladder, id) {
+            tracing::warn!("version {id}: its check was cut short, and {e}");
+            let why = format!("its check was cut short, and its upload cannot be unpacked: {e}");
+            let _ = set_failed(ladder, id, &why);
+        }
+    }
+}
+
+/// Version `id`'s folder made again from its upload (in a staging folder, renamed into place).
+fn unpack_again(ladder: &Ladder, id: i64) -> Result<(), CheckError> {
+    let paths = &ladder.paths;
+    let archive: String = ladder.db.read(|c| {
+        c.query_row("SELECT archive FROM versions WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+    })?;
+    let (tmp, _) = crate::submit::stage(
+        paths,
+        Path::new(&archive),
+        crate::submit::limits(&ladder.cfg),
+    )?;
+    crate::submit::sync_tree(tmp.path())?;
+    let dest = paths.unpacked(id);
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::rename(tmp.path(), &dest)?;
+    crate::submit::sync_dir(&paths.bots())?;
+    Ok(())
+}
+
 /// Failed versions' files go after `[quota] failed_keep_days`: at the start, then hourly.
 fn sweep_loop(ladder: &Ladder) {
     let mut last: Option<std::time::Instant> = None;
@@ -95,7 +135,7 @@ fn sweep_loop(ladder: &Ladder) {
 pub enum CheckError {
     #[error(transparent)]
     Db(#[from] DbError),
-    /// Its upload cannot be unpacked again.
+    /// Its upload cannot be unpacked again (a check cut short by a kill).
     #[error(transparent)]
     Unpack(#[from] archive::ArchiveError),
     /// Its folder cannot be made.
@@ -132,23 +172,15 @@ fn why_failed(r: &durak_checkbot::Report) -> String {
 async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), CheckError> {
     let cfg = &ladder.cfg;
     let paths = &ladder.paths;
-    let (archive_path, folder, build_cmd, command): (String, String, Option<String>, String) =
-        ladder.db.read(|c| {
-            c.query_row(
-                "SELECT archive, folder, build_cmd, command FROM versions WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-        })?;
-    // From the upload again: a build cut short left nothing behind.
+    let (folder, build_cmd, command): (String, Option<String>, String) = ladder.db.read(|c| {
+        c.query_row(
+            "SELECT folder, build_cmd, command FROM versions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+    })?;
+    // The folder unpacked when the upload was accepted, as it is: never unpacked again here.
     let dest = paths.unpacked(id);
-    let _ = std::fs::remove_dir_all(&dest);
-    std::fs::create_dir_all(&dest)?;
-    let limits = archive::Limits {
-        max_unpacked: cfg.upload.max_unpacked,
-        max_files: cfg.upload.max_files,
-    };
-    archive::unpack(std::path::Path::new(&archive_path), &dest, limits)?;
     store::folder_for_bots(&dest, crate::bots_other_uid(cfg));
     let folder = PathBuf::from(folder);
     if let Some(b) = &build_cmd {
@@ -198,7 +230,7 @@ async fn check_version(ladder: &Arc<Ladder>, id: i64) -> Result<(), CheckError> 
         versions::set_report(&ladder.db, id, &json)?;
         return Ok(set_failed(ladder, id, &why_failed(&report))?);
     }
-    // Compared with the bot's version in the ladder (`ladder/compare.rs`): first, when the
+    // Compared with the bot's version in the ladder (`ladder/compare/`): first, when the
     // organiser requires a new version not to be worse; else once it is in.
     let compare = &ladder.cfg.compare;
     let previous = if compare.enabled {

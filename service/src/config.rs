@@ -48,7 +48,7 @@
 //! auth_burst = 10
 //! auth_every_s = 6
 //!
-//! [compare]                    # a new version against its previous one (`ladder/compare.rs`)
+//! [compare]                    # a new version against its previous one (`ladder/compare/`)
 //! enabled = true
 //! elo0 = 0                     # the SPRT: H0 elo0 against H1 elo1 Elo above the previous one
 //! elo1 = 20
@@ -246,7 +246,7 @@ pub struct Config {
     pub quota: crate::quota::QuotaConfig,
     /// Per client address: `[limits]` and `trusted_proxies`.
     pub rate: crate::quota::RateConfig,
-    /// `[compare]`: a new version against its previous one (`ladder/compare.rs`).
+    /// `[compare]`: a new version against its previous one (`ladder/compare/`).
     pub compare: crate::ladder::compare::CompareConfig,
     /// `[challenges]`: an author's bot against another (`ladder/challenges.rs`).
     pub challenges: crate::ladder::challenges::ChallengeConfig,

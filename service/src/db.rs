@@ -38,7 +38,7 @@ fn migrations() -> Migrations<'static> {
             "ALTER TABLE invites ADD COLUMN revoked INTEGER;\n\
              ALTER TABLE accounts ADD COLUMN suspended TEXT;",
         ),
-        // Issue 25: a new version against its author's previous one (`ladder/compare.rs`),
+        // Issue 25: a new version against its author's previous one (`ladder/compare/`),
         // played as jobs of kind 'compare' seating [version, previous]; `result` is the test's
         // final status (JSON) once it stopped.
         M::up(include_str!("../migrations/compare.sql")),

@@ -28,6 +28,9 @@ pub const GAMES_RECORDED: &str = "durak_games_recorded_total";
 pub const RECORDER_COMMITS: &str = "durak_recorder_commits_total";
 /// Jobs claimed again because their holder's lease ended unrenewed.
 pub const LEASES_EXPIRED: &str = "durak_leases_expired_total";
+/// Uploads unpacked into a version's folder (`submit::stage`): once per upload, and again only
+/// for a check cut short by a kill (issue 24: the checker used to unpack every one again).
+pub const UPLOADS_UNPACKED: &str = "durak_uploads_unpacked_total";
 /// Faults in recorded games, by `kind` (`timeout`, `crash`, ...).
 pub const FAULTS: &str = "durak_faults_total";
 /// A version's build, by `outcome` (`ok`, `failed`).
@@ -111,6 +114,10 @@ fn describe() {
         LEASES_EXPIRED,
         "Jobs claimed again after their holder's lease ended unrenewed."
     );
+    describe_counter!(
+        UPLOADS_UNPACKED,
+        "Uploads unpacked into a version's folder (once each; again for a check cut short)."
+    );
     describe_counter!(FAULTS, "Faults in recorded games, by kind.");
     describe_histogram!(BUILD_DURATION, Unit::Seconds, "Builds of versions.");
     describe_histogram!(CHECK_DURATION, Unit::Seconds, "check-bot runs on versions.");
@@ -137,6 +144,7 @@ pub fn start(db: &Db) -> Result<(), crate::db::DbError> {
     // Each series is there from the first scrape, at 0.
     counter!(RECORDER_COMMITS).increment(0);
     counter!(LEASES_EXPIRED).increment(0);
+    counter!(UPLOADS_UNPACKED).increment(0);
     Ok(())
 }
 
@@ -212,6 +220,11 @@ pub fn game_recorded(faults: &[durak_protocol::Fault]) {
 /// One of the recorder's commits.
 pub fn recorder_commit() {
     counter!(RECORDER_COMMITS).increment(1);
+}
+
+/// An upload unpacked into a version's folder.
+pub fn unpacked() {
+    counter!(UPLOADS_UNPACKED).increment(1);
 }
 
 /// A job claimed after its lease ended.

@@ -5,7 +5,7 @@
 //! DATA/lock               held (flock) by the running server
 //! DATA/service.db          the database (WAL: service.db-wal, service.db-shm beside it)
 //! DATA/uploads/vID.archive every accepted upload, as received (fsynced before it is acknowledged)
-//! DATA/bots/vID/           the version's folder, unpacked (and built) from its upload
+//! DATA/bots/vID/           the version's folder, unpacked from its upload once (and built)
 //! DATA/replays/jJOB/       every game's replay
 //! DATA/tournaments/N/      fixed tournaments (a `durak tournament` directory each)
 //! ```

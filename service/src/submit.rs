@@ -1,8 +1,11 @@
-//! Accepting an upload: the archive is unpacked (safely, `archive.rs`) and its `bot.toml` read
-//! before anything is kept, so a bad upload is refused at once with the reason; a good one is
-//! made durable — the archive and the unpacked folder renamed into place and fsynced, then the
-//! version's row committed — before the upload is acknowledged. The checker takes it from
-//! there (`checker.rs`).
+//! Accepting an upload, unpacked once (issue 24). The archive is hashed as it is received
+//! ([`Received`], `http/api/accounts.rs`), then unpacked (safely, `archive.rs`) into a staging
+//! folder of `DATA/bots/` and its `bot.toml` read before anything is kept, so a bad upload is
+//! refused at once with the reason. A good one is made durable in one pass — the archive and
+//! every file and folder unpacked fsynced once ([`sync_tree`]), renamed into place, their
+//! folders fsynced — then the version's row committed, before the upload is acknowledged. The
+//! checker builds and checks that folder as it is (`checker.rs`); the archive is kept for the
+//! backups, the authors' storage and a check cut short by a kill, which starts again from it.
 
 use crate::archive;
 use crate::auth::Account;
@@ -12,7 +15,7 @@ use crate::store::{self, Paths, Version};
 use durak_checkbot::manifest::{self, Manifest};
 use rusqlite::{params, OptionalExtension};
 use sha2::{Digest, Sha256};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why an upload was refused: an HTTP status and the message.
 #[derive(Debug, PartialEq, Eq)]
@@ -63,9 +66,81 @@ pub fn read_manifest(folder: &Path) -> Result<(Manifest, Option<String>), Manife
     Ok((m, build))
 }
 
-/// Take the upload at `upload` (a file in the uploads folder, all of it received) for
-/// `account`. On success the version is queued for its check and on disk (with a note when
-/// its `bot.toml` names another author, [`author_note`]). An author (not the
+/// An upload received whole into a file of the uploads folder: its SHA-256 and size counted
+/// as its bytes arrived ([`Receiving`]), so the archive is never read again to hash it.
+pub struct Received {
+    pub file: tempfile::NamedTempFile,
+    pub sha256: String,
+    pub size: u64,
+}
+
+/// An upload being received: its bytes hashed and counted as they are written.
+#[derive(Default)]
+pub struct Receiving {
+    hash: Sha256,
+    size: u64,
+}
+
+impl Receiving {
+    pub fn add(&mut self, bytes: &[u8]) {
+        self.hash.update(bytes);
+        self.size += bytes.len() as u64;
+    }
+
+    /// Bytes so far.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn done(self, file: tempfile::NamedTempFile) -> Received {
+        Received {
+            file,
+            sha256: self
+                .hash
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+            size: self.size,
+        }
+    }
+}
+
+/// The upload limits of `cfg`.
+pub fn limits(cfg: &Config) -> archive::Limits {
+    archive::Limits {
+        max_unpacked: cfg.upload.max_unpacked,
+        max_files: cfg.upload.max_files,
+    }
+}
+
+/// `archive` unpacked into a staging folder of `DATA/bots/` (`.unpack-*`: renamed into place
+/// by the caller, removed when dropped otherwise), and where its bot's folder is inside it.
+pub fn stage(
+    paths: &Paths,
+    archive: &Path,
+    limits: archive::Limits,
+) -> Result<(tempfile::TempDir, PathBuf), archive::ArchiveError> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".unpack-")
+        .tempdir_in(paths.bots())
+        .map_err(|source| archive::ArchiveError::Local {
+            what: format!("cannot make a folder in {}: ", paths.bots().display()),
+            source,
+        })?;
+    crate::metrics::unpacked();
+    let unpacked = archive::unpack(archive, tmp.path(), limits)?;
+    let rel = unpacked
+        .folder
+        .strip_prefix(tmp.path())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    Ok((tmp, rel))
+}
+
+/// Take the upload `upload` (received whole into a file of the uploads folder) for `account`.
+/// On success the version is queued for its check and on disk, unpacked in its place (with a
+/// note when its `bot.toml` names another author, [`author_note`]). An author (not the
 /// organiser) meets the `[quota]`: uploads per UTC day (429) and storage (413), checked in the
 /// transaction that keeps the version, so uploads at once cannot pass them together.
 pub fn accept(
@@ -73,39 +148,26 @@ pub fn accept(
     paths: &Paths,
     cfg: &Config,
     account: &Account,
-    upload: &Path,
+    upload: &Received,
 ) -> Result<(Version, Option<String>), Refused> {
-    let limits = archive::Limits {
-        max_unpacked: cfg.upload.max_unpacked,
-        max_files: cfg.upload.max_files,
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(".unpack-")
-        .tempdir_in(paths.bots())
-        .map_err(|e| refused(500, format!("cannot unpack: {e}")))?;
-    let unpacked = archive::unpack(upload, tmp.path(), limits)
+    let (tmp, rel_folder) = stage(paths, upload.file.path(), limits(cfg))
         .map_err(|e| refused(e.status(), e.to_string()))?;
-    let (m, build) = read_manifest(&unpacked.folder).map_err(|e| refused(400, e.to_string()))?;
+    let (m, build) =
+        read_manifest(&tmp.path().join(&rel_folder)).map_err(|e| refused(400, e.to_string()))?;
     durak_referee::BotCommand::parse(&m.command).map_err(|e| {
         refused(
             400,
             format!("{}: command = {:?}: {e}", manifest::FILE, m.command),
         )
     })?;
-    let bytes = std::fs::read(upload).map_err(|e| refused(500, e.to_string()))?;
-    let sha: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let size = bytes.len() as i64;
-    let rel_folder = unpacked
-        .folder
-        .strip_prefix(tmp.path())
-        .map(|p| p.to_path_buf())
-        .unwrap_or_default();
-    // Durable: the archive's bytes first.
-    std::fs::File::open(upload)
-        .and_then(|f| f.sync_all())
+    let (sha, size) = (&upload.sha256, upload.size as i64);
+    // Durable, in one pass: the archive's bytes and every file and folder unpacked (their
+    // names in `uploads/` and `bots/` once renamed, below).
+    upload
+        .file
+        .as_file()
+        .sync_all()
+        .and_then(|_| sync_tree(tmp.path()))
         .map_err(|e| refused(500, format!("cannot make the upload durable: {e}")))?;
     let now = now_ms();
     let adding = size as u64 + crate::build::folder_size(tmp.path()).0;
@@ -162,7 +224,7 @@ pub fn accept(
                 &m.command,
                 &m.language,
                 build.as_deref(),
-                &sha,
+                sha,
                 size,
                 now,
             )?;
@@ -172,7 +234,7 @@ pub fn accept(
             let folder_to = paths.unpacked(id);
             let _ = std::fs::remove_file(&archive_to);
             let _ = std::fs::remove_dir_all(&folder_to);
-            let moved = std::fs::rename(upload, &archive_to)
+            let moved = std::fs::rename(upload.file.path(), &archive_to)
                 .and_then(|_| std::fs::rename(tmp.path(), &folder_to))
                 .and_then(|_| sync_dir(&paths.uploads()))
                 .and_then(|_| sync_dir(&paths.bots()));
@@ -218,9 +280,78 @@ pub fn sync_dir(d: &Path) -> std::io::Result<()> {
     std::fs::File::open(d)?.sync_all()
 }
 
+/// Threads fsyncing an upload's files at once: the file system commits their journal entries
+/// together (one fsync after another, a 1000-file upload took 0.3 s more on the development
+/// machine).
+const SYNC_THREADS: usize = 8;
+
+/// Make a folder the unpacker made durable: each file and folder in it fsynced once (a
+/// symbolic link is its folder's entry; links are not followed), the files by
+/// [`SYNC_THREADS`] threads.
+pub fn sync_tree(dir: &Path) -> std::io::Result<()> {
+    let (mut files, mut dirs) = (Vec::new(), vec![dir.to_path_buf()]);
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            let t = e.file_type()?;
+            if t.is_dir() {
+                todo.push(e.path());
+                dirs.push(e.path());
+            } else if t.is_file() {
+                files.push(e.path());
+            }
+        }
+    }
+    let sync = |p: &PathBuf| std::fs::File::open(p).and_then(|f| f.sync_all());
+    let per = files.len().div_ceil(SYNC_THREADS).max(1);
+    std::thread::scope(|s| {
+        let running: Vec<_> = files
+            .chunks(per)
+            .map(|part| s.spawn(move || part.iter().try_for_each(sync)))
+            .collect();
+        running.into_iter().try_for_each(|t| {
+            t.join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("panicked")))
+        })
+    })?;
+    dirs.iter().try_for_each(sync)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An upload hashed as its chunks arrive has the SHA-256 of its whole bytes (it is never
+    /// read again to hash it), and its size.
+    #[test]
+    fn an_upload_is_hashed_as_it_is_received() {
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut got = Receiving::default();
+        for chunk in bytes.chunks(8191) {
+            got.add(chunk);
+        }
+        assert_eq!(got.size(), bytes.len() as u64);
+        let r = got.done(tempfile::NamedTempFile::new().unwrap());
+        let whole: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!((r.sha256, r.size), (whole, bytes.len() as u64));
+    }
+
+    /// The durable pass reaches every file and folder the unpacker made, and does not follow
+    /// a symbolic link out of the folder.
+    #[test]
+    fn the_durable_pass_syncs_the_tree_without_following_links() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("t");
+        std::fs::create_dir_all(t.join("a/b")).unwrap();
+        std::fs::write(t.join("a/b/f"), "x").unwrap();
+        std::os::unix::fs::symlink("/nonexistent/out", t.join("a/out")).unwrap();
+        sync_tree(&t).unwrap();
+        assert!(sync_tree(&d.path().join("missing")).is_err());
+    }
 
     #[test]
     fn a_bot_toml_error_names_the_line_it_is_on() {

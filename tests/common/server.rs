@@ -22,6 +22,11 @@ pub struct Server {
     log: Arc<Mutex<String>>,
 }
 
+/// A path as the text of an argument (the tests' paths are UTF-8).
+pub fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
 /// `f` until it gives `Some`, every 100 ms, for at most `secs` seconds; panics naming `what`.
 pub fn wait_for<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
     let until = Instant::now() + Duration::from_secs(secs);

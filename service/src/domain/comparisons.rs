@@ -1,4 +1,4 @@
-//! The comparisons' table (`ladder/compare.rs`): a comparison begun `running`, the running
+//! The comparisons' table (`ladder/compare/`): a comparison begun `running`, the running
 //! ones listed, one read, and its end (`done`, with its verdict and figures).
 
 use super::ComparisonState;

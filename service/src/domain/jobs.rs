@@ -38,7 +38,7 @@ pub struct Job {
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub attempts: i64,
-    /// `ladder` (rated), `compare` (a new version against its previous one, `ladder/compare.rs`) or
+    /// `ladder` (rated), `compare` (a new version against its previous one, `ladder/compare/`) or
     /// `challenge`: only the ladder's games count on the leaderboard.
     #[serde(default = "ladder_kind")]
     pub kind: String,
@@ -57,7 +57,7 @@ pub mod priority {
     pub const LADDER: i64 = 0;
     /// Challenges (unrated games an author asked for).
     pub const CHALLENGE: i64 = 1;
-    /// A new version against its author's previous one (`ladder/compare.rs`).
+    /// A new version against its author's previous one (`ladder/compare/`).
     pub const COMPARE: i64 = 2;
     /// A version that has just entered the ladder and has no game yet.
     pub const FIRST_GAMES: i64 = 3;

@@ -120,7 +120,7 @@ state_enum!(
 );
 
 state_enum!(
-    /// Where a comparison of a new version with its bot's previous one is (`ladder/compare.rs`).
+    /// Where a comparison of a new version with its bot's previous one is (`ladder/compare/`).
     ComparisonState, "comparison", {
         /// Its games are being played (the test has not stopped).
         Running = "running",

@@ -35,6 +35,19 @@ pub fn insert_queued(
     Ok(tx.last_insert_rowid())
 }
 
+/// The versions whose check a kill cut short (`building` or `checking`, with an upload), by id:
+/// their folders are unpacked again before [`requeue_interrupted`].
+pub fn interrupted(db: &Db) -> Result<Vec<i64>, DbError> {
+    db.read(|c| {
+        let mut s = c.prepare(
+            "SELECT id FROM versions WHERE state IN ('building', 'checking') AND archive IS NOT \
+             NULL ORDER BY id",
+        )?;
+        let rows = s.query_map([], |r| r.get(0))?;
+        rows.collect()
+    })
+}
+
 /// Checks cut short by a kill are done again (at the start): `building` and `checking` are
 /// `queued` again. Returns how many.
 pub fn requeue_interrupted(db: &Db) -> Result<usize, DbError> {
@@ -411,7 +424,13 @@ mod tests {
         assert_eq!(state(&db, v1), VersionState::Checking);
         set_building(&db, v1).unwrap();
         assert_eq!(state(&db, v1), VersionState::Building);
+        // Its folder is unpacked again first: when it has an upload to unpack.
+        assert_eq!(interrupted(&db).unwrap(), Vec::<i64>::new());
+        db.write(|c| c.execute("UPDATE versions SET archive = 'a' WHERE id = ?1", [v1]))
+            .unwrap();
+        assert_eq!(interrupted(&db).unwrap(), vec![v1]);
         assert_eq!(requeue_interrupted(&db).unwrap(), 1);
+        assert_eq!(interrupted(&db).unwrap(), Vec::<i64>::new());
         assert_eq!(state(&db, v1), VersionState::Queued);
         take_next_check(&db, |w| w.first().map(|x| x.0)).unwrap();
         set_building(&db, v1).unwrap();

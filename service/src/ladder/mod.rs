@@ -86,7 +86,7 @@ pub enum LadderError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
-    /// The comparisons of new versions with their previous ones (`compare.rs`) failed.
+    /// The comparisons of new versions with their previous ones (`compare/`) failed.
     #[error(transparent)]
     Compare(#[from] compare::CompareError),
 }
@@ -410,7 +410,7 @@ impl Ladder {
         if self.is_paused() {
             return Ok(0);
         }
-        // New versions against their previous ones (`compare.rs`), unrated.
+        // New versions against their previous ones (`compare/`), unrated.
         compare::tick(self).map_err(LadderError::Compare)?;
         let k = self.cfg.ladder.table_size;
         let active = store::versions(&self.db, &[VersionState::Active])?;

@@ -193,7 +193,7 @@ pub struct VersionView {
     /// Per kind of decision, from check-bot (median, p95, max ms).
     #[schema(value_type = Vec<Object>)]
     pub timing: Value,
-    /// Its comparison with the bot's previous version (`ladder/compare.rs`), if it has one.
+    /// Its comparison with the bot's previous version (`ladder/compare/`), if it has one.
     pub previous: Option<crate::ladder::compare::Comparison>,
     /// Per kind of decision, from the replays of its newest games (`ladder_timing_games` of
     /// them, at most `version::TIMING_GAMES`): median, p95, max ms.

@@ -137,34 +137,35 @@ pub(super) async fn invite(
     Ok((StatusCode::CREATED, Json(Invite { invite })))
 }
 
-/// Receive an archive into a file of the uploads folder, at most `max` bytes, synced.
+/// Receive an archive into a file of the uploads folder, at most `max` bytes, hashed as it
+/// comes in (made durable by `submit::accept`, once it is known to be kept).
 pub async fn receive(
     s: &AppState,
     mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin,
-) -> Result<tempfile::NamedTempFile, ApiError> {
+) -> Result<crate::submit::Received, ApiError> {
     let max = s.ladder.cfg.upload.max_archive;
     let dir = s.ladder.paths.uploads();
     let mut f = tempfile::Builder::new()
         .prefix(".upload-")
         .tempfile_in(&dir)
         .map_err(ApiError::internal)?;
-    let mut n: u64 = 0;
+    let mut got = crate::submit::Receiving::default();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| ApiError::new(400, format!("the upload broke off: {e}")))?;
-        n += chunk.len() as u64;
-        if n > max {
+        if got.size() + chunk.len() as u64 > max {
             return Err(too_large(max));
         }
         f.write_all(&chunk).map_err(ApiError::internal)?;
+        got.add(&chunk);
     }
-    if n == 0 {
+    if got.size() == 0 {
         return Err(ApiError::new(
             400,
             "the upload is empty: send the bot's folder as a tar.gz or zip archive",
         ));
     }
-    f.as_file().sync_all().map_err(ApiError::internal)?;
-    Ok(f)
+    f.flush().map_err(ApiError::internal)?;
+    Ok(got.done(f))
 }
 
 pub fn too_large(max: u64) -> ApiError {
@@ -182,17 +183,16 @@ pub fn too_large(max: u64) -> ApiError {
 pub fn accept_upload(
     s: &AppState,
     a: &auth::Account,
-    file: tempfile::NamedTempFile,
+    upload: crate::submit::Received,
 ) -> Result<(Version, Option<String>), ApiError> {
     let l = &s.ladder;
     // Between seasons (`season.rs`): closed until the final tournament is over.
     if let Some(why) = crate::season::closed(&l.db)? {
         return Err(ApiError::new(409, why));
     }
-    let path = file.path().to_path_buf();
-    let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &path);
+    let r = crate::submit::accept(&l.db, &l.paths, &l.cfg, a, &upload);
     // On success the file was renamed away; otherwise it goes.
-    let _ = file.keep().map(|(_, p)| {
+    let _ = upload.file.keep().map(|(_, p)| {
         if r.is_err() {
             let _ = std::fs::remove_file(p);
         }
