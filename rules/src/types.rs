@@ -92,12 +92,6 @@ impl FromStr for Variant {
 #[error("unknown variant {0:?}: the variants are prostoy and podkidnoy")]
 pub struct UnknownVariant(pub String);
 
-impl From<UnknownVariant> for String {
-    fn from(e: UnknownVariant) -> String {
-        e.to_string()
-    }
-}
-
 /// Everything fixed before the deal (C-11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setup {

@@ -105,13 +105,6 @@ pub enum ServeError {
     Season(String),
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<ServeError> for String {
-    fn from(e: ServeError) -> String {
-        e.to_string()
-    }
-}
-
 /// Whether bots run under uids of their own (strict mode as root), which must reach their
 /// folders.
 pub fn bots_other_uid(cfg: &Config) -> bool {

@@ -29,7 +29,7 @@ mod game;
 mod rows;
 mod seen;
 
-pub use error::PlayError;
+pub use error::{PlayError, Unverified};
 pub use rows::PlayRow;
 pub use seen::{event_words, Seen};
 
@@ -242,7 +242,7 @@ impl Plays {
         seen.replay = row.replay.clone();
         seen.verified = row.verified.as_ref().map(|v| match v.as_str() {
             "ok" => Ok(()),
-            e => Err(e.to_string()),
+            e => Err(Unverified::Kept(e.to_string())),
         });
         let variant = row
             .variant
