@@ -66,13 +66,6 @@ pub enum AnalysisError {
     NotAReplay(String),
 }
 
-/// A page or the API asking for an analysis answers 500 when it cannot be read.
-impl From<AnalysisError> for crate::http::ApiError {
-    fn from(e: AnalysisError) -> crate::http::ApiError {
-        crate::http::ApiError::internal(e)
-    }
-}
-
 fn seat_figures(s: &SeatSummary) -> [u64; 3] {
     [
         s.decisions as u64,

@@ -184,7 +184,7 @@ fn end_words(game: &PlayGame, record: &durak_referee::GameRecord) -> String {
             "the bot"
         };
         let detail = match f.seat != game.seat && !game.own_bot() {
-            true => crate::http::private::public_detail(&f.detail),
+            true => crate::private::public_detail(&f.detail),
             false => f.detail.clone(),
         };
         end.push_str(&format!(

@@ -162,7 +162,7 @@ pub struct PlayGame {
     pub account: i64,
     pub bot: String,
     pub version: i64,
-    /// The bot's author: they alone (of the players) see its stderr (`http/private.rs`).
+    /// The bot's author: they alone (of the players) see its stderr (`private.rs`).
     pub bot_account: i64,
     /// The person's seat.
     pub seat: usize,
@@ -437,7 +437,7 @@ impl PlayGame {
         self.account == self.bot_account
     }
 
-    /// The seats whose stderr the person may see in the replay (`http/private.rs`).
+    /// The seats whose stderr the person may see in the replay (`private.rs`).
     pub fn visible_seats(&self) -> Vec<bool> {
         (0..2).map(|s| s == self.seat || self.own_bot()).collect()
     }
