@@ -137,7 +137,7 @@ fn main() -> ExitCode {
         Command::Bot { name } => bot(&name),
         Command::WebSeat { socket } => durak_service::play::relay(&socket)
             .map(|_| ExitCode::SUCCESS)
-            .map_err(|e| CmdError::from(String::from(e))),
+            .map_err(|e| CmdError::Input(e.to_string())),
         Command::Human(a) => human::run(a),
     };
     match result {

@@ -7,10 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The most `Result<_, String>` the workspace's non-test code may hold. Lower it when you type
-/// some more; never raise it: give the new code an error enum (`thiserror`) whose kind says
+/// The most `Result<_, String>` the workspace's non-test code may hold: none since issue 27
+/// typed the last. Never raise it: give the new code an error enum (`thiserror`) whose kind says
 /// what a caller does, keeping the message with the file, the field and the fix.
-const STRING_ERRORS_CEILING: usize = 6;
+const STRING_ERRORS_CEILING: usize = 0;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,7 +56,7 @@ fn string_errors_stay_under_their_ceiling() {
         return;
     };
     assert!(
-        total <= STRING_ERRORS_CEILING,
+        total.saturating_sub(STRING_ERRORS_CEILING) == 0,
         "scripts/count-string-errors.sh counts {total} `Result<_, String>` in non-test code, more \
          than the ceiling of {STRING_ERRORS_CEILING} (tests/code_checks.rs): errors at crate \
          boundaries are typed (issue 27; docs/TESTING.md, \"Checks that keep the code so\").\n  \
@@ -135,9 +135,9 @@ mod more;
 }
 
 /// The most non-test functions of 150 lines or more the workspace may hold (issue 27: short
-/// functions; the project's guide says ~100). Lower it when you cut one; never raise it: cut
-/// the new function into its steps instead.
-const LONG_FUNCTIONS_CEILING: usize = 3;
+/// functions; the project's guide says ~100): none since issue 27 cut the last. Never raise it:
+/// cut the new function into its steps instead.
+const LONG_FUNCTIONS_CEILING: usize = 0;
 
 /// `scripts/long-functions.sh MIN DIR`: the number, and the listing.
 fn long_functions(min: usize, dir: &Path) -> Option<(usize, String)> {
@@ -151,7 +151,7 @@ fn long_functions_stay_under_their_ceiling() {
         return;
     };
     assert!(
-        n <= LONG_FUNCTIONS_CEILING,
+        n.saturating_sub(LONG_FUNCTIONS_CEILING) == 0,
         "scripts/long-functions.sh finds {n} non-test functions of 150 lines or more, more than \
          the ceiling of {LONG_FUNCTIONS_CEILING} (tests/code_checks.rs; issue 27, docs/TESTING.md, \
          \"Checks that keep the code so\").\n  fix: cut the new long function into its steps \

@@ -312,7 +312,7 @@ fn play_to_end(b: &Browser, at: &str) -> String {
     })
 }
 
-/// Private logs (`http/private.rs`) hold here too: a person playing another author's bot never
+/// Private logs (`service/src/private.rs`) hold here too: a person playing another author's bot never
 /// reads its stderr, in the replay, its viewer or the page; its author playing it does.
 #[test]
 fn a_bots_stderr_is_its_authors_in_play_my_bot_too() {

@@ -18,12 +18,6 @@ pub enum DecodeError {
     BadTrumpSuit,
 }
 
-impl From<DecodeError> for String {
-    fn from(e: DecodeError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::DecodeError;

@@ -116,4 +116,84 @@ mod tests {
         let mv = judge_answer(line.as_bytes(), 1, &g, seat).unwrap();
         assert!(g.check(seat, &mv).is_ok());
     }
+
+    /// Moves to try at a decision, most of them illegal: every card alone as an attack (with
+    /// and without the exchange), an addition and a defence of each card on the table; the whole
+    /// hand; take, pass and the empty defence.
+    fn tries(legal: &durak_rules::Legal) -> Vec<Move> {
+        use durak_rules::{Card, CardSet, Pairs};
+        let mut out = vec![
+            Move::Take,
+            Move::Pass,
+            Move::Defend {
+                pairs: Pairs::EMPTY,
+                exchange: false,
+            },
+            Move::Attack {
+                cards: legal.hand,
+                exchange: false,
+            },
+            Move::Add { cards: legal.hand },
+        ];
+        for c in (0..36).filter_map(Card::from_index) {
+            out.push(Move::Add {
+                cards: CardSet::single(c),
+            });
+            for exchange in [false, true] {
+                out.push(Move::Attack {
+                    cards: CardSet::single(c),
+                    exchange,
+                });
+                for &(a, _) in &legal.view.table {
+                    let mut pairs = Pairs::EMPTY;
+                    pairs.push(a, c);
+                    out.push(Move::Defend { pairs, exchange });
+                }
+            }
+        }
+        out
+    }
+
+    /// A person's seat holds only the request line (`legal_from_request`; a Rust bot,
+    /// `read_for_bot`): every move tried there, legal or not, is judged as the referee's
+    /// `Game::check` judges it, with the same rule id and the same words, in games of every
+    /// variant and table size.
+    #[test]
+    fn a_request_line_judges_a_move_as_the_referee_does() {
+        use durak_rules::random::{random_move, SmallRng};
+        use durak_rules::{Setup, Variant};
+        let (mut tried, mut refused) = (0, 0);
+        for variant in [Variant::Prostoy, Variant::Podkidnoy] {
+            for players in variant.players() {
+                for seed in 0..3 {
+                    let mut g = Game::new(Setup::new(variant, players), seed).unwrap();
+                    let mut rng = SmallRng::new(seed);
+                    while let Some(legal) = g.legal() {
+                        let seat = legal.decision.seat;
+                        let obs = g.observation(seat);
+                        let req = crate::messages::request(7, 0, &legal, &obs, 1000, 1000);
+                        let line = serde_json::to_string(&req).unwrap();
+                        let read = crate::legal_from_request(&serde_json::from_str(&line).unwrap())
+                            .unwrap();
+                        assert_eq!(read.view, legal.view, "{line}");
+                        let Ok(crate::bot::ForBot::Request { legal: bot, .. }) =
+                            crate::bot::read_for_bot(&line)
+                        else {
+                            panic!("a request: {line}")
+                        };
+                        assert_eq!(bot.view, legal.view, "{line}");
+                        for m in tries(&legal) {
+                            let referee = g.check(seat, &m);
+                            assert_eq!(read.allows(&m), referee, "{m:?} at {line}");
+                            tried += 1;
+                            refused += usize::from(referee.is_err());
+                        }
+                        let mv = random_move(&legal, &mut rng);
+                        g.apply(seat, &mv).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(refused > 10_000 && tried > refused, "{refused} of {tried}");
+    }
 }

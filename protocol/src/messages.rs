@@ -2,8 +2,8 @@
 
 use crate::schema::{self, Schema};
 use durak_rules::{
-    Card, CardSet, Decision, DecisionKind, EventKind, Exchange, Legal, Move, Observation, Outcome,
-    Pairs, Seat, Suit, ToBeat, Variant,
+    Card, CardSet, DecisionKind, EventKind, Exchange, Legal, Move, Observation, Outcome, Pairs,
+    Seat, Suit, ToBeat, Variant,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -887,74 +887,10 @@ pub fn parse_answer(v: &Value) -> Result<(u64, Move), Refusal> {
 
 // ----- decoding referee messages (for bots written in Rust) -----------------------------------
 
-fn cards_from(v: &Value) -> CardSet {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(card_at)
-        .collect()
-}
-
-fn to_beat_from(v: &Value) -> arrayvec_like::ToBeatList {
-    let mut out = arrayvec_like::ToBeatList::new();
-    for t in v.as_array().into_iter().flatten().take(6) {
-        if let Some(a) = card_at(&t["attack"]) {
-            out.push(ToBeat {
-                attack: a,
-                beaters: cards_from(&t["beaters"]),
-            });
-        }
-    }
-    out
-}
-
-mod arrayvec_like {
-    pub type ToBeatList = arrayvec::ArrayVec<durak_rules::ToBeat, 6>;
-}
-
-/// Decode a request's decision and legal choices into the engine's [`Legal`] (for Rust bots).
+/// Decode a request's decision and legal choices into the engine's [`Legal`], with the view its
+/// move is judged by ([`Legal::allows`]: the referee's judgement, from the observation).
 pub fn legal_from_request(req: &Value) -> Result<Legal, crate::DecodeError> {
-    let kind = match req["decision"].as_str() {
-        Some("attack") => DecisionKind::Attack,
-        Some("defend") => DecisionKind::Defend,
-        Some("add") => DecisionKind::Add,
-        other => {
-            return Err(crate::DecodeError::UnknownDecision(
-                other.map(str::to_string),
-            ))
-        }
-    };
-    let l = &req["legal"];
-    let o = &req["observation"];
-    let seat = o["seat"].as_u64().unwrap_or(0) as Seat;
-    let mut legal = Legal::empty();
-    legal.decision = Decision {
-        seat,
-        kind,
-        after_take: l["after_take"].as_bool().unwrap_or(false),
-    };
-    legal.hand = cards_from(&o["hand"]);
-    for k in l["sizes"].as_array().into_iter().flatten() {
-        if let Some(k) = k.as_u64().filter(|k| *k < 8) {
-            legal.attack_sizes |= 1 << k;
-        }
-    }
-    legal.same_rank = l["same_rank"].as_bool().unwrap_or(false);
-    legal.exchange = match (
-        card_at(&l["exchange"]["six"]),
-        card_at(&l["exchange"]["trump_card"]),
-    ) {
-        (Some(six), Some(trump_card)) => Some(Exchange { six, trump_card }),
-        _ => None,
-    };
-    legal.to_beat = to_beat_from(&l["to_beat"]);
-    legal.to_beat_after_exchange = to_beat_from(&l["to_beat_after_exchange"]);
-    legal.must_cover_all = l["must_cover_all"].as_bool().unwrap_or(false);
-    legal.can_cover = l["can_cover"].as_bool().unwrap_or(false);
-    legal.can_take = l["can_take"].as_bool().unwrap_or(false);
-    legal.addable = cards_from(&l["addable"]);
-    legal.room = l["room"].as_u64().unwrap_or(0) as usize;
-    Ok(legal)
+    crate::bot::legal_from_value(req)
 }
 
 /// The trump suit of a request's observation.

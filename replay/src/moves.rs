@@ -168,18 +168,49 @@ pub fn read_input(line: &str, list: &[(String, Move)], legal: &Legal) -> Input {
         "" => return Input::Retry("type a choice's number or a move (? for help)".into()),
         _ => {}
     }
-    let mv = match line.parse::<usize>() {
-        Ok(n) if (1..=list.len()).contains(&n) => list[n - 1].1,
-        Ok(n) => return Input::Retry(format!("no choice {n}: 1 to {}", list.len())),
-        Err(_) => match parse_move(line, legal.decision.kind) {
-            Ok(m) => m,
-            Err(e) => return Input::Retry(format!("{e} (? for help)")),
-        },
+    let given = match line.parse::<usize>() {
+        Ok(n) => Given::Choice(n),
+        Err(_) => Given::Typed(line),
     };
-    match legal.allows(&mv) {
-        Ok(()) => Input::Play(mv),
-        Err(e) => Input::Retry(format!("✗ {}: {} — try again", e.rule, e.message)),
+    match pick(given, list, legal) {
+        Ok(mv) => Input::Play(mv),
+        Err(NotSent::Unreadable(e)) => Input::Retry(format!("{e} (? for help)")),
+        Err(e @ NotSent::Illegal(_)) => Input::Retry(format!("{e} — try again")),
+        Err(e) => Input::Retry(e.to_string()),
     }
+}
+
+/// How a person gives a move: a choice's number (from 1) or typed in card codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Given<'a> {
+    Choice(usize),
+    Typed(&'a str),
+}
+
+/// Why a move a person gave is not sent: the decision stays open.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotSent {
+    #[error("no choice {n}: 1 to {of}")]
+    NoChoice { n: usize, of: usize },
+    /// The typed move does not read (the message says how to write it).
+    #[error(transparent)]
+    Unreadable(#[from] MoveError),
+    /// The rules refuse it: the rule and the words the referee's fault would have
+    /// ([`Legal::allows`], the referee's [`durak_rules::DecisionView::check`]).
+    #[error("✗ {0}")]
+    Illegal(durak_rules::Illegal),
+}
+
+/// The move a person gave, judged before it is sent as the referee will judge it: the terminal's
+/// human seat and the service's "Play my bot" both go through here.
+pub fn pick(given: Given, list: &[(String, Move)], legal: &Legal) -> Result<Move, NotSent> {
+    let mv = match given {
+        Given::Choice(n) if (1..=list.len()).contains(&n) => list[n - 1].1,
+        Given::Choice(n) => return Err(NotSent::NoChoice { n, of: list.len() }),
+        Given::Typed(text) => parse_move(text, legal.decision.kind)?,
+    };
+    legal.allows(&mv).map_err(NotSent::Illegal)?;
+    Ok(mv)
 }
 
 /// Why a typed move does not read ([`parse_move`]); the message says how to write it.
@@ -361,5 +392,43 @@ mod tests {
             panic!("{c} is not in the hand")
         };
         assert!(why.starts_with("✗ "), "{why}");
+    }
+
+    /// The human seat holds the request line only; a move it refuses at the prompt is refused
+    /// with the rule id and the words of the referee's `Game::check` (the fault it would cost).
+    #[test]
+    fn the_prompt_refuses_a_move_in_the_referees_words() {
+        let game = Game::new(Setup::new(Variant::Podkidnoy, 3), 11).unwrap();
+        let legal = game.legal().unwrap();
+        let seat = legal.decision.seat;
+        let obs = game.observation(seat);
+        let req = durak_protocol::request(1, 0, &legal, &obs, 1000, 1000);
+        let line = serde_json::to_value(&req).unwrap();
+        let read = durak_protocol::legal_from_request(&line).unwrap();
+        let list = choices(&read);
+        let hand: Vec<Card> = legal.hand.iter().collect();
+        let other_rank = hand.iter().find(|c| c.rank() != hand[0].rank()).unwrap();
+        let not_held = (0..36)
+            .filter_map(Card::from_index)
+            .find(|c| !legal.hand.contains(*c))
+            .unwrap();
+        let typed = [
+            format!("{} {other_rank}", hand[0]),
+            not_held.to_string(),
+            "pass".to_string(),
+            "take".to_string(),
+        ];
+        for text in &typed {
+            let mv = parse_move(text, legal.decision.kind).unwrap();
+            let referee = game.check(seat, &mv).unwrap_err();
+            assert_eq!(
+                read_input(text, &list, &read),
+                Input::Retry(format!(
+                    "✗ {}: {} — try again",
+                    referee.rule, referee.message
+                )),
+                "{text:?}"
+            );
+        }
     }
 }

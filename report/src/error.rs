@@ -30,11 +30,5 @@ pub enum Error {
     Csv(#[from] csv::Error),
 }
 
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}
-
 /// A result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -117,9 +117,3 @@ pub enum DeckError {
     #[error("C-1: {0} appears twice in the deck")]
     Twice(Card),
 }
-
-impl From<DeckError> for String {
-    fn from(e: DeckError) -> String {
-        e.to_string()
-    }
-}

@@ -1,7 +1,8 @@
 //! The game as a value: deal, decisions, legal choices, checking and applying moves, observations.
 
-use crate::card::{ranks_text, Card, CardSet, Rank, Suit};
+use crate::card::{Card, CardSet, Rank, Suit};
 use crate::deck::Deck;
+use crate::judge::DecisionView;
 use crate::types::*;
 use arrayvec::ArrayVec;
 
@@ -45,14 +46,6 @@ pub struct Game {
     shown_trump: Option<Card>,
     exits: ArrayVec<Seat, 6>,
     moves: u32,
-}
-
-fn none_text(s: CardSet) -> String {
-    if s.is_empty() {
-        "none".to_string()
-    } else {
-        s.to_string()
-    }
 }
 
 impl Game {
@@ -313,26 +306,6 @@ impl Game {
         })
     }
 
-    fn exchange_error(&self, seat: Seat) -> Illegal {
-        if self.setup.variant == Variant::Podkidnoy {
-            return Illegal::new("K-14", "podkidnoy has no exchange of the trump six");
-        }
-        let six = Card::new(Rank::Six, self.trump);
-        let why = if self.stock_pos >= self.stock_end {
-            format!(
-                "the trump card {} has already been drawn, so nothing lies under the stock to exchange",
-                self.trump_card
-            )
-        } else if self.trump_card == six {
-            format!("the trump card is {six} itself")
-        } else if !self.hands[seat].contains(six) {
-            format!("you do not hold {six}, the six of trumps")
-        } else {
-            "it is not open".to_string()
-        };
-        Illegal::new("P-4", format!("you cannot exchange the trump six: {why}"))
-    }
-
     fn to_beat_into(&self, hand: CardSet, out: &mut ArrayVec<ToBeat, 6>) {
         for (i, &a) in self.attacks.iter().enumerate() {
             if self.defences[i].is_none() {
@@ -392,6 +365,7 @@ impl Game {
         let seat = decision.seat;
         let hand = self.hands[seat];
         legal.reset(decision, hand, self.exchange_open(seat));
+        legal.view = self.view_of(decision);
         match (self.setup.variant, decision.kind) {
             (Variant::Prostoy, DecisionKind::Attack) => {
                 let def = self.hands[self.defender].len();
@@ -451,7 +425,36 @@ impl Game {
 
     // ----- checking ----------------------------------------------------------------------------
 
-    /// Check `mv` by `seat` without applying it: `Err` names the rule it breaks.
+    /// What judging the current decision's move needs, as its seat sees it (`None` once the
+    /// game is over): what [`Game::check`] judges the deciding seat's move by.
+    pub fn view(&self) -> Option<DecisionView> {
+        Some(self.view_of(self.decision()?))
+    }
+
+    fn view_of(&self, d: Decision) -> DecisionView {
+        let podkidnoy = self.setup.variant == Variant::Podkidnoy;
+        DecisionView {
+            variant: self.setup.variant,
+            decision: d,
+            hand: self.hands[d.seat],
+            trump_card: self.trump_card,
+            trump_card_in_stock: self.stock_len() > 0,
+            defender: self.defender,
+            defender_cards: self.hands[self.defender].len(),
+            limit: if podkidnoy { self.limit } else { 0 },
+            table: self
+                .attacks
+                .iter()
+                .zip(self.defences.iter())
+                .map(|(&a, &d)| (a, d))
+                .collect(),
+            taking: self.taking,
+        }
+    }
+
+    /// Check `mv` by `seat` without applying it: `Err` names the rule it breaks. A seat whose
+    /// decision it is not is refused here (C-9, K-5, R-2); the deciding seat's move is judged by
+    /// [`DecisionView::check`], as a player holding the request judges it.
     pub fn check(&self, seat: Seat, mv: &Move) -> Result<(), Illegal> {
         let Some(d) = self.decision() else {
             return Err(Illegal::new("C-9", "the game is over; no more moves"));
@@ -473,59 +476,7 @@ impl Game {
                 ),
             ));
         }
-        let v = self.setup.variant;
-        match (v, d.kind, mv) {
-            (_, DecisionKind::Attack, Move::Attack { cards, exchange }) => {
-                self.check_attack(seat, *cards, *exchange)
-            }
-            (_, DecisionKind::Defend, Move::Defend { pairs, exchange }) => {
-                self.check_defend(seat, pairs, *exchange)
-            }
-            (Variant::Podkidnoy, DecisionKind::Defend, Move::Take) => Ok(()),
-            (Variant::Podkidnoy, DecisionKind::Add, Move::Add { cards }) => {
-                self.check_add(seat, *cards)
-            }
-            (Variant::Podkidnoy, DecisionKind::Add, Move::Pass) => Ok(()),
-            (Variant::Prostoy, DecisionKind::Attack, Move::Pass) => Err(Illegal::new(
-                "P-5",
-                "the attacker may not pass: attack with 1, 3 or 5 cards",
-            )),
-            (Variant::Podkidnoy, DecisionKind::Attack, Move::Pass) => Err(Illegal::new(
-                "K-4",
-                "the initial attacker may not pass: attack with one card or several of one rank",
-            )),
-            (Variant::Prostoy, DecisionKind::Defend, Move::Take) => Err(Illegal::new(
-                "P-8",
-                "prostoy has no 'take': beat all, some or none of the attack cards \
-                 (an empty defence takes them all)",
-            )),
-            (Variant::Prostoy, _, Move::Add { .. } | Move::Take | Move::Pass) => Err(Illegal::new(
-                "P-7",
-                "nothing is ever added to a prostoy attack, and nobody passes or takes",
-            )),
-            (Variant::Podkidnoy, DecisionKind::Defend, _) => Err(Illegal::new(
-                "K-7",
-                format!(
-                    "the defender covers every unbeaten card or takes; '{}' is not a defender's move",
-                    mv.name()
-                ),
-            )),
-            (Variant::Podkidnoy, DecisionKind::Add, _) => Err(Illegal::new(
-                if d.after_take { "K-9" } else { "K-8" },
-                format!(
-                    "seat {seat} is asked to add cards or pass; '{}' is not one of those",
-                    mv.name()
-                ),
-            )),
-            (_, kind, _) => Err(Illegal::new(
-                "R-2",
-                format!(
-                    "seat {seat} is asked to {}; '{}' is not that kind of move",
-                    kind.name(),
-                    mv.name()
-                ),
-            )),
-        }
+        self.view_of(d).check(mv)
     }
 
     /// K-5: why `seat`, whose decision it is not, may not add now (`None`: not a K-5 matter).
@@ -555,204 +506,6 @@ impl Game {
                 ),
             )
         })
-    }
-
-    fn hand_after_exchange(&self, seat: Seat, exchange: bool) -> Result<CardSet, Illegal> {
-        let mut hand = self.hands[seat];
-        if exchange {
-            let x = self
-                .exchange_open(seat)
-                .ok_or_else(|| self.exchange_error(seat))?;
-            hand.remove(x.six);
-            hand.insert(x.trump_card);
-        }
-        Ok(hand)
-    }
-
-    fn check_attack(&self, seat: Seat, cards: CardSet, exchange: bool) -> Result<(), Illegal> {
-        let hand = self.hand_after_exchange(seat, exchange)?;
-        let prostoy = self.setup.variant == Variant::Prostoy;
-        let rule = if prostoy { "P-5" } else { "K-4" };
-        if cards.is_empty() {
-            return Err(Illegal::new(
-                rule,
-                "an attack needs at least one card; the attacker may not pass",
-            ));
-        }
-        let missing = cards.minus(hand);
-        if !missing.is_empty() {
-            return Err(Illegal::new(
-                rule,
-                format!(
-                    "{missing} not in your hand (your hand{}: {hand})",
-                    if exchange { " after the exchange" } else { "" }
-                ),
-            ));
-        }
-        let k = cards.len();
-        if prostoy {
-            if k != 1 && k != 3 && k != 5 {
-                return Err(Illegal::new(
-                    "P-5",
-                    format!("an attack has 1, 3 or 5 cards, not {k} ({cards})"),
-                ));
-            }
-            let def = self.hands[self.defender].len();
-            if k > def {
-                return Err(Illegal::new(
-                    "P-6",
-                    format!(
-                        "{k} attack cards, but the defender (seat {}) holds only {def}",
-                        self.defender
-                    ),
-                ));
-            }
-            let pairs = cards.pair_count();
-            if k == 3 && pairs < 1 {
-                return Err(Illegal::new(
-                    "P-5",
-                    format!(
-                        "a 3-card attack needs a pair (two cards of one rank): {cards} has none"
-                    ),
-                ));
-            }
-            if k == 5 && pairs < 2 {
-                return Err(Illegal::new(
-                    "P-5",
-                    format!(
-                        "a 5-card attack needs two separate pairs (or four of a kind): {cards} has {pairs}"
-                    ),
-                ));
-            }
-        } else {
-            if cards.rank_mask().count_ones() > 1 {
-                return Err(Illegal::new(
-                    "K-4",
-                    format!("an opening attack is one card or several of one rank, not {cards}"),
-                ));
-            }
-            if k > self.limit {
-                return Err(Illegal::new(
-                    "K-3",
-                    format!(
-                        "{k} attack cards exceed this round's limit of {} (min of 6 and the defender's {} cards)",
-                        self.limit,
-                        self.hands[self.defender].len()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn check_defend(&self, seat: Seat, pairs: &Pairs, exchange: bool) -> Result<(), Illegal> {
-        let hand = self.hand_after_exchange(seat, exchange)?;
-        let prostoy = self.setup.variant == Variant::Prostoy;
-        let rule = if prostoy { "P-8" } else { "K-7" };
-        let unbeaten: CardSet = self.unbeaten().collect();
-        let mut attacked = CardSet::EMPTY;
-        let mut used = CardSet::EMPTY;
-        for (a, d) in pairs.iter() {
-            if !unbeaten.contains(a) {
-                let why = if self.attacks.contains(&a) {
-                    "is already beaten"
-                } else {
-                    "is not an attack card on the table"
-                };
-                return Err(Illegal::new(
-                    rule,
-                    format!("{a} {why} (unbeaten: {})", none_text(unbeaten)),
-                ));
-            }
-            if attacked.contains(a) {
-                return Err(Illegal::new(
-                    rule,
-                    format!("{a} is beaten twice; beat each attack card once"),
-                ));
-            }
-            attacked.insert(a);
-            if !hand.contains(d) {
-                return Err(Illegal::new(
-                    rule,
-                    format!("{d} is not in your hand (your hand: {hand})"),
-                ));
-            }
-            if used.contains(d) {
-                return Err(Illegal::new(
-                    rule,
-                    format!("{d} is used twice; each attack card needs a different card"),
-                ));
-            }
-            used.insert(d);
-            if !d.beats(a, self.trump) {
-                let why = if d.suit() == a.suit() {
-                    "it is lower in the same suit".to_string()
-                } else if a.suit() == self.trump {
-                    format!("{a} is a trump and only a higher trump beats it")
-                } else {
-                    format!(
-                        "it is neither a higher {} nor a trump ({})",
-                        a.suit().name(),
-                        self.trump.name()
-                    )
-                };
-                return Err(Illegal::new("C-4", format!("{d} does not beat {a}: {why}")));
-            }
-        }
-        if !prostoy && attacked != unbeaten {
-            return Err(Illegal::new(
-                "K-7",
-                format!(
-                    "one answer covers every unbeaten card or takes: {} left uncovered",
-                    unbeaten.minus(attacked)
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    fn check_add(&self, seat: Seat, cards: CardSet) -> Result<(), Illegal> {
-        let hand = self.hands[seat];
-        if cards.is_empty() {
-            return Err(Illegal::new(
-                "K-6",
-                "an addition needs at least one card; to add nothing, pass",
-            ));
-        }
-        let missing = cards.minus(hand);
-        if !missing.is_empty() {
-            return Err(Illegal::new(
-                "K-6",
-                format!("{missing} not in your hand (your hand: {hand})"),
-            ));
-        }
-        let ranks = self.table_ranks();
-        let bad = cards.minus(cards.with_ranks(ranks));
-        if let Some(c) = bad.first() {
-            return Err(Illegal::new(
-                "K-6",
-                format!(
-                    "{c} cannot be added: no {} is on the table (ranks on the table: {})",
-                    rank_word(c.rank()),
-                    ranks_text(ranks)
-                ),
-            ));
-        }
-        let room = self.limit - self.attacks.len();
-        if cards.len() > room {
-            return Err(Illegal::new(
-                "K-3",
-                format!(
-                    "{} cards cannot be added: the limit is {} attack cards and {} are on the table, \
-                     so {room} more at most{}",
-                    cards.len(),
-                    self.limit,
-                    self.attacks.len(),
-                    if self.taking { " (even after a take)" } else { "" }
-                ),
-            ));
-        }
-        Ok(())
     }
 
     // ----- applying --------------------------------------------------------------------------
@@ -1141,10 +894,4 @@ fn public(kind: EventKind) -> Event {
         to: Audience::All,
         kind,
     }
-}
-
-fn rank_word(r: Rank) -> &'static str {
-    [
-        "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace",
-    ][r as usize]
 }

@@ -9,10 +9,10 @@
 //! private to one seat), and [`Game::observation`] gives one seat exactly what it may know.
 //! [`Game::forced_move`] is the R-1 move the referee plays when a decision has one answer.
 
-mod allows;
 pub mod card;
 pub mod deck;
 mod game;
+mod judge;
 pub mod random;
 pub mod series;
 pub mod solve;
@@ -21,5 +21,6 @@ mod types;
 pub use card::{Card, CardParseError, CardSet, Rank, Suit};
 pub use deck::{Deck, DeckError};
 pub use game::Game;
+pub use judge::DecisionView;
 pub use series::Series;
 pub use types::*;

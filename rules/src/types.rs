@@ -1,6 +1,7 @@
 //! Variants, setups, moves, decisions, legal choices, events and errors.
 
 use crate::card::{Card, CardSet, Suit};
+use crate::judge::DecisionView;
 use arrayvec::ArrayVec;
 use std::fmt;
 use std::str::FromStr;
@@ -90,12 +91,6 @@ impl FromStr for Variant {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown variant {0:?}: the variants are prostoy and podkidnoy")]
 pub struct UnknownVariant(pub String);
-
-impl From<UnknownVariant> for String {
-    fn from(e: UnknownVariant) -> String {
-        e.to_string()
-    }
-}
 
 /// Everything fixed before the deal (C-11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,6 +295,9 @@ pub struct ToBeat {
 pub struct Legal {
     pub decision: Decision,
     pub hand: CardSet,
+    /// What the move is judged by ([`Legal::allows`]): the request's observation, as the deciding
+    /// seat sees the game.
+    pub view: DecisionView,
     /// Attack: the legal numbers of attack cards (P-5 with P-6: a subset of 1, 3, 5; K-4 with K-3:
     /// 1 to the limit). Bit `k` set means `k` cards.
     pub attack_sizes: u8,
@@ -333,6 +331,7 @@ impl Legal {
                 after_take: false,
             },
             hand: CardSet::EMPTY,
+            view: DecisionView::empty(),
             attack_sizes: 0,
             same_rank: false,
             exchange: None,

@@ -12,8 +12,9 @@
 //!   neighbours (K-5); the table never holds more attack cards than the limit (K-3, P-5);
 //!   drawing follows P-7 / P-9 / K-12;
 //! * every move the choosers produce from `legal()` is accepted by `check` and `apply`;
-//! * `Legal::allows` (judging from the `legal` object alone) agrees with `check` on every move
-//!   tried, legal or not (the random ones and every one the brute force enumerates);
+//! * `Legal::allows` (judging from what the request carries) agrees with `check` on every move
+//!   tried, legal or not, with the same rule id and words (the random ones and every one the
+//!   brute force enumerates);
 //! * random illegal moves (random card sets, pairs, kinds and seats) are refused with a rule id
 //!   like `K-6` and a message, identically by `check` and `apply`, and leave the game unchanged;
 //!   whatever `check` accepts, `apply` accepts;
@@ -382,15 +383,15 @@ fn fingerprint(g: &Game) -> impl PartialEq + std::fmt::Debug {
     )
 }
 
-/// `Legal::allows` (what a player can judge from the `legal` object alone, as the terminal's
-/// human seat does) agrees with the referee's `Game::check` on `m` by the deciding seat.
+/// `Legal::allows` (what a player can judge from the request alone, as the terminal's human seat
+/// does) agrees with the referee's `Game::check` on `m` by the deciding seat: rule and words.
 fn agrees(g: &Game, legal: &Legal, seat: Seat, m: &Move) {
     let referee = g.check(seat, m);
     let player = legal.allows(m);
     assert_eq!(
-        player.is_ok(),
-        referee.is_ok(),
-        "{m:?} by seat {seat}: Legal::allows says {player:?}, Game::check says {referee:?}; legal {legal:?}"
+        player, referee,
+        "{m:?} by seat {seat}: Legal::allows and Game::check differ (the rule and the words are \
+         the same wherever a move is judged); legal {legal:?}"
     );
     if let Err(e) = player {
         assert!(is_rule_id(e.rule), "rule id {:?}", e.rule);

@@ -66,20 +66,6 @@ pub enum AnalysisError {
     NotAReplay(String),
 }
 
-/// The views still speak in strings.
-impl From<AnalysisError> for String {
-    fn from(e: AnalysisError) -> String {
-        e.to_string()
-    }
-}
-
-/// A page or the API asking for an analysis answers 500 when it cannot be read.
-impl From<AnalysisError> for crate::http::ApiError {
-    fn from(e: AnalysisError) -> crate::http::ApiError {
-        crate::http::ApiError::internal(e)
-    }
-}
-
 fn seat_figures(s: &SeatSummary) -> [u64; 3] {
     [
         s.decisions as u64,

@@ -63,13 +63,6 @@ pub enum BackupError {
     Db(#[from] crate::db::DbError),
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<BackupError> for String {
-    fn from(e: BackupError) -> String {
-        e.to_string()
-    }
-}
-
 /// A failure of `path` (`what`: what was being done), for `map_err`.
 fn io(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> BackupError {
     let path = path.to_path_buf();

@@ -42,13 +42,6 @@ pub enum ClientError {
     },
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<ClientError> for String {
-    fn from(e: ClientError) -> String {
-        e.to_string()
-    }
-}
-
 /// A small HTTP(S) client over ureq that reads error bodies too. HTTPS goes through rustls,
 /// trusting the platform's CAs and the private CA of its [`Trust`] (`crate::tls::client`).
 pub struct Client {

@@ -362,21 +362,7 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         None => ("the defaults".to_string(), &empty),
     };
     let in_file = |e: ConfigError| e.in_file(&origin);
-    let key = ConfigError::key;
-    let listen_text = o
-        .listen
-        .clone()
-        .or_else(|| f.listen.clone())
-        .unwrap_or_else(|| DEFAULT_LISTEN.into());
-    let listen: SocketAddr = listen_text.parse().map_err(|e| {
-        key(
-            "listen",
-            format!(
-                "listen = {listen_text:?}: {e}\n  fix: give an address and a port, such as \
-             \"127.0.0.1:8080\" (or --listen)"
-            ),
-        )
-    })?;
+    let listen = listen_of(o, f)?;
     let data_dir = o
         .data_dir
         .clone()
@@ -386,7 +372,76 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         .registration
         .or(f.registration)
         .unwrap_or(Registration::Invite);
-    let l = &f.ladder;
+    let ladder = ladder_of(o, &f.ladder, &origin)?;
+    let (sandbox, resources) = sandbox_of(o, &f.sandbox, &origin)?;
+    let build = build_of(o, &f.build).map_err(in_file)?;
+    let upload = upload_of(&f.upload).map_err(in_file)?;
+    let tls = tls_files(o, &f.tls).map_err(in_file)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let check_concurrency = f.check.concurrency.unwrap_or(cores);
+    if check_concurrency == 0 {
+        let m = "[check] concurrency = 0: no version would ever be checked\n  fix: set 1 or more \
+                 (the default is the number of cores)";
+        return Err(in_file(ConfigError::key("[check] concurrency", m)));
+    }
+    let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
+    let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
+    let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
+    let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
+    let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
+    let (play_move_ms, play_max_games, play_variants) =
+        crate::play::resolve(&f.play, ladder.variant).map_err(in_file)?;
+    let season = crate::season::resolve(&f.season).map_err(in_file)?;
+    Ok(Config {
+        listen,
+        data_dir,
+        registration,
+        ladder,
+        sandbox,
+        resources,
+        build,
+        upload,
+        check_games: o.check_games.or(f.check.games).unwrap_or(2),
+        check_long: o
+            .check_long
+            .or(f.check.long)
+            .unwrap_or(durak_checkbot::DEFAULT_LONG),
+        tls,
+        check_concurrency,
+        quota,
+        rate,
+        compare,
+        challenges,
+        play_move_ms,
+        play_max_games,
+        play_variants,
+        metrics_listen,
+        season,
+    })
+}
+
+/// `--listen` over `listen` over the default.
+fn listen_of(o: &Overrides, f: &ConfigFile) -> Result<SocketAddr, ConfigError> {
+    let listen_text = o
+        .listen
+        .clone()
+        .or_else(|| f.listen.clone())
+        .unwrap_or_else(|| DEFAULT_LISTEN.into());
+    listen_text.parse().map_err(|e| {
+        ConfigError::key(
+            "listen",
+            format!(
+                "listen = {listen_text:?}: {e}\n  fix: give an address and a port, such as \
+             \"127.0.0.1:8080\" (or --listen)"
+            ),
+        )
+    })
+}
+
+/// `[ladder]` with its flags over it, checked (`origin`: the file, for the errors that name it).
+fn ladder_of(o: &Overrides, l: &LadderSection, origin: &str) -> Result<LadderConfig, ConfigError> {
+    let in_file = |e: ConfigError| e.in_file(origin);
+    let key = ConfigError::key;
     let variant_text = o
         .variant
         .clone()
@@ -438,6 +493,23 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
         startup_ms: l.startup_ms.unwrap_or(base.startup_ms),
         max_line_bytes: l.max_line_bytes.unwrap_or(base.max_line_bytes),
     };
+    Ok(LadderConfig {
+        variant,
+        table_size,
+        deals,
+        concurrency,
+        max_consecutive_faults: l.max_consecutive_faults.unwrap_or(3),
+        house_bots: house_bots_of(o, l).map_err(in_file)?,
+        seed: o.seed.or(l.seed),
+        limits,
+        local_play: o.local_play.or(l.local_play).unwrap_or(true),
+        lease_ms: lease_s as i64 * 1000,
+    })
+}
+
+/// `[ladder] house_bots`: built-in bots only.
+fn house_bots_of(o: &Overrides, l: &LadderSection) -> Result<Vec<String>, ConfigError> {
+    let key = ConfigError::key;
     let house_bots = o
         .house_bots
         .clone()
@@ -449,15 +521,25 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
                 "[ladder] house_bots: {h:?}: house bots are built-in bots\n  fix: use \
                  \"builtin:greedy\" or \"builtin:random\" (authors submit the others)"
             );
-            return Err(in_file(key("[ladder] house_bots", m)));
+            return Err(key("[ladder] house_bots", m));
         }
         durak_referee::BotCommand::parse(h)
-            .map_err(|e| in_file(key("[ladder] house_bots", format!("[ladder] {e}"))))?;
+            .map_err(|e| key("[ladder] house_bots", format!("[ladder] {e}")))?;
     }
+    Ok(house_bots)
+}
+
+/// `[sandbox]` with `--sandbox` and `--limit` over it: the mode and the bots' resource limits.
+fn sandbox_of(
+    o: &Overrides,
+    sb: &SandboxSection,
+    origin: &str,
+) -> Result<(Sandbox, ResourceLimits), ConfigError> {
+    let key = ConfigError::key;
     let mode = o
         .sandbox
         .clone()
-        .or_else(|| f.sandbox.mode.clone())
+        .or_else(|| sb.mode.clone())
         .unwrap_or_else(|| "strict".into());
     let sandbox: Sandbox = mode.parse().map_err(|e| {
         key(
@@ -465,91 +547,45 @@ pub fn resolve(file: Option<(&Path, &ConfigFile)>, o: &Overrides) -> Result<Conf
             format!("[sandbox] mode: {e} (or --sandbox)"),
         )
     })?;
-    let mut resources =
-        limits_from(ResourceLimits::default(), &f.sandbox.limits, "sandbox").map_err(in_file)?;
+    let mut resources = limits_from(ResourceLimits::default(), &sb.limits, "sandbox")
+        .map_err(|e| e.in_file(origin))?;
     for a in &o.limits {
         resources
             .set(a)
             .map_err(|e| key("--limit", format!("--limit {e}")))?;
     }
-    let b = &f.build;
+    Ok((sandbox, resources))
+}
+
+/// `[build]`, with `--build-timeout-s` over its timeout.
+fn build_of(o: &Overrides, b: &BuildSection) -> Result<BuildConfig, ConfigError> {
     let build_defaults = ResourceLimits {
         cpu_secs_per_game: Some(600),
         file_size: Some(128 * MIB),
         ..ResourceLimits::default()
     };
-    let build = BuildConfig {
+    Ok(BuildConfig {
         timeout_s: o.build_timeout_s.or(b.timeout_s).unwrap_or(120),
         disk: match &b.disk {
-            Some(v) => size(v, "[build] disk").map_err(in_file)?,
+            Some(v) => size(v, "[build] disk")?,
             None => 256 * MIB,
         },
-        limits: limits_from(build_defaults, &b.limits, "build").map_err(in_file)?,
-    };
-    let u = &f.upload;
-    let upload = UploadConfig {
+        limits: limits_from(build_defaults, &b.limits, "build")?,
+    })
+}
+
+/// `[upload]`: the sizes and the number of files an archive may have.
+fn upload_of(u: &UploadSection) -> Result<UploadConfig, ConfigError> {
+    Ok(UploadConfig {
         max_archive: match &u.max_archive {
-            Some(v) => size(v, "[upload] max_archive").map_err(in_file)?,
+            Some(v) => size(v, "[upload] max_archive")?,
             None => 16 * MIB,
         },
         max_unpacked: match &u.max_unpacked {
-            Some(v) => size(v, "[upload] max_unpacked").map_err(in_file)?,
+            Some(v) => size(v, "[upload] max_unpacked")?,
             None => 64 * MIB,
         },
         max_files: u.max_files.unwrap_or(5000),
-    };
-    let tls = tls_files(o, &f.tls).map_err(in_file)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let check_concurrency = f.check.concurrency.unwrap_or(cores);
-    if check_concurrency == 0 {
-        let m = "[check] concurrency = 0: no version would ever be checked\n  fix: set 1 or more \
-                 (the default is the number of cores)";
-        return Err(in_file(key("[check] concurrency", m.into())));
-    }
-    let quota = crate::quota::resolve_quota(&f.quota, size).map_err(in_file)?;
-    let rate = crate::quota::resolve_rate(&f.limits, &f.trusted_proxies).map_err(in_file)?;
-    let compare = crate::ladder::compare::resolve(&f.compare).map_err(in_file)?;
-    let challenges = crate::ladder::challenges::resolve(&f.challenges).map_err(in_file)?;
-    let metrics_listen = crate::metrics::resolve(&f.metrics).map_err(in_file)?;
-    let (play_move_ms, play_max_games, play_variants) =
-        crate::play::resolve(&f.play, variant).map_err(in_file)?;
-    let season = crate::season::resolve(&f.season).map_err(in_file)?;
-    Ok(Config {
-        listen,
-        data_dir,
-        registration,
-        ladder: LadderConfig {
-            variant,
-            table_size,
-            deals,
-            concurrency,
-            max_consecutive_faults: l.max_consecutive_faults.unwrap_or(3),
-            house_bots,
-            seed: o.seed.or(l.seed),
-            limits,
-            local_play: o.local_play.or(l.local_play).unwrap_or(true),
-            lease_ms: lease_s as i64 * 1000,
-        },
-        sandbox,
-        resources,
-        build,
-        upload,
-        check_games: o.check_games.or(f.check.games).unwrap_or(2),
-        check_long: o
-            .check_long
-            .or(f.check.long)
-            .unwrap_or(durak_checkbot::DEFAULT_LONG),
-        tls,
-        check_concurrency,
-        quota,
-        rate,
-        compare,
-        challenges,
-        play_move_ms,
-        play_max_games,
-        play_variants,
-        metrics_listen,
-        season,
     })
 }
 

@@ -58,13 +58,6 @@ impl ConfigError {
     }
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<ConfigError> for String {
-    fn from(e: ConfigError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

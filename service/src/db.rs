@@ -82,13 +82,6 @@ pub struct Db {
 #[error("database: {0}")]
 pub struct DbError(#[from] pub rusqlite::Error);
 
-/// Code that still speaks in strings takes a database error as its message.
-impl From<DbError> for String {
-    fn from(e: DbError) -> String {
-        e.to_string()
-    }
-}
-
 /// The database file cannot be opened or brought up to date: its path, why, and the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -112,13 +105,6 @@ pub enum OpenError {
         path: PathBuf,
         source: rusqlite_migration::Error,
     },
-}
-
-/// The `durak` commands still speak in strings: they print the message.
-impl From<OpenError> for String {
-    fn from(e: OpenError) -> String {
-        e.to_string()
-    }
 }
 
 /// Milliseconds since the Unix epoch.

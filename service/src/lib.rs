@@ -35,12 +35,14 @@ pub mod checker;
 pub mod client;
 pub mod config;
 pub mod config_error;
+pub mod dates;
 pub mod db;
 pub mod domain;
 pub mod http;
 pub mod ladder;
 pub mod metrics;
 pub mod play;
+pub mod private;
 pub mod quota;
 pub mod season;
 pub mod store;
@@ -103,13 +105,6 @@ pub enum ServeError {
     /// The season's deadline cannot be watched (`0`: why).
     #[error("{0}")]
     Season(String),
-}
-
-/// The `durak` commands still speak in strings: they print the message.
-impl From<ServeError> for String {
-    fn from(e: ServeError) -> String {
-        e.to_string()
-    }
 }
 
 /// Whether bots run under uids of their own (strict mode as root), which must reach their

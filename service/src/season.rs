@@ -191,7 +191,7 @@ pub fn closed(db: &Db) -> Result<Option<String>, DbError> {
     if open {
         return Ok(None);
     }
-    let at = crate::http::pages::time(s.ended.unwrap_or(0));
+    let at = crate::dates::time(s.ended.unwrap_or(0));
     let final_at = s
         .tournament
         .map(|t| format!(" (/tournaments/{t})"))
@@ -316,7 +316,7 @@ fn what_became(db: &Db, n: i64) -> Result<String, DbError> {
             ..
         }) => format!(
             "season {n} ended at {} (by the {})",
-            crate::http::pages::time(at),
+            crate::dates::time(at),
             ended_by.map_or("organiser", EndedBy::as_str)
         ),
         _ => format!("there is no season {n}"),

@@ -154,7 +154,7 @@ pub struct GameRow {
     pub deal: u32,
     /// Version ids by seat.
     pub seats: Vec<i64>,
-    #[serde(with = "crate::ladder::jobs::u64_text")]
+    #[serde(with = "crate::domain::jobs::u64_text")]
     #[schema(value_type = String)]
     pub seed: u64,
     pub dealer: usize,

@@ -253,12 +253,12 @@ pub fn accept(
             tx.commit()?;
             Ok(Ok(id))
         })
-        .map_err(|e| refused(500, e))?;
+        .map_err(|e| refused(500, e.to_string()))?;
     let id = result?;
     // The temporary folder was renamed away: dropping it removes nothing.
     drop(tmp);
     let v = store::version(db, id)
-        .map_err(|e| refused(500, e))?
+        .map_err(|e| refused(500, e.to_string()))?
         .ok_or_else(|| refused(500, "the version vanished"))?;
     Ok((v, author_note(&m.author, &account.name)))
 }

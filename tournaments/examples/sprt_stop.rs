@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let path = PathBuf::from(&args[0]).join("results.jsonl");
     let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines: Vec<ResultLine> = Vec::new();
@@ -63,7 +63,8 @@ fn run(args: &[String]) -> Result<(), String> {
             "no bot {challenger:?} in {} (its bots: {})",
             path.display(),
             names.join(", ")
-        ));
+        )
+        .into());
     }
     let params = SprtSection::parse(&args[2])?.params()?;
     let t = Tournament {

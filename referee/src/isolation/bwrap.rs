@@ -257,12 +257,6 @@ pub struct TmpfsUnsized {
     bwrap: String,
 }
 
-impl From<TmpfsUnsized> for String {
-    fn from(e: TmpfsUnsized) -> String {
-        e.to_string()
-    }
-}
-
 /// Why strict mode cannot run here ([`check_strict_sandbox`]); each message says the fix. Clone,
 /// as the check runs once and every caller gets its answer.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -343,7 +337,7 @@ mod tests {
             bwrap: "/usr/bin/bwrap".into(),
         };
         assert_eq!(
-            String::from(e),
+            e.to_string(),
             "this bubblewrap (/usr/bin/bwrap) cannot size a tmpfs (`--size`, bubblewrap 0.5 and \
              later), so strict mode cannot bound what a bot writes (tmp_size): install a newer \
              bubblewrap, or give --limit tmp_size=unlimited to run without the bound"

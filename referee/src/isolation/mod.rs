@@ -92,12 +92,6 @@ impl std::fmt::Display for Sandbox {
 #[error("unknown sandbox {0:?}: choose \"default\" or \"strict\"")]
 pub struct UnknownSandbox(pub String);
 
-impl From<UnknownSandbox> for String {
-    fn from(e: UnknownSandbox) -> String {
-        e.to_string()
-    }
-}
-
 impl std::str::FromStr for Sandbox {
     type Err = UnknownSandbox;
     fn from_str(s: &str) -> Result<Sandbox, UnknownSandbox> {

@@ -7,7 +7,7 @@ use super::limits::child_limits;
 use super::paths::{absolute, find_in_path};
 use super::procfs::nproc_base;
 use super::uids::UidLease;
-use super::visible::view;
+use super::visible::{view, View};
 use super::workdir::{private_dir, Cleanup};
 use super::DoneFlag;
 use super::{running_as_root, Context, Isolation, Sandbox, BWRAP_MISSING, SANDBOX_PATH};
@@ -316,22 +316,7 @@ fn prepare_strict(
     // Once per referee: can a sandbox be built here at all? (Else every bot would crash at
     // start-up with bubblewrap's message instead of this explanation.)
     check_strict_sandbox().map_err(io::Error::other)?;
-    let inner_program: PathBuf = match &r.program_abs {
-        Some(p) => p.clone(),
-        None => {
-            if find_in_path(program, SANDBOX_PATH.as_ref()).is_none() {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!(
-                        "bot {spec:?}: {} is not in the strict sandbox's PATH ({SANDBOX_PATH}); \
-                         give the program as a path, or install it there",
-                        program.display()
-                    ),
-                ));
-            }
-            program.to_path_buf()
-        }
-    };
+    let inner_program = inner_program(spec, program, &r)?;
     let lease = if running_as_root() {
         Some(UidLease::take()?)
     } else {
@@ -362,7 +347,68 @@ fn prepare_strict(
         b.cgroup(cg);
     }
     // A build's working directory is shown read-write (`Isolation::writable_cwd`).
-    let writable = match (&v.chdir, iso.writable_cwd) {
+    let writable = writable_cwd(spec, &v, iso.writable_cwd)?;
+    show(&mut b, &v, writable.as_ref());
+    b.seal();
+    // No file lock (seen across namespaces): see seccomp.rs.
+    let seccomp = super::seccomp::descriptor()?;
+    let seccomp_fd = std::os::fd::AsRawFd::as_raw_fd(&seccomp);
+    command(
+        &mut b,
+        seccomp_fd,
+        v.chdir.as_deref(),
+        inner_program,
+        r.args,
+    );
+    let limits = child_limits(iso, ctx, cgroup.is_some()).with_nproc_base(nproc_base(uid));
+    let mut setup = limits.setup();
+    setup.stdio_on_3_4 = true;
+    setup.ids = lease.as_ref().map(|l| (l.uid, l.uid));
+    let done = DoneFlag::new()?;
+    setup.done_flag = done.addr();
+    setup.keep_fd = seccomp_fd;
+    let plan = ChildPlan {
+        setup,
+        cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
+        cleanup: None,
+    };
+    Ok(Prepared {
+        program: bwrap,
+        args: b.args,
+        cwd: PathBuf::from("/"),
+        env: vec![("PATH".into(), SANDBOX_PATH.into())],
+        plan: Arc::new(plan),
+        strict: true,
+        private_dir: None,
+        uid_lease: lease,
+        cgroup,
+        done,
+        _seccomp: Some(seccomp),
+    })
+}
+
+/// The program as the sandbox runs it: its absolute path, or a name found in the sandbox's PATH.
+fn inner_program(spec: &str, program: &Path, r: &Resolved) -> io::Result<PathBuf> {
+    if let Some(p) = &r.program_abs {
+        return Ok(p.clone());
+    }
+    if find_in_path(program, SANDBOX_PATH.as_ref()).is_none() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "bot {spec:?}: {} is not in the strict sandbox's PATH ({SANDBOX_PATH}); \
+                 give the program as a path, or install it there",
+                program.display()
+            ),
+        ));
+    }
+    Ok(program.to_path_buf())
+}
+
+/// The working directory shown read-write, when `writable_cwd` asks for one: the bot's own,
+/// and holding nothing that must stay hidden.
+fn writable_cwd(spec: &str, v: &View, writable_cwd: bool) -> io::Result<Option<PathBuf>> {
+    let writable = match (&v.chdir, writable_cwd) {
         (Some(_), true) if v.chdir_made => {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -394,6 +440,12 @@ fn prepare_strict(
         }
         _ => None,
     };
+    Ok(writable)
+}
+
+/// What the bot sees of the host in `b`: where it starts, its directories (the writable one
+/// read-write), its files and the symlinks that lead to them.
+fn show(b: &mut BwrapArgs, v: &View, writable: Option<&PathBuf>) {
     // Where the bot only starts: made, empty but for what is shown inside it (read-only once
     // sealed; inside the private /tmp when it lies under /tmp).
     if let Some(c) = v.chdir.as_ref().filter(|_| v.chdir_made) {
@@ -401,7 +453,7 @@ fn prepare_strict(
         b.path(c);
     }
     for d in &v.dirs {
-        if writable.as_ref() == Some(d) {
+        if writable == Some(d) {
             b.push(["--bind"]);
             b.path(d);
             b.path(d);
@@ -410,7 +462,7 @@ fn prepare_strict(
         }
     }
     // A working directory inside another shown directory: bound again, read-write, over it.
-    if let Some(c) = writable.as_ref().filter(|c| !v.dirs.contains(c)) {
+    if let Some(c) = writable.filter(|c| !v.dirs.contains(c)) {
         b.push(["--bind"]);
         b.path(c);
         b.path(c);
@@ -425,14 +477,21 @@ fn prepare_strict(
         b.path(target);
         b.path(at);
     }
-    b.seal();
-    // No file lock (seen across namespaces): see seccomp.rs.
-    let seccomp = super::seccomp::descriptor()?;
-    let seccomp_fd = std::os::fd::AsRawFd::as_raw_fd(&seccomp);
+}
+
+/// The end of the bubblewrap command: the seccomp filter, where the bot starts, its
+/// environment, and the shim that runs `program` with `args` on descriptors 3 and 4.
+fn command(
+    b: &mut BwrapArgs,
+    seccomp_fd: i32,
+    chdir: Option<&Path>,
+    program: PathBuf,
+    args: Vec<OsString>,
+) {
     b.push(["--seccomp"]);
     b.args.push(seccomp_fd.to_string().into());
     b.push(["--chdir"]);
-    b.path(v.chdir.as_deref().unwrap_or(Path::new("/tmp")));
+    b.path(chdir.unwrap_or(Path::new("/tmp")));
     let (_, lang) = lang_env();
     b.push(["--setenv", "PATH", SANDBOX_PATH]);
     b.push(["--setenv", "HOME", "/tmp/home"]);
@@ -447,33 +506,8 @@ fn prepare_strict(
         "exec 0<&3 1>&4 3<&- 4>&- && exec \"$@\"",
         "durak-bot",
     ]);
-    b.args.push(inner_program.into_os_string());
-    b.args.extend(r.args);
-    let limits = child_limits(iso, ctx, cgroup.is_some()).with_nproc_base(nproc_base(uid));
-    let mut setup = limits.setup();
-    setup.stdio_on_3_4 = true;
-    setup.ids = lease.as_ref().map(|l| (l.uid, l.uid));
-    let done = DoneFlag::new()?;
-    setup.done_flag = done.addr();
-    setup.keep_fd = seccomp_fd;
-    let plan = ChildPlan {
-        setup,
-        cgroup_procs: cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default(),
-        cleanup: None,
-    };
-    Ok(Prepared {
-        program: bwrap,
-        args: b.args,
-        cwd: PathBuf::from("/"),
-        env: vec![("PATH".into(), SANDBOX_PATH.into())],
-        plan: Arc::new(plan),
-        strict: true,
-        private_dir: None,
-        uid_lease: lease,
-        cgroup,
-        done,
-        _seccomp: Some(seccomp),
-    })
+    b.args.push(program.into_os_string());
+    b.args.extend(args);
 }
 
 fn warn_root_default_once() {

@@ -22,9 +22,3 @@ pub enum Error {
     #[error("a version is not taken out as {0}: only as disqualified, removed or suspended")]
     NotAWayOut(VersionState),
 }
-
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

@@ -285,7 +285,7 @@ async fn submit(
         match f.chunk().await {
             Ok(Some(c)) => Some((Ok(c), f)),
             Ok(None) => None,
-            Err(e) => Some((Err(e.to_string()), f)),
+            Err(e) => Some((Err(e), f)),
         }
     });
     let file = match api::receive(&s, Box::pin(stream)).await {

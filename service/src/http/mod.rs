@@ -19,7 +19,7 @@ pub mod live;
 pub mod openapi;
 pub mod pages;
 pub mod play_pages;
-pub mod private;
+pub use crate::private;
 pub mod redact;
 pub mod reports;
 pub mod seasons;
@@ -489,4 +489,11 @@ fn web_security(r: Router<AppState>, state: &AppState) -> Router<AppState> {
             redact::layer,
         ))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+}
+
+/// A page or the API asking for an analysis answers 500 when it cannot be read.
+impl From<crate::analysis::AnalysisError> for ApiError {
+    fn from(e: crate::analysis::AnalysisError) -> ApiError {
+        ApiError::internal(e)
+    }
 }

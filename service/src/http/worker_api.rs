@@ -73,7 +73,7 @@ impl FromRequestParts<AppState> for Worker {
                 Some(_) => None,
                 None => auth::account_of(&db, &token)?,
             };
-            Ok::<_, String>((w, account))
+            Ok::<_, crate::db::DbError>((w, account))
         })
         .await
         .map_err(ApiError::internal)?
@@ -433,20 +433,23 @@ pub fn encode_replay(text: &[u8]) -> std::io::Result<String> {
 
 impl PostedGame {
     /// The replay file's bytes as posted (compressed or plain), or why there are none.
-    pub fn replay_bytes(&self) -> Result<Vec<u8>, String> {
+    pub fn replay_bytes(&self) -> Result<Vec<u8>, ReplayBytesError> {
         use base64::Engine;
         match (&self.replay_zst, &self.replay) {
-            (Some(b), None) => base64::engine::general_purpose::STANDARD
-                .decode(b)
-                .map_err(|e| format!("replay_zst is not base64: {e}")),
+            (Some(b), None) => Ok(base64::engine::general_purpose::STANDARD.decode(b)?),
             (None, Some(text)) => Ok(text.as_bytes().to_vec()),
-            _ => Err(
-                "give the replay once: replay_zst (zstd, base64) or replay (its JSON \
-                      lines)"
-                    .into(),
-            ),
+            _ => Err(ReplayBytesError::NotOnce),
         }
     }
+}
+
+/// Why a posted game's replay has no bytes to verify.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayBytesError {
+    #[error("replay_zst is not base64: {0}")]
+    NotBase64(#[from] base64::DecodeError),
+    #[error("give the replay once: replay_zst (zstd, base64) or replay (its JSON lines)")]
+    NotOnce,
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -91,13 +91,6 @@ pub enum LadderError {
     Compare(#[from] compare::CompareError),
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<LadderError> for String {
-    fn from(e: LadderError) -> String {
-        e.to_string()
-    }
-}
-
 pub(crate) const LIMITS_KEY: &str = "ladder_limits";
 const LIMITS_SINCE_KEY: &str = "ladder_limits_since";
 

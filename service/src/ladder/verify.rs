@@ -15,10 +15,12 @@
 use super::jobs::Job;
 use super::recorder::GameIn;
 use crate::config::LadderConfig;
+use durak_protocol::replay::ResultRecord;
 use durak_protocol::{Fault, FaultKind};
 use durak_referee::driver::DEFAULT_MAX_MOVES;
 use durak_referee::GameRecord;
 use durak_replay::read::Record;
+use durak_replay::{Header, Replay};
 use serde::Deserialize;
 
 /// Why a posted game is refused: the HTTP status (409, 422) and what differs.
@@ -67,12 +69,65 @@ pub fn check_game(
         )));
     }
     let (rotation, deal) = job.split(game);
+    let (bytes, parsed) = read_verified(&what, &replay)?;
+    let h = &parsed.header;
+    let (seating, dealer) = seated_as(job, rotation, deal, h);
+    let mut differs = header_differs(cfg, job, deal, (&seating, dealer), h, &bytes);
+    let Some(result) = result_of(&parsed) else {
+        return Err(unprocessable(format!(
+            "{what}: the replay has no result line: the game is not complete"
+        )));
+    };
+    if let Some(m) = result.move_limit.filter(|&m| m != DEFAULT_MAX_MOVES) {
+        differs.push(format!(
+            "the move limit it ended at: {DEFAULT_MAX_MOVES} in the job, {m} in the replay"
+        ));
+    }
+    if !differs.is_empty() {
+        return Err(Refusal {
+            status: 409,
+            message: format!(
+                "{what}: the replay verifies but is not this job's game: {}",
+                differs.join("; ")
+            ),
+        });
+    }
+    check_posted(&what, posted, &result)?;
+    let faults = faults_of(&what, &result)?;
+    let stored = stored_replay(&what, replay, &bytes)?;
+    Ok(GameIn {
+        job: job.id,
+        game,
+        rotation,
+        deal,
+        seats: seating,
+        record: GameRecord {
+            voided: result.voided.clone(),
+            void: result.void,
+            move_limit: result.move_limit,
+            game: deal as u32,
+            seed: h.seed,
+            dealer: h.dealer,
+            loser: result.loser,
+            draw: result.draw,
+            faults,
+            moves: result.moves,
+            replay: None,
+            duration_ms: result.duration_ms.unwrap_or(0),
+        },
+        replay: stored,
+        played_by: played_by.to_string(),
+    })
+}
+
+/// The posted bytes unpacked and read as a replay that verifies (422 otherwise).
+fn read_verified(what: &str, replay: &[u8]) -> Result<(Vec<u8>, Replay), Refusal> {
     let bytes =
-        durak_referee::replay::decode_replay_bytes_limited(replay.clone(), MAX_REPLAY_BYTES)
+        durak_referee::replay::decode_replay_bytes_limited(replay.to_vec(), MAX_REPLAY_BYTES)
             .map_err(|e| {
                 unprocessable(format!("{what}: the replay cannot be decompressed: {e}"))
             })?;
-    let parsed = durak_replay::parse_replay(&bytes, &what)
+    let parsed = durak_replay::parse_replay(&bytes, what)
         .map_err(|e| unprocessable(format!("{what}: not a replay the server can read: {e}")))?;
     let sim = durak_replay::simulate(&parsed);
     if let Some(d) = &sim.divergence {
@@ -80,10 +135,13 @@ pub fn check_game(
             "{what}: the replay does not verify (as `durak replay --verify` checks it): {d}"
         )));
     }
-    // The game it claims to be, at the seating it was played at: the rotation's own, or the
-    // table's that played the job's every rotation over the same processes (`Job::planned_at`:
-    // the same game with the dealer moved round the table).
-    let h = &parsed.header;
+    Ok((bytes, parsed))
+}
+
+/// The game it claims to be, at the seating it was played at: the rotation's own, or the
+/// table's that played the job's every rotation over the same processes (`Job::planned_at`:
+/// the same game with the dealer moved round the table). The seating and the dealer.
+fn seated_as(job: &Job, rotation: usize, deal: usize, h: &Header) -> (Vec<i64>, usize) {
     let seated: Vec<i64> = (0..h.seats.len())
         .map(|s| {
             let x = h.seats.iter().find(|x| x.seat == s);
@@ -91,11 +149,22 @@ pub fn check_game(
         })
         .collect();
     let at = job.rotation_seated(&seated).unwrap_or(rotation);
-    let seating = job.seating(at);
     let dealer = job
         .planned_at(rotation, deal, at)
         .dealer
         .expect("a job's games have their dealer");
+    (job.seating(at), dealer)
+}
+
+/// What in the replay's header is not the job's game: "FIELD: X in the job, Y in the replay".
+fn header_differs(
+    cfg: &LadderConfig,
+    job: &Job,
+    deal: usize,
+    (seating, dealer): (&[i64], usize),
+    h: &Header,
+    bytes: &[u8],
+) -> Vec<String> {
     let mut differs: Vec<String> = Vec::new();
     let mut field = |name: &str, job_has: String, replay_has: String| {
         if job_has != replay_has {
@@ -147,51 +216,47 @@ pub fn check_game(
             h.seats.len().to_string(),
         );
     }
-    let max_moves = first_line_field(&bytes, "max_moves");
+    let max_moves = first_line_field(bytes, "max_moves");
     field(
         "max_moves",
         DEFAULT_MAX_MOVES.to_string(),
         max_moves.map_or("none".into(), |m| m.to_string()),
     );
-    let result = parsed.lines.iter().rev().find_map(|l| match &l.record {
+    differs
+}
+
+/// The replay's result line (the last), if it has one.
+fn result_of(parsed: &Replay) -> Option<ResultRecord> {
+    parsed.lines.iter().rev().find_map(|l| match &l.record {
         Record::Result(r) => Some(r.clone()),
         _ => None,
-    });
-    let Some(result) = result else {
-        return Err(unprocessable(format!(
-            "{what}: the replay has no result line: the game is not complete"
-        )));
+    })
+}
+
+/// The result the worker posted beside the replay, if any, must be the replay's (422).
+fn check_posted(
+    what: &str,
+    posted: Option<&PostedResult>,
+    result: &ResultRecord,
+) -> Result<(), Refusal> {
+    let Some(p) = posted else { return Ok(()) };
+    let mine = PostedResult {
+        loser: result.loser,
+        draw: result.draw,
+        moves: result.moves,
     };
-    if let Some(m) = result.move_limit {
-        field(
-            "the move limit it ended at",
-            DEFAULT_MAX_MOVES.to_string(),
-            m.to_string(),
-        );
+    if *p != mine {
+        return Err(unprocessable(format!(
+            "{what}: the result posted ({}) is not the replay's ({})",
+            words(p),
+            words(&mine)
+        )));
     }
-    if !differs.is_empty() {
-        return Err(Refusal {
-            status: 409,
-            message: format!(
-                "{what}: the replay verifies but is not this job's game: {}",
-                differs.join("; ")
-            ),
-        });
-    }
-    if let Some(p) = posted {
-        let mine = PostedResult {
-            loser: result.loser,
-            draw: result.draw,
-            moves: result.moves,
-        };
-        if *p != mine {
-            return Err(unprocessable(format!(
-                "{what}: the result posted ({}) is not the replay's ({})",
-                words(p),
-                words(&mine)
-            )));
-        }
-    }
+    Ok(())
+}
+
+/// The result's faults, each of a kind this server knows (422 otherwise).
+fn faults_of(what: &str, result: &ResultRecord) -> Result<Vec<Fault>, Refusal> {
     let mut faults = Vec::new();
     for f in &result.faults {
         let kind: FaultKind = serde_json::from_value(serde_json::Value::String(f.kind.clone()))
@@ -209,37 +274,19 @@ pub fn check_game(
             rule: f.rule.clone(),
         });
     }
+    Ok(faults)
+}
+
+/// The replay as it is kept: as posted when it came compressed no larger than its lines, else
+/// compressed here (503 when that fails).
+fn stored_replay(what: &str, replay: Vec<u8>, bytes: &[u8]) -> Result<Vec<u8>, Refusal> {
     let packed = replay.starts_with(&durak_referee::replay::ZSTD_MAGIC);
-    let stored = if packed && replay.len() <= bytes.len() {
-        replay
-    } else {
-        durak_referee::replay::compress_replay(&bytes).map_err(|e| Refusal {
-            status: 503,
-            message: format!("{what}: the server could not compress the replay ({e})"),
-        })?
-    };
-    Ok(GameIn {
-        job: job.id,
-        game,
-        rotation,
-        deal,
-        seats: seating,
-        record: GameRecord {
-            voided: result.voided.clone(),
-            void: result.void,
-            move_limit: result.move_limit,
-            game: deal as u32,
-            seed: h.seed,
-            dealer: h.dealer,
-            loser: result.loser,
-            draw: result.draw,
-            faults,
-            moves: result.moves,
-            replay: None,
-            duration_ms: result.duration_ms.unwrap_or(0),
-        },
-        replay: stored,
-        played_by: played_by.to_string(),
+    if packed && replay.len() <= bytes.len() {
+        return Ok(replay);
+    }
+    durak_referee::replay::compress_replay(bytes).map_err(|e| Refusal {
+        status: 503,
+        message: format!("{what}: the server could not compress the replay ({e})"),
     })
 }
 

@@ -38,11 +38,19 @@ pub enum PlayError {
     BadMove { n: usize, detail: String },
 }
 
-/// `durak web-seat` prints it.
-impl From<PlayError> for String {
-    fn from(e: PlayError) -> String {
-        e.to_string()
-    }
+/// Why a finished game's replay does not verify, in the words of `durak replay --verify`: on the
+/// game's page, and kept in its row.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unverified {
+    /// The replay cannot be read (the reader's words).
+    #[error("{0}")]
+    Unreadable(String),
+    /// Dealt and played again, the game differs from its replay (the verdict).
+    #[error("{0}")]
+    Differs(String),
+    /// As the game's row keeps it (a game read back after a restart).
+    #[error("{0}")]
+    Kept(String),
 }
 
 impl PlayError {

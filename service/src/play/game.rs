@@ -2,7 +2,7 @@
 //! lines read as they come (each move kept in the game's row), and the game's end in words, on
 //! its page and in its row.
 
-use super::{rows, seen, PlayError, PlayGame, PlayRow};
+use super::{rows, seen, PlayError, PlayGame, PlayRow, Unverified};
 use crate::ladder::{executor, Ladder};
 use crate::store;
 use durak_protocol as proto;
@@ -61,13 +61,13 @@ pub(super) fn end(
     db: &crate::db::Db,
     state: &str,
     words: String,
-    replay: Option<(String, Result<(), String>)>,
+    replay: Option<(String, Result<(), Unverified>)>,
 ) {
     let mut seen = game.seen.lock().unwrap();
     seen.open = None;
     let verified = replay.as_ref().map(|(_, v)| match v {
         Ok(()) => "ok".to_string(),
-        Err(e) => e.clone(),
+        Err(e) => e.to_string(),
     });
     if let Err(e) = rows::finish(
         db,
@@ -184,7 +184,7 @@ fn end_words(game: &PlayGame, record: &durak_referee::GameRecord) -> String {
             "the bot"
         };
         let detail = match f.seat != game.seat && !game.own_bot() {
-            true => crate::http::private::public_detail(&f.detail),
+            true => crate::private::public_detail(&f.detail),
             false => f.detail.clone(),
         };
         end.push_str(&format!(
@@ -197,11 +197,12 @@ fn end_words(game: &PlayGame, record: &durak_referee::GameRecord) -> String {
 }
 
 /// `durak replay --verify`'s check of a replay.
-pub fn verify(path: &Path) -> Result<(), String> {
-    let replay = durak_replay::read_replay(path).map_err(|e| e.to_string())?;
+pub fn verify(path: &Path) -> Result<(), Unverified> {
+    let replay =
+        durak_replay::read_replay(path).map_err(|e| Unverified::Unreadable(e.to_string()))?;
     let sim = durak_replay::simulate(&replay);
     match sim.verified() {
         true => Ok(()),
-        false => Err(durak_replay::text::verdict(&sim)),
+        false => Err(Unverified::Differs(durak_replay::text::verdict(&sim))),
     }
 }

@@ -9,8 +9,9 @@
 //! lines hold ([`Seen`]: the requests' observations and the events sent to that seat, I-1/I-2),
 //! never the bot's hand or the stock's order. The person's decision has [`HUMAN_MOVE_MS`]; past
 //! it the referee ends the game as the person's timeout. The pages (`http/play_pages.rs`) show
-//! [`Seen`] and post moves through [`PlayGame::answer`], which checks them with
-//! `Legal::allows` first (`durak_replay::moves`): a refusal names its rule and costs nothing.
+//! [`Seen`] and post moves through [`PlayGame::answer`], which checks them first as the referee
+//! will (`durak_replay::moves::pick`, the terminal's human seat's check): a refusal names its rule
+//! in the referee's words and costs nothing.
 //!
 //! The person chooses their seat (0 attacks first: the game is dealt as a later game of a
 //! series, dealer seat 1, so K-2 and P-2 both give the attack to seat 0; or at random) and,
@@ -28,7 +29,7 @@ mod game;
 mod rows;
 mod seen;
 
-pub use error::PlayError;
+pub use error::{PlayError, Unverified};
 pub use rows::PlayRow;
 pub use seen::{event_words, Seen};
 
@@ -161,7 +162,7 @@ pub struct PlayGame {
     pub account: i64,
     pub bot: String,
     pub version: i64,
-    /// The bot's author: they alone (of the players) see its stderr (`http/private.rs`).
+    /// The bot's author: they alone (of the players) see its stderr (`private.rs`).
     pub bot_account: i64,
     /// The person's seat.
     pub seat: usize,
@@ -241,7 +242,7 @@ impl Plays {
         seen.replay = row.replay.clone();
         seen.verified = row.verified.as_ref().map(|v| match v.as_str() {
             "ok" => Ok(()),
-            e => Err(e.to_string()),
+            e => Err(Unverified::Kept(e.to_string())),
         });
         let variant = row
             .variant
@@ -427,10 +428,8 @@ fn forget_finished(games: &mut HashMap<u64, Arc<PlayGame>>, keep: usize) {
 }
 
 /// How a move the page posted is given: a choice's number (1-based) or typed in card codes.
-pub enum Posted<'a> {
-    Choice(usize),
-    Typed(&'a str),
-}
+pub use durak_replay::moves::Given as Posted;
+use durak_replay::moves::NotSent;
 
 impl PlayGame {
     /// Whether the person plays their own bot (then they see its stderr).
@@ -438,7 +437,7 @@ impl PlayGame {
         self.account == self.bot_account
     }
 
-    /// The seats whose stderr the person may see in the replay (`http/private.rs`).
+    /// The seats whose stderr the person may see in the replay (`private.rs`).
     pub fn visible_seats(&self) -> Vec<bool> {
         (0..2).map(|s| s == self.seat || self.own_bot()).collect()
     }
@@ -457,27 +456,18 @@ impl PlayGame {
             ));
         };
         let list = durak_replay::moves::choices(&legal);
-        let mv: Move = match posted {
-            Posted::Choice(n) if (1..=list.len()).contains(&n) => list[n - 1].1,
-            Posted::Choice(n) => {
-                return Err(refused(400, format!("no choice {n}: 1 to {}", list.len())))
-            }
-            Posted::Typed(text) => {
-                match durak_replay::moves::parse_move(text, legal.decision.kind) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        let why = format!("{e} (see the help under the choices)");
-                        seen.refusal = Some(why.clone());
-                        return Err(refused(400, why));
-                    }
-                }
+        let mv = match durak_replay::moves::pick(posted, &list, &legal) {
+            Ok(mv) => mv,
+            Err(e @ NotSent::NoChoice { .. }) => return Err(refused(400, e.to_string())),
+            Err(e) => {
+                let (status, why) = match e {
+                    NotSent::Illegal(_) => (422, e.to_string()),
+                    _ => (400, format!("{e} (see the help under the choices)")),
+                };
+                seen.refusal = Some(why.clone());
+                return Err(refused(status, why));
             }
         };
-        if let Err(e) = legal.allows(&mv) {
-            let why = format!("✗ {}: {}", e.rule, e.message);
-            seen.refusal = Some(why.clone());
-            return Err(refused(422, why));
-        }
         let line = serde_json::to_string(&proto::answer(id, &mv))
             .map_err(|e| refused(500, e.to_string()))?;
         self.to_seat
@@ -622,5 +612,52 @@ mod tests {
         assert!(games.contains_key(&1), "a game in progress stays");
         assert!(!games.contains_key(&0), "the oldest finished goes");
         assert!(games.contains_key(&(FINISHED_IN_MEMORY as u64 + 7)));
+    }
+
+    /// The page's move is judged as the referee will judge it: one the rules refuse gets the
+    /// rule id and the words of the referee's `Game::check` (422), nothing goes to the seat and
+    /// the decision stays open; a legal choice goes.
+    #[test]
+    fn a_posted_move_is_refused_in_the_referees_words() {
+        use durak_rules::{Card, CardSet, Game, Setup};
+        let game = Game::new(Setup::new(P, 2), 11).unwrap();
+        let legal = game.legal().unwrap();
+        let seat = legal.decision.seat;
+        let obs = game.observation(seat);
+        let line = serde_json::to_string(&proto::request(3, 0, &legal, &obs, 1000, 1000)).unwrap();
+        let mut seen = Seen::new(seat, Vec::new());
+        seen.on_line(&line);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let g = PlayGame {
+            id: 1,
+            account: 1,
+            bot: "b".into(),
+            version: 1,
+            bot_account: 2,
+            seat,
+            variant: P,
+            seen: Mutex::new(seen),
+            to_seat: Some(tx),
+        };
+        let not_held = (0..36)
+            .filter_map(Card::from_index)
+            .find(|c| !legal.hand.contains(*c))
+            .unwrap();
+        let attack = Move::Attack {
+            cards: CardSet::single(not_held),
+            exchange: false,
+        };
+        for (text, mv) in [(not_held.to_string(), attack), ("take".into(), Move::Take)] {
+            let referee = game.check(seat, &mv).unwrap_err();
+            let want = format!("✗ {}: {}", referee.rule, referee.message);
+            assert_eq!(g.answer(Posted::Typed(&text)), Err(refused(422, &want)));
+            assert_eq!(g.seen.lock().unwrap().refusal, Some(want));
+            assert!(rx.try_recv().is_err(), "{text}: nothing sent");
+        }
+        g.answer(Posted::Choice(1)).unwrap();
+        assert!(rx
+            .try_recv()
+            .unwrap()
+            .starts_with(r#"{"type":"answer","id":3,"#));
     }
 }

@@ -25,7 +25,7 @@ pub struct Seen {
     /// The replay's file name under `DATA/play/`, once written.
     pub replay: Option<String>,
     /// Whether the replay verified (`durak replay --verify`'s check), once the game ended.
-    pub verified: Option<Result<(), String>>,
+    pub verified: Option<Result<(), super::Unverified>>,
     /// Every move of the game so far (both seats', forced ones too), from the move events.
     pub moves: Vec<Move>,
     /// The moves of a game resumed after a restart: the referee plays them again (its

@@ -34,13 +34,6 @@ fn io_error(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> D
     move |source| DataDirError::Io { path, what, source }
 }
 
-/// The `durak` commands still speak in strings: they print the message.
-impl From<DataDirError> for String {
-    fn from(e: DataDirError) -> String {
-        e.to_string()
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Paths {
     pub root: PathBuf,

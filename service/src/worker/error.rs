@@ -39,25 +39,9 @@ pub enum WorkerError {
     /// The server did not answer until `--retry-s` ran out (`0`: the last failure).
     #[error("{0}\n  fix: check that `durak serve` runs there and that --server is its address")]
     Unreachable(String),
-    #[error(
-        "{server}: this does not look like a durak serve server (GET /api/status: {status} \
-         {error})"
-    )]
-    NotAServer {
-        server: String,
-        status: u16,
-        error: String,
-    },
     /// A slot stopped the worker (`0`: why, with its fix).
     #[error("{0}")]
     Fatal(String),
-}
-
-/// The `durak` commands still speak in strings: they print the message.
-impl From<WorkerError> for String {
-    fn from(e: WorkerError) -> String {
-        e.to_string()
-    }
 }
 
 /// Why a version's folder could not be had.

@@ -600,11 +600,12 @@ pub fn run(o: Options) -> Result<(), WorkerError> {
         Reply::GaveUp(e) => return Err(WorkerError::Unreachable(e)),
     };
     if status.status != 200 || status.json["service"] != "durak serve" {
-        return Err(WorkerError::NotAServer {
+        return Err(crate::client::ClientError::NotAServer {
             server,
             status: status.status,
             error: status.error(),
-        });
+        }
+        .into());
     }
     eprintln!(
         "durak worker: serving {server} ({} at tables of {}), {} slot(s), sandbox {}, bots \

@@ -14,6 +14,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Why a request got no answer ([`Net::call`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("cannot start a thread: {0}")]
+    Thread(std::io::Error),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("the request's thread ended without an answer")]
+    ThreadEnded,
+    #[error("given up (the worker is stopping)")]
+    Stopping,
+    #[error("no answer after {secs} s")]
+    NoAnswer { secs: f64 },
+}
+
 static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 
@@ -115,7 +130,7 @@ impl Net {
         &self,
         until: &dyn Fn() -> Option<Instant>,
         f: Request,
-    ) -> Result<(Answer, Vec<u8>), String> {
+    ) -> Result<(Answer, Vec<u8>), CallError> {
         let began = Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
         let client = self.client.clone();
@@ -124,12 +139,12 @@ impl Net {
             .spawn(move || {
                 let _ = tx.send(f(&client));
             })
-            .map_err(|e| format!("cannot start a thread: {e}"))?;
+            .map_err(CallError::Thread)?;
         loop {
             match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(r) => return r.map_err(|e| e.to_string()),
+                Ok(r) => return Ok(r?),
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err("the request's thread ended without an answer".into())
+                    return Err(CallError::ThreadEnded)
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             }
@@ -137,13 +152,12 @@ impl Net {
             let stop_at = until();
             let now = Instant::now();
             if stop_at.is_some_and(|t| now >= t) {
-                return Err("given up (the worker is stopping)".into());
+                return Err(CallError::Stopping);
             }
             if now >= self.outage_deadline(began) {
-                return Err(format!(
-                    "no answer after {} s",
-                    (now - began).as_secs_f64().round()
-                ));
+                return Err(CallError::NoAnswer {
+                    secs: (now - began).as_secs_f64().round(),
+                });
             }
         }
     }
@@ -170,7 +184,7 @@ impl Net {
                     return Reply::Answer(a, bytes);
                 }
                 Ok((a, _)) => format!("{} {}", a.status, a.error()),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             };
             self.outage_began(began);
             let now = Instant::now();

@@ -139,9 +139,9 @@ pub(super) async fn invite(
 
 /// Receive an archive into a file of the uploads folder, at most `max` bytes, hashed as it
 /// comes in (made durable by `submit::accept`, once it is known to be kept).
-pub async fn receive(
+pub async fn receive<E: std::fmt::Display>(
     s: &AppState,
-    mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin,
+    mut stream: impl futures_util::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
 ) -> Result<crate::submit::Received, ApiError> {
     let max = s.ladder.cfg.upload.max_archive;
     let dir = s.ladder.paths.uploads();
@@ -218,10 +218,7 @@ pub(super) async fn submit(
             return Err(too_large(max));
         }
     }
-    let stream = body
-        .into_data_stream()
-        .map(|r| r.map_err(|e| e.to_string()));
-    let file = receive(&s, stream).await?;
+    let file = receive(&s, body.into_data_stream()).await?;
     let s2 = s.clone();
     let (v, author_note) = blocking(move || accept_upload(&s2, &a, file)).await?;
     Ok((

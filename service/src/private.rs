@@ -3,7 +3,7 @@
 //! is served the game without it: the replay's `stderr` lines of the seats they may not see
 //! are left out, and the first line of stderr that the referee quotes in a fault ("its stderr
 //! began: ...") is cut from the fault's detail. The filtering is done here, for each request,
-//! from who asks; what is cached for everyone (the version views, `cache.rs`) holds fault
+//! from who asks; what is cached for everyone (the version views, `http/cache.rs`) holds fault
 //! details cut for everyone ([`public_detail`]).
 
 use crate::auth::Account;
