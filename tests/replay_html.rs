@@ -5,7 +5,7 @@
 //! at 1400 and 400 px (target/tmp/replay_html/*.png). A game with blunders in its endgame
 //! (issue 26) shows each step's value, and `b`/`B` jump to the blunders `durak analyze` names.
 //!
-//! Without Chromium the tests are skipped with a note (tests/common/system.rs); CI installs it
+//! Without Chromium the tests are skipped with a note (referee/tests/common/system.rs); CI installs it
 //! (`apt-get install -y chromium fonts-dejavu-core`) and requires it.
 
 mod common;

@@ -11,7 +11,7 @@
 //! every step, the value, the value after the move, the blunder and the best choices the analysis
 //! gives.
 //!
-//! Without node the tests are skipped with a note (tests/common/system.rs); CI requires it.
+//! Without node the tests are skipped with a note (referee/tests/common/system.rs); CI requires it.
 
 mod common;
 

@@ -83,7 +83,8 @@ pub struct BotCommand {
     pub args: Vec<String>,
     /// Working directory, if configured. Without one, the bot runs in a fresh private directory
     /// (default mode) or in its sandbox's private `/tmp` (strict mode), and the program and the
-    /// arguments that look like paths (a `/` or a `.`) and exist are made absolute first.
+    /// arguments that look like paths (a `/` or a `.`) and exist are made absolute first, a `..` in
+    /// them climbed out of as the kernel does (a strict sandbox does not show what it leaves).
     pub cwd: Option<PathBuf>,
     /// The sandbox mode and resource limits ([`Isolation::default`]: default mode, documented
     /// limits).

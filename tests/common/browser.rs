@@ -1,5 +1,5 @@
-//! Headless Chromium for the tests of web pages: found or skipped (tests/common/system.rs), run
-//! with a fresh profile and a watchdog, its console messages, the DOM it dumps, and a harness
+//! Headless Chromium for the tests of web pages: found or skipped
+//! (`referee/tests/common/system.rs`), run with a fresh profile and a watchdog, its console messages, the DOM it dumps, and a harness
 //! that measures a page in a frame of a given width.
 
 use std::path::Path;

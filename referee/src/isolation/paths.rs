@@ -16,6 +16,26 @@ pub(crate) fn absolute(base: &Path, p: &Path) -> PathBuf {
         .collect()
 }
 
+/// [`absolute`], with its `..` taken as the kernel takes them: the path up to the last `..` is
+/// canonicalized (through any symlink), the rest kept as written. A strict sandbox shows the
+/// bot's own files, not the directories a `..` climbs out of, so a path that still had one was
+/// not found there: `python3 ../bots/x.py` from `/t/run` is passed as `/t/bots/x.py`, not
+/// `/t/run/../bots/x.py`. A path whose `..` part does not exist is left as [`absolute`] makes it.
+pub(crate) fn absolute_resolved(base: &Path, p: &Path) -> PathBuf {
+    let abs = absolute(base, p);
+    let parts: Vec<Component> = abs.components().collect();
+    let Some(last) = parts.iter().rposition(|c| *c == Component::ParentDir) else {
+        return abs;
+    };
+    match std::fs::canonicalize(parts[..=last].iter().collect::<PathBuf>()) {
+        Ok(mut out) => {
+            out.extend(&parts[last + 1..]);
+            out
+        }
+        Err(_) => abs,
+    }
+}
+
 /// The canonical path, also of a path that does not exist yet (its existing ancestor is
 /// canonicalized and the rest appended).
 pub(crate) fn canonical(base: &Path, p: &Path) -> PathBuf {
@@ -59,4 +79,39 @@ pub(crate) fn find_in_path(name: &Path, path: &std::ffi::OsStr) -> Option<PathBu
     std::env::split_paths(path)
         .map(|d| d.join(name))
         .find(|f| f.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parent_dir_is_climbed_out_of_as_the_kernel_does() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("run")).unwrap();
+        std::fs::write(root.join("a/x.py"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("a/b"), root.join("run/link")).unwrap();
+        let run = root.join("run");
+        // `..` out of the run's directory: the file's own path, with no `..` left.
+        assert_eq!(
+            absolute_resolved(&run, Path::new("../a/x.py")),
+            root.join("a/x.py")
+        );
+        // Through a symlink, `..` is the parent of its target (`a`), not of the link (`run`).
+        assert_eq!(
+            absolute_resolved(&run, Path::new("./link/../x.py")),
+            root.join("a/x.py")
+        );
+        // Without `..`, or with a `..` part that does not exist: as written, made absolute.
+        assert_eq!(
+            absolute_resolved(&run, Path::new("link/y")),
+            root.join("run/link/y")
+        );
+        assert_eq!(
+            absolute_resolved(&run, Path::new("nope/../x")),
+            root.join("run/nope/../x")
+        );
+    }
 }

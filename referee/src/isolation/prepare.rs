@@ -4,7 +4,7 @@
 use super::bwrap::{bwrap_path, check_other_readable, check_strict_sandbox, BwrapArgs};
 use super::cgroup::{self, BotCgroup};
 use super::limits::child_limits;
-use super::paths::{absolute, find_in_path};
+use super::paths::{absolute, absolute_resolved, find_in_path};
 use super::procfs::nproc_base;
 use super::uids::UidLease;
 use super::visible::{view, View};
@@ -125,7 +125,7 @@ fn resolve_command(
     // Arguments and the program are given relative to the configured directory or, without
     // one, to the referee's.
     let program_is_path = program.components().count() > 1 || program.is_absolute();
-    let program_abs = program_is_path.then(|| absolute(&base, program));
+    let program_abs = program_is_path.then(|| absolute_resolved(&base, program));
     let mut abs_args: Vec<OsString> = Vec::with_capacity(args.len());
     let mut arg_paths: Vec<PathBuf> = Vec::new();
     // Only arguments that look like paths (a `/` or an extension: `bot.py`, `./data`,
@@ -139,7 +139,7 @@ fn resolve_command(
         if std::mem::take(&mut path_list) && !builtin && !a.starts_with('-') {
             let entries: Vec<PathBuf> = std::env::split_paths(a)
                 .map(|e| {
-                    let full = absolute(&base, &e);
+                    let full = absolute_resolved(&base, &e);
                     if e.as_os_str().is_empty() || !full.exists() {
                         return e;
                     }
@@ -163,7 +163,7 @@ fn resolve_command(
             abs_args.push(a.into());
             continue;
         }
-        let full = absolute(&base, p);
+        let full = absolute_resolved(&base, p);
         if full.exists() {
             arg_paths.push(full.clone());
             if cwd.is_none() {

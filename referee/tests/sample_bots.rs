@@ -11,13 +11,13 @@ use durak_rules::Variant;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    common::repo()
 }
 
 fn seat(spec: &str) -> SeatSpec {
     let mut command = BotCommand::parse(spec).unwrap();
     if spec.starts_with("builtin:") {
-        command.program = PathBuf::from(env!("CARGO_BIN_EXE_durak"));
+        command.program = PathBuf::from(common::BOT);
     }
     SeatSpec {
         name: spec.to_string(),
@@ -166,7 +166,7 @@ fn javascript_heuristic_bot_plays_real_matches() {
 #[test]
 fn every_outbound_message_validates_against_its_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let durak = env!("CARGO_BIN_EXE_durak");
+    let durak = common::BOT;
     let mut captured = Vec::new();
     for (i, (variant, players)) in [
         (Variant::Prostoy, 2),

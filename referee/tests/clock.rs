@@ -130,7 +130,7 @@ fn play_with(
     common::require("python3", "python3")?;
     let script = dir.join("bot.py");
     std::fs::write(&script, BOT).unwrap();
-    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-bots/python");
+    let samples = common::repo().join("sample-bots/python");
     let spec = format!(
         "taskset -c 0 python3 {} {} {mode} {ms} {}",
         script.display(),
@@ -418,15 +418,5 @@ fn a_game_voided_three_times_is_void_counts_for_nobody_and_verifies() {
         Some(3),
         "{result}"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_durak"))
-        .args(["replay", "--verify"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    common::assert_verifies(&path);
 }

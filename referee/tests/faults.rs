@@ -215,7 +215,7 @@ fn a_stderr_flood_costs_nothing_and_is_capped() {
     let h = Hostile::new();
     let body = format!(
         "yes 'flooding stderr' >&2 &\necho $! >> \"$PIDS\"\nexec {} bot random\n",
-        env!("CARGO_BIN_EXE_durak")
+        common::BOT
     );
     let mut seat = seat(&h, &body);
     seat.limits.move_ms = 10_000;
@@ -306,17 +306,7 @@ fn a_game_going_round_in_circles_ends_as_a_draw_at_the_move_limit() {
     assert_eq!(g.move_limit, Some(12));
     assert_eq!(g.moves, 12);
     // The replay records it and still verifies.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_durak"))
-        .args(["replay", "--verify"])
-        .arg(g.replay.as_ref().unwrap())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_verifies(g.replay.as_ref().unwrap());
 }
 
 /// A bot that exits on game_end (a common beginner's bug) is charged a crash in the next game,

@@ -1,7 +1,8 @@
 //! The SPRT through the runner, with real games of the built-in bots (`builtin:greedy`,
-//! `builtin:random`, run as `durak bot NAME`: deterministic given their deal, so every run below
-//! is), through `durak_tournaments::run_tournament`. What each test proves is in its doc
-//! comment; the statistics themselves are checked by simulation in `tournaments/tests/sprt.rs`.
+//! `builtin:random`, run as the referee's `durak-bot bot NAME`, which is `durak bot NAME`:
+//! deterministic given their deal, so every run below is), through
+//! `durak_tournaments::run_tournament`. What each test proves is in its doc
+//! comment; the statistics themselves are checked by simulation in `tests/sprt.rs`.
 
 use durak_protocol::Limits;
 use durak_rules::Variant;
@@ -13,7 +14,39 @@ use durak_tournaments::sprt::SprtTracker;
 use durak_tournaments::stats::sprt::{Hypothesis, SprtParams};
 use durak_tournaments::{run_tournament, Schedule, TournamentDir};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+/// The built-in bots' program, the referee's `durak-bot`, built with cargo's own `cargo build -p
+/// durak-referee --bin durak-bot` into this test's target directory and profile, once per test
+/// binary (`cargo test` builds this package's binaries for its tests, not another's).
+fn builtin_bots() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        // target/<profile>/deps/sprt_run-HASH
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>/deps");
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "-q", "-p", "durak-referee", "--bin", "durak-bot"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile_dir.file_name() == Some("release".as_ref()) {
+            build.arg("--release");
+        }
+        let out = build.output().expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "cargo build -p durak-referee --bin durak-bot: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bot = profile_dir.join("durak-bot");
+        assert!(bot.is_file(), "{} was built", bot.display());
+        bot
+    })
+}
 
 fn bot(name: &str, command: &str) -> Bot {
     Bot {
@@ -44,8 +77,8 @@ fn gauntlet(bots: Vec<Bot>, table_size: usize, deals: u32, seed: u64) -> Tournam
 
 /// Run (or resume) the tournament in `path`, accepting at most `stop_after` games.
 fn run(t: &Tournament, path: &Path, concurrency: usize, stop_after: Option<usize>) -> RunSummary {
-    // The built-in bots are this binary's `durak bot NAME` (every test sets the same value).
-    std::env::set_var("DURAK_EXE", env!("CARGO_BIN_EXE_durak"));
+    // The built-in bots are `durak-bot bot NAME` (every test sets the same value).
+    std::env::set_var("DURAK_EXE", builtin_bots());
     let dir = if path.join("tournament.toml").exists() {
         TournamentDir::open(path, false).unwrap().0
     } else {
