@@ -67,17 +67,7 @@ fn durak_season_end_ends_the_season_of_a_stopped_server_once() {
     s.stop();
 
     let out = durak(&["season", "end", "--config", path(&conf), "--season", "1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    assert!(
-        common::text(&out.stdout).contains("season 1 ended; season 2 started"),
-        "{}",
-        common::text(&out.stdout)
-    );
-    assert!(
-        common::text(&out.stderr).contains("final tournament"),
-        "{}",
-        common::text(&out.stderr)
-    );
+    says_ended(&out, 1);
     // Again: season 1 is over, and season 2 is not ended by mistake.
     let again = durak(&["season", "end", "--config", path(&conf), "--season", "1"]);
     assert_eq!(again.status.code(), Some(2));
@@ -271,17 +261,17 @@ fn a_season_ends_at_its_deadline_and_by_the_organisers_button() {
     );
     assert!(season(&s, 3)["ended"].is_null());
     let out = end("3");
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    assert!(
-        common::text(&out.stdout).contains("season 3 ended; season 4 started"),
-        "{}",
-        common::text(&out.stdout)
-    );
-    assert!(
-        common::text(&out.stderr).contains("final tournament"),
-        "{}",
-        common::text(&out.stderr)
-    );
+    says_ended(&out, 3);
     assert_eq!(season(&s, 3)["ended_by"], "organiser");
     assert_eq!(s.get("/api/leaderboard").json["season"], 4);
+}
+
+/// `durak season end` ended season `n`: exit 0, "season N ended; season N+1 started", and a
+/// line on its final tournament.
+fn says_ended(out: &std::process::Output, n: u32) {
+    let (stdout, stderr) = (common::text(&out.stdout), common::text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let line = format!("season {n} ended; season {} started", n + 1);
+    assert!(stdout.contains(&line), "{stdout}");
+    assert!(stderr.contains("final tournament"), "{stderr}");
 }
