@@ -5,8 +5,8 @@
 //! itself (and so the bot and `cat` it starts) to the CPU it starts on; with
 //! `DURAK_BENCH_AFFINITY=off` the kernel places them (what `--affinity off` does).
 //!
-//! - referee: build the request from engine types, mark the bot's stderr, write the request to
-//!   the bot, the bot (this very executable running the built-in random bot) parses it and
+//! - referee: build the request from engine types, mark the bot's stderr, serialize the request
+//!   into the bot's outbox and write it (`BotProcess::send`, as the driver does), the bot (this very executable running the built-in random bot) parses it and
 //!   answers, then read the line on the decision clock (`BotProcess::answer`), parse it,
 //!   validate it against the answer schema, decode the move and check it with the rules engine
 //!   (`judge_answer`) — everything `driver::ask` does per decision.
@@ -93,11 +93,10 @@ impl RefereeSide {
             let id = self.next_id;
             let obs = game.observation(seat);
             let req = proto::request(id, 0, legal, &obs, 1000, 10_000);
-            let mut line = serde_json::to_vec(&req).unwrap();
-            line.push(b'\n');
-            self.size = line.len();
             self.bot.mark_stderr(StderrAt::Request(id)).await;
-            self.bot.send_raw(&line, t).await.unwrap();
+            let before = self.bot.bytes_written();
+            self.bot.send(&req, t).await.unwrap();
+            self.size = (self.bot.bytes_written() - before) as usize;
             let (answer, _) = self.bot.answer(t).await.unwrap();
             proto::judge_answer(&answer, id, game, seat).unwrap();
         }

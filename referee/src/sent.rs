@@ -50,7 +50,7 @@ impl Sent {
     pub fn wrote(&mut self, out: &mut Vec<u8>, done: usize) {
         let before = self.bytes;
         self.bytes += done as u64;
-        for (i, _) in out[..done].iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        for i in memchr::memchr_iter(b'\n', &out[..done]) {
             self.line_ends.push(before + i as u64 + 1);
             self.game_lines += 1;
         }
@@ -58,7 +58,7 @@ impl Sent {
             out.clear();
             return;
         }
-        if self.last_write.contains(&b'\n') {
+        if memchr::memchr(b'\n', &self.last_write).is_some() {
             std::mem::swap(&mut self.before, &mut self.last_write);
         }
         out.truncate(done);

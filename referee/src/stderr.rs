@@ -8,9 +8,12 @@
 //! take, after the bytes already in the pipe were read under the previous mark
 //! ([`StderrDrain::settle`]), so that what a bot writes before its answer is kept with that
 //! answer's request, even when the same bot is asked again at once. Before a write the pipe is
-//! looked into (a `poll`) only when the runtime's readiness of it says bytes came that the
-//! drain task has not read: the drain task reads the pipe through an [`AsyncFd`] the referee
-//! looks at too, so a bot quiet on stderr costs no system call here ([`StderrDrain::mark_sent`]).
+//! looked into (a `poll`) on a table's own thread, where answers are read without the runtime
+//! ([`crate::direct`]: the runtime may not have run since the bot's last answer); elsewhere only
+//! when the runtime's readiness of it says bytes came that the drain task has not read: the
+//! drain task reads the pipe through an [`AsyncFd`] the referee looks at too, so a bot quiet on
+//! stderr costs no system call there ([`StderrDrain::mark_sent`]). On a table's own thread the
+//! pipe is also read while an answer is awaited ([`Watched`]).
 //!
 //! Each chunk also says how many lines of the game the referee had written to the bot when it
 //! arrived ([`StderrChunk::sent`], set before each write: [`StderrDrain::mark_sent`]), so that a
@@ -19,6 +22,7 @@
 
 use std::future::Future;
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -124,6 +128,47 @@ impl StderrLog {
     }
 }
 
+/// A bot's stderr as [`crate::direct`] watches it while an answer is awaited on the table's
+/// thread: read there straight into the log, as the drain task would have.
+#[derive(Debug)]
+pub(crate) struct Watched {
+    pipe: Arc<AsyncFd<OwnedFd>>,
+    log: Arc<Mutex<StderrLog>>,
+    /// The pipe ended (or failed): not watched any more; the drain task finds that too.
+    ended: AtomicBool,
+}
+
+impl Watched {
+    pub(crate) fn fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        self.pipe.get_ref().as_raw_fd()
+    }
+
+    pub(crate) fn ended(&self) -> bool {
+        self.ended.load(Ordering::Relaxed)
+    }
+
+    /// Read what the pipe holds into the log (at most a few reads, so that a flood does not
+    /// hold the table up); `false` once it ended.
+    pub(crate) fn read_inline(&self) -> bool {
+        let mut buf = [0u8; 8192];
+        for _ in 0..4 {
+            match rustix::io::read(self.pipe.get_ref(), &mut buf) {
+                Ok(0) => {}
+                Ok(n) => {
+                    self.log.lock().expect("stderr log").add(&buf[..n]);
+                    continue;
+                }
+                Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => return true,
+                Err(_) => {}
+            }
+            self.ended.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
 /// How far the drain task got: reads done, and whether stderr has ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Progress {
@@ -142,6 +187,9 @@ pub struct StderrDrain {
     pipe: Option<Arc<AsyncFd<OwnedFd>>>,
     /// A mark not in effect yet: it is, once the pipe is settled before the next write or take.
     pending: Option<StderrAt>,
+    /// The pipe as [`crate::direct`] watches it (on a current-thread runtime): kept alive here,
+    /// so that it is watched as long as the bot's process is.
+    watched: Option<Arc<Watched>>,
     /// Looks into the pipe ([`StderrDrain::waiting`]), for the tests of the fast path.
     #[cfg(test)]
     pub(crate) polls: u64,
@@ -190,11 +238,24 @@ impl StderrDrain {
                 }
             }
         });
+        let watched = pipe
+            .as_ref()
+            .filter(|_| crate::direct::available())
+            .map(|p| {
+                let w = Arc::new(Watched {
+                    pipe: p.clone(),
+                    log: log.clone(),
+                    ended: AtomicBool::new(false),
+                });
+                crate::direct::watch_stderr(&w);
+                w
+            });
         StderrDrain {
             log,
             progress,
             pipe,
             pending: None,
+            watched,
             #[cfg(test)]
             polls: 0,
         }
@@ -267,11 +328,17 @@ impl StderrDrain {
 
     /// The referee is about to write lines to the bot, `sent` lines of this game in all once
     /// they are written: what arrives from now on came after them, and belongs to the last
-    /// mark (what is already in the pipe did not). The pipe is settled only when the runtime
-    /// saw bytes the drain task has not read ([`StderrDrain::unread_seen`]): no system call for
-    /// a bot quiet on stderr.
+    /// mark (what is already in the pipe did not). The pipe is settled when bytes wait in it:
+    /// on a table's own thread a `poll` says so; elsewhere the runtime's readiness
+    /// ([`StderrDrain::unread_seen`]), no system call for a bot quiet on stderr.
     pub async fn mark_sent(&mut self, sent: u64) {
-        if self.unread_seen() {
+        // On a table's own thread ([`crate::direct`]) the runtime may not have looked at the
+        // pipe since the bot's last answer: look into it (one `poll`).
+        let unread = match self.watched {
+            Some(_) => self.waiting(),
+            None => self.unread_seen(),
+        };
+        if unread {
             self.settle().await;
         }
         let mut log = self.log.lock().expect("stderr log");
