@@ -276,4 +276,52 @@ mod tests {
             slow.kill().await.unwrap();
         });
     }
+
+    /// An answer in pieces (a partial line, pauses of a few milliseconds, the rest, and the
+    /// next line begun in the same write) is one line on this path; a line half written at
+    /// the deadline stays half read, and the runtime's path ends that same line.
+    #[test]
+    fn a_line_in_pieces_is_one_line_and_a_half_line_at_the_deadline_is_ended_by_the_runtime() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        rt.block_on(async {
+            let mut bot = sh(&format!(
+                "printf 'ans'; sleep 0.003; printf 'w'; sleep 0.008; printf 'er\\nne'; \
+                 sleep 0.002; printf 'xt\\n'; printf 'sl'; touch {d}/half; \
+                 while [ ! -e {d}/go ]; do sleep 0.005; done; printf 'ow\\n'; sleep 5"
+            ))
+            .spawn()
+            .unwrap();
+            let mut lines = LineReader::new(bot.stdout.take().unwrap(), 100);
+            let far = || Instant::now() + Duration::from_secs(10);
+            let first = wait_line(&mut lines, far(), false);
+            assert!(
+                matches!(&first, Some(Some(Ok(l))) if &l[..] == b"answer"),
+                "{first:?}"
+            );
+            let second = wait_line(&mut lines, far(), true);
+            assert!(
+                matches!(&second, Some(Some(Ok(l))) if &l[..] == b"next"),
+                "{second:?}"
+            );
+            // "sl" is in the pipe: read at the deadline, no line.
+            while !dir.path().join("half").exists() {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let none = wait_line(&mut lines, Instant::now() + Duration::from_millis(20), true);
+            assert!(none.is_none(), "{none:?}");
+            assert!(lines.buffered().is_none());
+            std::fs::write(dir.path().join("go"), b"").unwrap();
+            let rest = tokio::time::timeout(Duration::from_secs(10), lines.next()).await;
+            assert!(
+                matches!(&rest, Ok(Some(Ok(l))) if &l[..] == b"slow"),
+                "{rest:?}"
+            );
+            bot.kill().await.unwrap();
+        });
+    }
 }

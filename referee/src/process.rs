@@ -110,6 +110,9 @@ pub struct BotProcess {
     /// System calls asking for the supervisor's status ([`BotProcess::try_exit`]).
     #[cfg(test)]
     status_checks: u64,
+    /// Decisions whose answer (or fault) was read on the table's own thread ([`crate::direct`]).
+    #[cfg(test)]
+    direct_answers: u64,
 }
 
 /// Describe an exit status in words, with the code or signal.

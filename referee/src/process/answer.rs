@@ -128,6 +128,10 @@ impl BotProcess {
             crate::direct::turned();
         }
         let next = crate::direct::wait_line(&mut self.lines, due, self.alone)?;
+        #[cfg(test)]
+        {
+            self.direct_answers += 1;
+        }
         Some(self.line_result(next).await)
     }
 

@@ -94,6 +94,8 @@ impl BotProcess {
             tracker: None,
             #[cfg(test)]
             status_checks: 0,
+            #[cfg(test)]
+            direct_answers: 0,
         })
     }
 
@@ -156,6 +158,8 @@ impl BotProcess {
             tracker: None,
             #[cfg(test)]
             status_checks: 0,
+            #[cfg(test)]
+            direct_answers: 0,
         })
     }
 }

@@ -265,3 +265,294 @@ fn queueing_for_a_bot_that_closed_its_input_is_a_fault() {
         p.kill().await;
     });
 }
+
+// Hostile bots on both paths: every scenario below runs on a table's own thread (a
+// current-thread runtime, where answers are read by `crate::direct`) and through a multi-thread
+// runtime (never that path), and must come out the same.
+
+fn multi_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// What a bot gave to each request, as text, up to and with its first fault.
+type Answers = Vec<Result<String, IoFault>>;
+
+/// Run `scenario` on a table's own thread and through the runtime: both must give the same
+/// answers and faults. Returns them, with the decisions read on the table's own thread.
+fn on_both_paths<F, Fut>(scenario: F) -> (Answers, u64)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = (Answers, u64)>,
+{
+    let (direct, taken) = runtime().block_on(async {
+        assert!(crate::direct::available());
+        scenario().await
+    });
+    let (through, none) = multi_thread().block_on(async {
+        assert!(!crate::direct::available());
+        scenario().await
+    });
+    assert_eq!(none, 0, "the direct path taken on a multi-thread runtime");
+    assert_eq!(
+        direct, through,
+        "the table's own thread and the runtime disagree"
+    );
+    (direct, taken)
+}
+
+/// Ask `script` (run by `sh -c`) `requests` times ("1", "2", ...), each answer within `limit`,
+/// with lines of at most `max_line` bytes; stop at the first fault.
+async fn ask(script: &str, max_line: usize, requests: u64, limit: Duration) -> (Answers, u64) {
+    let cmd = BotCommand::parse(&format!("sh -c '{script}'")).unwrap();
+    let mut p = BotProcess::spawn(&cmd, max_line, 1024).unwrap();
+    let got = ask_bot(&mut p, requests, limit).await;
+    let taken = p.direct_answers;
+    p.kill().await;
+    (got, taken)
+}
+
+async fn ask_bot(p: &mut BotProcess, requests: u64, limit: Duration) -> Answers {
+    let mut got = Vec::new();
+    for id in 1..=requests {
+        let r = match p.send_raw(format!("{id}\n").as_bytes(), limit).await {
+            Ok(()) => p
+                .answer(limit)
+                .await
+                .map(|(line, _)| String::from_utf8_lossy(&line).into_owned()),
+            Err(f) => Err(f),
+        };
+        let fault = r.is_err();
+        got.push(r);
+        if fault {
+            break;
+        }
+    }
+    got
+}
+
+fn oks(lines: &[&str]) -> Answers {
+    lines.iter().map(|l| Ok(l.to_string())).collect()
+}
+
+/// An answer written in pieces, with pauses of a few milliseconds between them (within the
+/// first sample, or around it), is one line; so is one whose pause passes the first sample
+/// (the runtime's path ends the line the table's thread began).
+#[test]
+fn an_answer_written_in_pieces_is_one_line_on_both_paths() {
+    let limit = Duration::from_secs(5);
+    let script =
+        r#"while read l; do printf "an"; sleep 0.002; printf "sw"; sleep 0.002; echo "er$l"; done"#;
+    let (got, _) = on_both_paths(|| ask(script, 100, 4, limit));
+    assert_eq!(got, oks(&["answer1", "answer2", "answer3", "answer4"]));
+    // Three writes with no pause but the shell's: read on the table's thread, mostly.
+    let script = r#"while read l; do printf "an"; printf "sw"; echo "er$l"; done"#;
+    let (got, _) = on_both_paths(|| ask(script, 100, 4, limit));
+    assert_eq!(got, oks(&["answer1", "answer2", "answer3", "answer4"]));
+    // The pause passes the first sample: the table's thread gives up with half a line read.
+    let script = r#"while read l; do printf "ans"; sleep 0.03; printf "wer$l\n"; done"#;
+    let (got, _) = on_both_paths(|| ask(script, 100, 3, limit));
+    assert_eq!(got, oks(&["answer1", "answer2", "answer3"]));
+    // The rest of a line and the whole next one in one write, after a pause.
+    let script = r#"read l; printf "a"; sleep 0.004; printf "1\na2\n"; read l; read l; echo a3"#;
+    let (got, taken) = on_both_paths(|| ask(script, 100, 3, limit));
+    assert_eq!(got, oks(&["a1", "a2", "a3"]));
+    // The second answer was in the reader already: given on the table's thread at once.
+    assert!(taken >= 1, "{taken}");
+}
+
+/// Two answers written at once: the second is kept for the next request (as the old
+/// `FramedRead` kept it), not lost, whichever path read it; an extra line written after the
+/// answer was taken is also the next request's answer.
+#[test]
+fn a_second_answer_written_at_once_is_the_next_requests_answer() {
+    let limit = Duration::from_secs(5);
+    let script = r#"read l; printf "a1\nextra\n"; while read l; do echo "a$l"; done"#;
+    let (got, taken) = on_both_paths(|| ask(script, 100, 4, limit));
+    assert_eq!(got, oks(&["a1", "extra", "a2", "a3"]));
+    assert!(taken >= 1, "{taken}");
+    let script = r#"read l; echo a1; sleep 0.05; echo late; while read l; do echo "a$l"; done"#;
+    let (got, _) = on_both_paths(|| {
+        async move {
+            let cmd = BotCommand::parse(&format!("sh -c '{script}'")).unwrap();
+            let mut p = BotProcess::spawn(&cmd, 100, 1024).unwrap();
+            let mut got = ask_bot(&mut p, 1, limit).await;
+            // The late line comes before the next request.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            got.extend(ask_bot(&mut p, 2, limit).await);
+            let taken = p.direct_answers;
+            p.kill().await;
+            (got, taken)
+        }
+    });
+    assert_eq!(got, oks(&["a1", "late", "a1"]));
+}
+
+/// A line of exactly `max_line` bytes passes, with `\n` or `\r\n` (the `\r` is not the
+/// bot's); one byte more is [`IoFault::LineTooLong`], with either ending, in one write or
+/// in two, and a last line without its newline is held to the same limit.
+#[test]
+fn a_line_at_the_limit_passes_and_one_byte_more_does_not_on_both_paths() {
+    let limit = Duration::from_secs(5);
+    let ten = "0123456789";
+    let cases: [(&str, Result<&str, IoFault>); 10] = [
+        (r#"printf "0123456789\n""#, Ok(ten)),
+        (r#"printf "0123456789\r\n""#, Ok(ten)),
+        (r#"printf "01234567890\n""#, Err(IoFault::LineTooLong)),
+        (r#"printf "01234567890\r\n""#, Err(IoFault::LineTooLong)),
+        (
+            r#"printf "0123456789"; sleep 0.003; printf "0\n""#,
+            Err(IoFault::LineTooLong),
+        ),
+        (
+            r#"printf "0123456789\r"; sleep 0.003; printf "\n""#,
+            Ok(ten),
+        ),
+        (r#"printf "0123456789\r"; sleep 0.03; printf "\n""#, Ok(ten)),
+        (
+            r#"printf "01234567890\r"; sleep 0.03; printf "\n""#,
+            Err(IoFault::LineTooLong),
+        ),
+        (r#"printf "0123456789"; exit 0"#, Ok(ten)),
+        (r#"printf "01234567890"; exit 0"#, Err(IoFault::LineTooLong)),
+    ];
+    for (answer, want) in cases {
+        let script = format!("read l; {answer}; sleep 5");
+        let (got, _) = on_both_paths(|| ask(&script, 10, 1, limit));
+        assert_eq!(got, vec![want.clone().map(String::from)], "{answer}");
+    }
+}
+
+/// A bot that closes its stdout and goes on running is [`IoFault::Closed`] (during the
+/// decision, or before the request); one that exits right after an answer without its
+/// newline has answered, and the next request finds it gone.
+#[test]
+fn a_closed_stdout_and_an_exit_after_an_unfinished_line_on_both_paths() {
+    let limit = Duration::from_secs(5);
+    let (got, _) =
+        on_both_paths(|| ask("read l; echo a1; read l; exec 1>&-; sleep 5", 100, 3, limit));
+    assert_eq!(got, vec![Ok("a1".into()), Err(IoFault::Closed)]);
+    // Closed before the request is written: the table's thread reads the end at once.
+    let (got, taken) = on_both_paths(|| async {
+        let cmd = BotCommand::parse("sh -c 'exec 1>&-; sleep 5'").unwrap();
+        let mut p = BotProcess::spawn(&cmd, 100, 1024).unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let got = ask_bot(&mut p, 1, limit).await;
+        let taken = p.direct_answers;
+        p.kill().await;
+        (got, taken)
+    });
+    assert_eq!(got, vec![Err(IoFault::Closed)]);
+    assert_eq!(taken, 1);
+    let (got, _) = on_both_paths(|| ask("read l; printf answer", 100, 3, limit));
+    assert_eq!(
+        got,
+        vec![
+            Ok("answer".into()),
+            Err(IoFault::Crash("exited with code 0".into()))
+        ]
+    );
+}
+
+/// A bot that writes its answer and exits at once has answered (the next request finds it
+/// gone, with its exit code); one killed by a signal while deciding is a crash naming the
+/// signal; one killed with an unfinished line still gives that line: the same on both paths.
+#[test]
+fn an_exit_after_the_answer_and_a_signal_mid_decision_are_the_same_faults_on_both_paths() {
+    let limit = Duration::from_secs(5);
+    let (got, _) = on_both_paths(|| ask("read l; echo a1; exit 3", 100, 3, limit));
+    assert_eq!(
+        got,
+        vec![
+            Ok("a1".into()),
+            Err(IoFault::Crash("exited with code 3".into()))
+        ]
+    );
+    let (got, _) = on_both_paths(|| ask("read l; echo a1; read l; kill -9 $$", 100, 3, limit));
+    assert_eq!(
+        got,
+        vec![
+            Ok("a1".into()),
+            Err(IoFault::Crash("killed by signal 9 (SIGKILL)".into()))
+        ]
+    );
+    let (got, _) = on_both_paths(|| ask("read l; sleep 0.03; kill -SEGV $$", 100, 3, limit));
+    assert_eq!(
+        got,
+        vec![Err(IoFault::Crash("killed by signal 11 (SIGSEGV)".into()))]
+    );
+    let (got, _) = on_both_paths(|| ask("read l; printf half; kill -9 $$", 100, 3, limit));
+    assert_eq!(
+        got,
+        vec![
+            Ok("half".into()),
+            Err(IoFault::Crash("killed by signal 9 (SIGKILL)".into()))
+        ]
+    );
+}
+
+/// A bot that floods stderr (megabytes, from a child, all the time) while another bot on the
+/// same table thread decides: no hang, the deciding bot's answers come in time (at once, after
+/// a pause past the first sample, and a timeout on time when it says nothing), the flooding
+/// bot still answers, and its stderr is capped as before.
+#[test]
+fn a_stderr_flood_at_the_table_does_not_hold_up_another_bots_decisions() {
+    async fn scenario() -> (Answers, u64) {
+        let limit = Duration::from_millis(500);
+        let cap = 1 << 16;
+        let flood = BotCommand::parse(
+            "sh -c 'yes flooding-stderr-flooding-stderr >&2 & while read l; do echo \"f$l\"; done'",
+        )
+        .unwrap();
+        let mut flooder = BotProcess::spawn(&flood, 100, cap).unwrap();
+        let decide = BotCommand::parse(
+            "sh -c 'while read l; do case $l in *0) sleep 0.03;; 99) sleep 5;; esac; echo \"$l\"; done'",
+        )
+        .unwrap();
+        let mut decider = BotProcess::spawn(&decide, 100, cap).unwrap();
+        let mut got = Vec::new();
+        for id in 1..=30u64 {
+            decider
+                .send_raw(format!("{id}\n").as_bytes(), limit)
+                .await
+                .unwrap();
+            let r = decider.answer(limit).await;
+            let (line, time) = r.unwrap_or_else(|f| panic!("request {id}: {f:?}"));
+            assert_eq!(&line[..], id.to_string().as_bytes());
+            assert!(time.wall < limit, "request {id} answered late: {time:?}");
+            got.push(Ok(String::from_utf8_lossy(&line).into_owned()));
+            if id % 5 == 0 {
+                flooder
+                    .send_raw(format!("{id}\n").as_bytes(), limit)
+                    .await
+                    .unwrap();
+                let (line, _) = flooder.answer(limit).await.unwrap();
+                got.push(Ok(String::from_utf8_lossy(&line).into_owned()));
+            }
+        }
+        // Silent: a timeout, on time.
+        let started = Instant::now();
+        decider.send_raw(b"99\n", limit).await.unwrap();
+        let r = decider.answer(limit).await;
+        let took = started.elapsed();
+        assert!(took < limit * 3, "the timeout came after {took:?}");
+        got.push(r.map(|_| String::new()));
+        let (kept, dropped) = flooder.stderr_text();
+        assert_eq!(kept.len(), cap, "the flood is kept up to the cap");
+        assert!(kept.starts_with("flooding-stderr"), "{}", &kept[..40]);
+        assert!(
+            dropped > 1 << 20,
+            "megabytes of flood read and dropped: {dropped}"
+        );
+        let taken = decider.direct_answers;
+        flooder.kill().await;
+        decider.kill().await;
+        (got, taken)
+    }
+    let (got, _) = on_both_paths(scenario);
+    assert_eq!(got.len(), 30 + 6 + 1);
+    assert_eq!(got.last(), Some(&Err(IoFault::Timeout)));
+}
