@@ -463,35 +463,29 @@ fn a_closed_stdout_and_an_exit_after_an_unfinished_line_on_both_paths() {
 #[test]
 fn an_exit_after_the_answer_and_a_signal_mid_decision_are_the_same_faults_on_both_paths() {
     let limit = Duration::from_secs(5);
-    let (got, _) = on_both_paths(|| ask("read l; echo a1; exit 3", 100, 3, limit));
-    assert_eq!(
-        got,
-        vec![
-            Ok("a1".into()),
-            Err(IoFault::Crash("exited with code 3".into()))
-        ]
-    );
-    let (got, _) = on_both_paths(|| ask("read l; echo a1; read l; kill -9 $$", 100, 3, limit));
-    assert_eq!(
-        got,
-        vec![
-            Ok("a1".into()),
-            Err(IoFault::Crash("killed by signal 9 (SIGKILL)".into()))
-        ]
-    );
-    let (got, _) = on_both_paths(|| ask("read l; sleep 0.03; kill -SEGV $$", 100, 3, limit));
-    assert_eq!(
-        got,
-        vec![Err(IoFault::Crash("killed by signal 11 (SIGSEGV)".into()))]
-    );
-    let (got, _) = on_both_paths(|| ask("read l; printf half; kill -9 $$", 100, 3, limit));
-    assert_eq!(
-        got,
-        vec![
-            Ok("half".into()),
-            Err(IoFault::Crash("killed by signal 9 (SIGKILL)".into()))
-        ]
-    );
+    let crash = |how: &str| Err(IoFault::Crash(how.into()));
+    let cases = [
+        (
+            "read l; echo a1; exit 3",
+            vec![Ok("a1".into()), crash("exited with code 3")],
+        ),
+        (
+            "read l; echo a1; read l; kill -9 $$",
+            vec![Ok("a1".into()), crash("killed by signal 9 (SIGKILL)")],
+        ),
+        (
+            "read l; sleep 0.03; kill -SEGV $$",
+            vec![crash("killed by signal 11 (SIGSEGV)")],
+        ),
+        (
+            "read l; printf half; kill -9 $$",
+            vec![Ok("half".into()), crash("killed by signal 9 (SIGKILL)")],
+        ),
+    ];
+    for (script, want) in cases {
+        let (got, _) = on_both_paths(|| ask(script, 100, 3, limit));
+        assert_eq!(got, want, "{script}");
+    }
 }
 
 /// A bot that floods stderr (megabytes, from a child, all the time) while another bot on the
