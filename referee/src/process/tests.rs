@@ -77,6 +77,19 @@ fn a_quick_answer_reads_no_accounting_and_a_slow_one_does() {
     });
 }
 
+/// Ask `p` requests 1 to 20 (each line its id, each marked on stderr) and check each answer
+/// echoes its id.
+async fn ask_ids_1_to_20(p: &mut BotProcess, limit: Duration) {
+    for id in 1..=20u64 {
+        p.mark_stderr(StderrAt::Request(id)).await;
+        p.send_raw(format!("{id}\n").as_bytes(), limit)
+            .await
+            .unwrap();
+        let (line, _) = p.answer(limit).await.unwrap();
+        assert_eq!(&line[..], id.to_string().as_bytes());
+    }
+}
+
 /// The transport's fast path asks the kernel for little: for a bot quiet on stderr, at most
 /// `polls_per_write` looks into its stderr pipe per request, and never the supervisor's status
 /// while its pidfd is quiet. What the bot writes on stderr before each answer still goes with
@@ -86,14 +99,7 @@ async fn few_system_calls_per_decision(polls_per_write: u64) {
     // A bot silent on stderr.
     let mut p = BotProcess::spawn(&BotCommand::parse("cat").unwrap(), 1 << 20, 1024).unwrap();
     let (polls, checks) = (p.stderr.polls, p.status_checks);
-    for id in 1..=20u64 {
-        p.mark_stderr(StderrAt::Request(id)).await;
-        p.send_raw(format!("{id}\n").as_bytes(), limit)
-            .await
-            .unwrap();
-        let (line, _) = p.answer(limit).await.unwrap();
-        assert_eq!(&line[..], id.to_string().as_bytes());
-    }
+    ask_ids_1_to_20(&mut p, limit).await;
     assert_eq!(
         p.stderr.polls - polls,
         20 * polls_per_write,
@@ -109,14 +115,7 @@ async fn few_system_calls_per_decision(polls_per_write: u64) {
     let cmd =
         BotCommand::parse("sh -c 'while read l; do echo \"e$l\" >&2; echo \"$l\"; done'").unwrap();
     let mut p = BotProcess::spawn(&cmd, 1 << 20, 1 << 16).unwrap();
-    for id in 1..=20u64 {
-        p.mark_stderr(StderrAt::Request(id)).await;
-        p.send_raw(format!("{id}\n").as_bytes(), limit)
-            .await
-            .unwrap();
-        let (line, _) = p.answer(limit).await.unwrap();
-        assert_eq!(&line[..], id.to_string().as_bytes());
-    }
+    ask_ids_1_to_20(&mut p, limit).await;
     p.mark_stderr(StderrAt::End).await;
     p.send_raw(b"end\n", limit).await.unwrap();
     p.recv(limit).await.unwrap();
