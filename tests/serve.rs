@@ -153,36 +153,42 @@ fn an_author_submits_a_bot_it_is_built_checked_and_plays_on_the_ladder() {
     assert!(html.contains("✓ verified"), "the page verifies the replay");
     // Replays are stored compressed (issue 16: a few KB a game, not tens), and read back.
     let db = durak_service::db::Db::open(&s.data.join("service.db")).unwrap();
-    let stored: Vec<String> = db
+    let stored: Vec<(i64, u32)> = db
         .read(|c| {
-            let mut st = c.prepare("SELECT replay FROM games")?;
-            let r = st.query_map([], |r| r.get(0))?;
+            let mut st = c.prepare("SELECT job, game FROM games")?;
+            let r = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             r.collect()
         })
         .unwrap();
     assert!(!stored.is_empty());
     let mut bytes = 0;
-    for rel in &stored {
-        assert!(rel.ends_with(".jsonl.zst"), "{rel}");
-        let path = s.data.join(rel);
-        let raw = std::fs::read(&path).unwrap();
-        assert!(raw.starts_with(&durak_referee::replay::ZSTD_MAGIC), "{rel}");
+    for &(j, g) in &stored {
+        // In the database, not a file per game (issue 23).
+        let (name, raw) = common::server::stored_replay(&s.data, j, g);
+        assert_eq!(name, format!("db:replays/j{j}/g{g:04}.jsonl.zst"));
+        assert!(
+            raw.starts_with(&durak_referee::replay::ZSTD_MAGIC),
+            "{name}"
+        );
         bytes += raw.len();
-        let r = durak_replay::read_replay(&path).unwrap();
-        assert!(durak_replay::simulate(&r).verified(), "{rel} verifies");
+        let lines = durak_referee::replay::decode_replay_bytes(raw).unwrap();
+        let r = durak_replay::parse_replay(&lines, &name).unwrap();
+        assert!(durak_replay::simulate(&r).verified(), "{name} verifies");
     }
+    assert!(
+        common::server::stray_replays(&s.data).is_empty(),
+        "no replay file is written"
+    );
     let per_game = bytes / stored.len();
     eprintln!(
         "{} replays, {per_game} bytes a game on average",
         stored.len()
     );
     assert!(per_game < 5 * 1024, "{per_game} bytes a game");
+    let (_, raw) = common::server::stored_replay(&s.data, job, game as u32);
     assert_eq!(
         replay.json["text"].as_str().unwrap().as_bytes(),
-        durak_referee::replay::read_replay_bytes(
-            &s.data.join(format!("replays/j{job}/g{game:04}.jsonl.zst"))
-        )
-        .unwrap(),
+        durak_referee::replay::decode_replay_bytes(raw).unwrap(),
         "/api/games/J/G/replay serves the lines, decompressed"
     );
     // Its files (the viewer's script and styles) are served.
@@ -643,7 +649,7 @@ fn a_table_keeps_its_bots_across_rotations_and_jobs_and_its_replays_verify() {
     let jobs: std::collections::HashSet<i64> = games.iter().map(|g| g.0).collect();
     let mut started = 0;
     for ((job, game, dealer, seats, deals, rotation), path) in games.iter().zip(&replays) {
-        let bytes = durak_referee::replay::read_replay_bytes(&data.join(path)).unwrap();
+        let bytes = durak_service::store::replays::lines(&db, &data, *job, *game, path).unwrap();
         let parsed = durak_replay::parse_replay(&bytes, path).unwrap();
         let sim = durak_replay::simulate(&parsed);
         assert!(sim.divergence.is_none(), "{path}: {:?}", sim.divergence);

@@ -82,7 +82,13 @@ fn the_version_page_gives_the_endgame_accuracy_of_its_games() {
     let mut want = (0, 0, 0);
     let mut with_values = None;
     for &(job, game, seat) in &rows {
-        let replay = data.join(format!("replays/j{job}/g{game:04}.jsonl.zst"));
+        // `durak analyze` of the replay as a file.
+        let replay = data.join(format!("analysed-j{job}-g{game}.jsonl.zst"));
+        std::fs::write(
+            &replay,
+            common::server::stored_replay(&data, job, game as u32).1,
+        )
+        .unwrap();
         let a = analyze(&replay);
         let seat = &a["summary"]["seats"][seat as usize];
         let (d, b) = (

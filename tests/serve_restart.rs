@@ -24,15 +24,17 @@ fn games(db: &Db) -> Games {
     .unwrap()
 }
 
-/// The database after a kill: every game's replay complete on disk, no job with more games
+/// The database after a kill: every game's replay complete, no job with more games
 /// than it has, and the jobs held at the kill.
 fn inspect(data: &Path) -> (Games, Vec<jobs::Job>) {
     let db = Db::open(&data.join("service.db")).unwrap();
     let g = games(&db);
     for ((job, game), (_, replay)) in &g {
-        let r = durak_replay::read_replay(&data.join(replay))
+        let text = durak_service::store::replays::lines(&db, data, *job, *game, replay)
             .unwrap_or_else(|e| panic!("job {job} game {game}: its replay: {e}"));
-        let last = common::replay_text(&data.join(replay)).unwrap();
+        let r = durak_replay::parse_replay(&text, replay)
+            .unwrap_or_else(|e| panic!("job {job} game {game}: its replay: {e}"));
+        let last = String::from_utf8(text).unwrap();
         assert!(
             last.lines()
                 .last()

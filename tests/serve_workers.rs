@@ -20,7 +20,7 @@ use durak_service::worker::{play_games, Claimed, Played};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -366,10 +366,9 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
     );
     assert_eq!((st, r["new"].as_u64()), (200, Some(2)), "{r}");
     for g in 0..3 {
-        let rel = format!("replays/j{}/g{g:04}.jsonl.zst", c.job.id);
-        let raw = std::fs::read(s.data.join(&rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let (rel, raw) = common::server::stored_replay(&s.data, c.job.id, g);
         assert!(raw.starts_with(&durak_referee::replay::ZSTD_MAGIC), "{rel}");
-        let lines = durak_referee::replay::read_replay_bytes(&s.data.join(&rel)).unwrap();
+        let lines = durak_referee::replay::decode_replay_bytes(raw).unwrap();
         assert_eq!(lines, played[&g].text().unwrap().into_bytes(), "{rel}");
     }
     // Another token's lease is refused.
@@ -564,8 +563,9 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
     for (job, game, replay, by) in &rows {
         per_job.entry(*job).or_default().push(*game);
         assert!(by.starts_with("worker:"), "job {job} game {game}: {by}");
-        let path: PathBuf = data.join(replay);
-        let r = durak_replay::read_replay(&path)
+        let text = durak_service::store::replays::lines(&db, &data, *job, *game, replay)
+            .unwrap_or_else(|e| panic!("job {job} game {game}: {e}"));
+        let r = durak_replay::parse_replay(&text, replay)
             .unwrap_or_else(|e| panic!("job {job} game {game}: {e}"));
         let sim = durak_replay::simulate(&r);
         assert!(

@@ -31,10 +31,7 @@ python3 - $W/data <<'PY'
 import sqlite3, os, sys
 d = sys.argv[1]
 c = sqlite3.connect(os.path.join(d, "service.db"))
-rows = [r[0] for r in c.execute("select replay from games")]
-size = sum(os.path.getsize(os.path.join(d, r)) for r in rows)
-blocks = sum(os.stat(os.path.join(d, r)).st_blocks * 512 for r in rows)
-zst = sum(r.endswith(".zst") for r in rows)
-print(f"{len(rows)} games ({zst} .zst): {size/len(rows):.0f} bytes of replay a game, {blocks/len(rows)/1024:.2f} KiB on disk a game")
+n, size, zst = c.execute("select count(*), sum(length(bytes)), sum(substr(bytes, 1, 4) = x'28b52ffd') from game_replays").fetchone()
+db = sum(os.path.getsize(os.path.join(d, f)) for f in ("service.db", "service.db-wal") if os.path.exists(os.path.join(d, f)))
+print(f"{n} games ({zst} zstd): {size/n:.0f} bytes of replay a game; the database {db/n/1024:.2f} KiB a game, every row and replay")
 PY
-du -sk $W/data/replays

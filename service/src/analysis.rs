@@ -94,12 +94,12 @@ fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, Analysis
 
 /// Analyse a game's replay and store it.
 fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, AnalysisError> {
-    let path = paths.root.join(&g.replay);
-    let text =
-        durak_referee::replay::read_replay_bytes(&path).map_err(|e| AnalysisError::Unreadable {
+    let text = crate::store::replays::of_row(db, &paths.root, g).map_err(|e| {
+        AnalysisError::Unreadable {
             replay: g.replay.clone(),
             detail: e.to_string(),
-        })?;
+        }
+    })?;
     let replay = durak_replay::parse_replay(&text, &g.replay)
         .map_err(|e| AnalysisError::NotAReplay(e.to_string()))?;
     let a = analyze_within(&durak_replay::simulate(&replay), BUDGET);

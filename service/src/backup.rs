@@ -3,8 +3,9 @@
 //!
 //! 1. The database through SQLite's online backup (one step: a consistent snapshot; the
 //!    server goes on writing meanwhile, WAL readers do not block it).
-//! 2. The files that snapshot names, and only those: every game's replay and every version's
-//!    upload are hard-linked (they never change once their row is committed: replays and
+//! 2. The files that snapshot names, and only those: every game's replay kept as a file (older
+//!    servers' games: the replays of games recorded now are in the database, and so in the
+//!    snapshot) and every version's upload are hard-linked (they never change once their row is committed: replays and
 //!    uploads are written whole, fsynced, then renamed in before it), or copied when `NEW` is
 //!    on another file system; versions' folders (a bot may write in its own) and fixed
 //!    tournaments' directories (their results grow) are copied, but a tournament's replays are
@@ -125,14 +126,17 @@ pub fn backup(src: &Path, out: &Path) -> Result<Summary, BackupError> {
         link: true,
         summary: &mut summary,
     };
-    // Every game's replay.
+    // Every game's replay kept as a file (the others are in the snapshot).
     let replays: Vec<String> = db.read(|c| {
         let mut s = c.prepare("SELECT replay FROM games")?;
         let r = s.query_map([], |r| r.get(0))?;
         r.collect()
     })?;
     files.summary.games = replays.len() as u64;
-    for rel in &replays {
+    for rel in replays
+        .iter()
+        .filter(|r| !crate::store::replays::is_in_db(r))
+    {
         files.link(Path::new(rel))?;
     }
     // Every version's upload and folder (the house bots have neither).

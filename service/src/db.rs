@@ -66,6 +66,10 @@ fn migrations() -> Migrations<'static> {
         // ladder's leaderboard at its end (JSON); tournament: its final tournament (or
         // final_error, why none). Season 1 holds every job before.
         M::up(include_str!("../migrations/seasons.sql")),
+        // Issue 23: every game's replay in the database with its row (`store/replays.rs`),
+        // not a file and a folder per game: the ladder's recorder spent more CPU making those
+        // than the tables spent playing.
+        M::up(include_str!("../migrations/game_replays.sql")),
     ])
 }
 

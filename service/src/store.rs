@@ -6,7 +6,8 @@
 //! DATA/service.db          the database (WAL: service.db-wal, service.db-shm beside it)
 //! DATA/uploads/vID.archive every accepted upload, as received (fsynced before it is acknowledged)
 //! DATA/bots/vID/           the version's folder, unpacked from its upload once (and built)
-//! DATA/replays/jJOB/       every game's replay
+//! DATA/replays/jJOB/       the games' replays of older servers (every game's replay is now
+//!                          in the database, `game_replays`: `replays.rs`)
 //! DATA/tournaments/N/      fixed tournaments (a `durak tournament` directory each)
 //! ```
 
@@ -17,6 +18,7 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 mod paths;
+pub mod replays;
 pub use paths::{folder_for_bots, private_db, DataDirError, Paths};
 
 /// A version of a bot, with its bot's and author's names.
@@ -166,7 +168,9 @@ pub struct GameRow {
     pub moves: u32,
     pub duration_ms: u64,
     pub move_limit: Option<u32>,
-    /// The replay, relative to the data directory.
+    /// Where the replay is kept: `db:replays/jJOB/gGAME.jsonl.zst` in the database (every
+    /// game recorded by this server), or a file relative to the data directory (older
+    /// servers'). Its lines: `GET /api/games/JOB/GAME/replay`.
     pub replay: String,
     pub recorded: i64,
     /// Why attempts at this game were voided and it was played again (a bot starved by the

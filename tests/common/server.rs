@@ -226,6 +226,24 @@ impl Server {
     }
 }
 
+/// A recorded game's replay as the server keeps it (in its database: `store/replays.rs`):
+/// its `games.replay` name and its bytes, compressed as they are stored.
+pub fn stored_replay(data: &Path, job: i64, game: u32) -> (String, Vec<u8>) {
+    let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
+    let name: String = db
+        .read(|c| {
+            c.query_row(
+                "SELECT replay FROM games WHERE job = ?1 AND game = ?2",
+                [job, game as i64],
+                |r| r.get(0),
+            )
+        })
+        .unwrap_or_else(|e| panic!("job {job} game {game}: {e}"));
+    let bytes = durak_service::store::replays::stored(&db, data, job, game, &name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (name, bytes)
+}
+
 /// Files under `DATA/replays/` that are no recorded game's replay (leftovers).
 pub fn stray_replays(data: &Path) -> Vec<PathBuf> {
     let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();

@@ -478,7 +478,7 @@ mod tests {
 
     #[test]
     fn a_job_is_done_when_all_its_games_are_in_whoever_posted_them() {
-        let (d, db) = db();
+        let (_d, db) = db();
         let db = std::sync::Arc::new(db);
         let j = create(&db, 1, &[1, 2], 1, 0).unwrap();
         let mine = claim(&db, "worker:1:a", 60_000).unwrap().unwrap();
@@ -488,7 +488,7 @@ mod tests {
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Queued);
         claim(&db, "worker:2:b", 60_000).unwrap().unwrap();
         let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let r = crate::ladder::recorder::Recorder::start(db.clone(), d.path().into(), 3, n);
+        let r = crate::ladder::recorder::Recorder::start(db.clone(), 3, n);
         let game = |g: u32| crate::ladder::recorder::GameIn {
             job: j.id,
             game: g,

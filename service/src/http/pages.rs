@@ -333,8 +333,7 @@ async fn game(State(s): State<AppState>, v: Visitor, Path((job, g)): Path<(i64, 
         let row = crate::store::game(&s.ladder.db, job, g)?
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
         let visible = private::visible_seats(&s.ladder.db, &row, reader.as_ref())?;
-        let path = s.ladder.paths.root.join(&row.replay);
-        let text = durak_referee::replay::read_replay_bytes(&path)
+        let text = crate::store::replays::of_row(&s.ladder.db, &s.ladder.paths.root, &row)
             .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
         let text = private::filter_replay(&text, &visible);
         let mut replay =

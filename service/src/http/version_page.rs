@@ -569,9 +569,8 @@ async fn replay_file(
     let reader = v.account.clone();
     let got = blocking(move || {
         let (row, visible) = game_for(&s, reader.as_ref(), job, g)?;
-        let bytes =
-            durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
-                .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let bytes = crate::store::replays::of_row(&s.ladder.db, &s.ladder.paths.root, &row)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
         Ok(private::filter_replay(&bytes, &visible))
     })
     .await;

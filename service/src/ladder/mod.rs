@@ -227,12 +227,8 @@ impl Ladder {
         let l = &cfg.ladder;
         let run_id = format!("{:x}", crate::db::now_ms());
         let recorded = Arc::new(AtomicU64::new(0));
-        let recorder = recorder::Recorder::start(
-            db.clone(),
-            paths.root.clone(),
-            l.max_consecutive_faults,
-            recorded.clone(),
-        );
+        let recorder =
+            recorder::Recorder::start(db.clone(), l.max_consecutive_faults, recorded.clone());
         let ladder = Arc::new(Ladder {
             board: Board::new(l.variant, l.table_size, l.deals),
             db,

@@ -4,19 +4,21 @@
 //! (up to [`MAX_BATCH`]) and makes them durable together:
 //!
 //! 1. a game already recorded (by `(job, game)`: in the database, or earlier in the batch) is
-//!    left as it is, and its replay file is not touched — a job played twice, or resumed
+//!    left as it is, and its replay is not touched — a job played twice, or resumed
 //!    part-way, or finished by a worker after its lease ended, records each game once;
-//! 2. each new game's replay is written (`DATA/replays/jJOB/gGAME.jsonl.zst`, compressed with
-//!    zstd as tournaments write theirs, a few KB a game; a temporary file renamed: complete or
-//!    absent), then all of them are fdatasynced, a few threads at once so
-//!    that the file system journals them together, then their directories;
-//! 3. one transaction (`synchronous = FULL`: one fsync of the WAL) inserts every new game's row
-//!    and updates the fault streaks of its versions, suspending one that faulted in
-//!    `max_consecutive_faults` games in a row (or could not be started at all), as
-//!    tournaments disqualify;
-//! 4. only then does each waiting caller get its answer: a table counts its job on the
+//! 2. one transaction (`synchronous = FULL`: one fsync of the WAL) inserts every new game's row
+//!    and its replay (`game_replays`, `store/replays.rs`: compressed with zstd as tournaments
+//!    write theirs, a few KB a game), and updates the fault streaks of its versions,
+//!    suspending one that faulted in `max_consecutive_faults` games in a row (or could not be
+//!    started at all), as tournaments disqualify;
+//! 3. only then does each waiting caller get its answer: a table counts its job on the
 //!    leaderboard once every game of it is answered, and a worker's post is acknowledged once
 //!    its games are.
+//!
+//! Replays were files (`DATA/replays/jJOB/gGAME.jsonl.zst`) until issue 23: a file and a folder
+//! per game, each synced, cost the recorder more CPU than the tables spent playing, and the
+//! ladder played at 0.45 of a tournament's pace. Older data directories keep their files, and
+//! every reader takes both.
 //!
 //! A batch is whatever arrived while the previous one was being committed: at one table
 //! playing fast, games wait for at most about two commits (a few milliseconds to tens on a
@@ -24,11 +26,11 @@
 
 use crate::db::{now_ms, Db};
 use durak_protocol::{Fault, FaultKind};
-use durak_referee::replay::{sync_files, sync_path, write_file_atomic, ZSTD_MAGIC};
+use durak_referee::replay::ZSTD_MAGIC;
 use durak_referee::GameRecord;
 use rusqlite::params;
-use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -37,9 +39,10 @@ use std::time::Duration;
 /// Games in one commit, at most.
 pub const MAX_BATCH: usize = 512;
 
-/// Where a game's replay lives, relative to the data directory: `.jsonl.zst` when it is
-/// compressed (every replay the ladder records now), `.jsonl` when not (older data
-/// directories hold those; every reader takes both).
+/// The name of a game's replay, as a file relative to the data directory (older servers wrote
+/// it there; it is now kept in the database under this name, `store/replays.rs`):
+/// `.jsonl.zst` when it is compressed (every replay the ladder records now), `.jsonl` when not
+/// (older data directories hold those; every reader takes both).
 pub fn replay_rel(job: i64, game: u32, compressed: bool) -> String {
     let ext = if compressed { "jsonl.zst" } else { "jsonl" };
     format!("replays/j{job}/g{game:04}.{ext}")
@@ -104,15 +107,15 @@ pub struct GameIn {
     /// Version ids by seat.
     pub seats: Vec<i64>,
     pub record: GameRecord,
-    /// The replay file's bytes: its JSON lines compressed with zstd
-    /// (`durak_referee::replay::compress_replay`; plain lines are written as a `.jsonl`).
+    /// The replay's bytes: its JSON lines compressed with zstd
+    /// (`durak_referee::replay::compress_replay`; plain lines are named a `.jsonl`).
     pub replay: Vec<u8>,
     /// Who played it: `local` (the server's tables) or `worker:ID` (a worker token's id).
     pub played_by: String,
 }
 
 impl GameIn {
-    /// Where its replay is written, by what its bytes are.
+    /// Its replay's name, by what its bytes are.
     pub fn replay_rel(&self) -> String {
         replay_rel(self.job, self.game, self.replay.starts_with(&ZSTD_MAGIC))
     }
@@ -127,10 +130,6 @@ pub enum RecordError {
     NotRecorded,
     #[error("not durable within {0} s")]
     NotDurable(u64),
-    #[error("cannot write the replay {}: {detail}", path.display())]
-    Write { path: PathBuf, detail: String },
-    #[error("cannot make {} durable: {detail}", path.display())]
-    Sync { path: PathBuf, detail: String },
     #[error(transparent)]
     Db(Arc<crate::db::DbError>),
 }
@@ -185,12 +184,7 @@ pub struct Recorder {
 impl Recorder {
     /// Start the recorder thread over `db` and the data directory `root`. `recorded` counts the
     /// new games it records.
-    pub fn start(
-        db: Arc<Db>,
-        root: PathBuf,
-        max_consecutive_faults: u32,
-        recorded: Arc<AtomicU64>,
-    ) -> Recorder {
+    pub fn start(db: Arc<Db>, max_consecutive_faults: u32, recorded: Arc<AtomicU64>) -> Recorder {
         let (tx, rx) = mpsc::channel::<Item>();
         let stats = Arc::new(Stats::default());
         let st = stats.clone();
@@ -199,7 +193,6 @@ impl Recorder {
             .spawn(move || {
                 let c = Committer {
                     db,
-                    root,
                     max_consecutive_faults,
                     recorded,
                     stats: st,
@@ -244,7 +237,6 @@ impl Recorder {
 
 struct Committer {
     db: Arc<Db>,
-    root: PathBuf,
     max_consecutive_faults: u32,
     recorded: Arc<AtomicU64>,
     stats: Arc<Stats>,
@@ -275,54 +267,12 @@ impl Committer {
                 fresh.push(n);
             }
         }
-        // 2. Their replays, written, then synced together.
-        let mut files = Vec::new();
-        let mut dirs = BTreeSet::new();
-        let mut new_dirs = BTreeSet::new();
-        let mut written = Vec::new();
-        for &n in &fresh {
-            let g = &batch[n].game;
-            let path = self.root.join(g.replay_rel());
-            let dir = path.parent().expect("a replay has a folder").to_path_buf();
-            if !dir.is_dir() {
-                new_dirs.insert(dir.clone());
-            }
-            match write_file_atomic(&path, &g.replay, false) {
-                Ok(()) => {
-                    files.push(path);
-                    dirs.insert(dir);
-                    written.push(n);
-                }
-                Err(e) => {
-                    answers[n] = Some(Err(RecordError::Write {
-                        path,
-                        detail: e.to_string(),
-                    }))
-                }
-            }
-        }
-        let parents: BTreeSet<PathBuf> = new_dirs
-            .iter()
-            .filter_map(|d| d.parent().map(Path::to_path_buf))
-            .collect();
-        let synced = sync_files(&files)
-            .and_then(|()| {
-                dirs.iter()
-                    .chain(parents.iter())
-                    .try_for_each(|d| sync_path(d).map_err(|e| (d.clone(), e)))
-            })
-            .map_err(|(path, e)| RecordError::Sync {
-                path,
-                detail: e.to_string(),
-            });
-        // 3. One transaction for every new game.
-        let rows = synced.and_then(|()| {
-            let games: Vec<&GameIn> = written.iter().map(|&n| &batch[n].game).collect();
-            self.insert(&games)
-        });
+        // 2. One transaction (one sync) for every new game's row and replay.
+        let games: Vec<&GameIn> = fresh.iter().map(|&n| &batch[n].game).collect();
+        let rows = self.insert(&games);
         match rows {
             Ok(out) => {
-                for (&n, r) in written.iter().zip(out) {
+                for (&n, r) in fresh.iter().zip(out) {
                     if r.new {
                         self.recorded.fetch_add(1, Ordering::Relaxed);
                         crate::metrics::game_recorded(&batch[n].game.record.faults);
@@ -331,7 +281,7 @@ impl Committer {
                 }
             }
             Err(e) => {
-                for &n in &written {
+                for &n in &fresh {
                     answers[n] = Some(Err(e.clone()));
                 }
             }
@@ -341,9 +291,9 @@ impl Committer {
         crate::metrics::recorder_commit();
         self.stats
             .games
-            .fetch_add(written.len() as u64, Ordering::Relaxed);
+            .fetch_add(fresh.len() as u64, Ordering::Relaxed);
         self.stats.commit_max_us.fetch_max(us, Ordering::Relaxed);
-        // 4. The answers.
+        // 3. The answers.
         for (item, a) in batch.into_iter().zip(answers) {
             let _ = item.answer.send(a.unwrap_or(Err(RecordError::NotRecorded)));
         }
@@ -408,7 +358,7 @@ fn insert_one(
             r.moves,
             r.duration_ms as i64,
             r.move_limit,
-            g.replay_rel(),
+            crate::store::replays::in_db(&g.replay_rel()),
             now,
             g.played_by,
             (!r.voided.is_empty()).then(|| serde_json::to_string(&r.voided).expect("json")),
@@ -422,6 +372,7 @@ fn insert_one(
     if !out.new {
         return Ok(out);
     }
+    crate::store::replays::insert(tx, g.job, g.game, &g.replay)?;
     for (seat, &v) in g.seats.iter().enumerate() {
         tx.execute(
             "INSERT OR IGNORE INTO game_seats(version, job, game, seat) VALUES (?1, ?2, ?3, ?4)",
@@ -556,7 +507,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let db = Arc::new(Db::open(&d.path().join("s.db")).unwrap());
         let n = Arc::new(AtomicU64::new(0));
-        let r = Recorder::start(db.clone(), d.path().to_path_buf(), 3, n.clone());
+        let r = Recorder::start(db.clone(), 3, n.clone());
         let job = crate::ladder::jobs::create(&db, 1, &[1, 2], 2, 0).unwrap();
         assert_eq!(job.id, 1);
         // Two copies of one game in one batch, and again later: the first stays.
@@ -575,17 +526,23 @@ mod tests {
         let again = r.record(game(1, 0, vec![1, 2], vec![], "third\n")).unwrap();
         assert!(!again.new);
         assert_eq!(n.load(Ordering::Relaxed), 2);
-        let text = std::fs::read_to_string(d.path().join(replay_rel(1, 0, false))).unwrap();
-        assert_eq!(text, "first\n", "the first copy is the one kept");
+        let replays = crate::store::replays::lines;
+        let text = replays(&db, d.path(), 1, 0, "db:replays/j1/g0000.jsonl").unwrap();
+        assert_eq!(text, b"first\n", "the first copy is the one kept");
         assert_eq!(recorded_games(&db, 1).unwrap(), vec![0, 1]);
         let rel: String = db
             .read(|c| c.query_row("SELECT replay FROM games WHERE game = 1", [], |r| r.get(0)))
             .unwrap();
-        assert_eq!(rel, "replays/j1/g0001.jsonl.zst");
-        let raw = std::fs::read(d.path().join(&rel)).unwrap();
-        assert!(raw.starts_with(&ZSTD_MAGIC));
-        let back = durak_referee::replay::read_replay_bytes(&d.path().join(&rel)).unwrap();
-        assert_eq!(back, b"other\n");
+        assert_eq!(rel, "db:replays/j1/g0001.jsonl.zst");
+        let raw = crate::store::replays::stored(&db, d.path(), 1, 1, &rel).unwrap();
+        assert!(raw.starts_with(&ZSTD_MAGIC), "kept as it came: compressed");
+        assert_eq!(replays(&db, d.path(), 1, 1, &rel).unwrap(), b"other\n");
+        assert!(
+            std::fs::read_dir(d.path())
+                .unwrap()
+                .all(|e| e.unwrap().file_name() != "replays"),
+            "no file per game"
+        );
         let by: String = db
             .read(|c| c.query_row("SELECT played_by FROM games LIMIT 1", [], |r| r.get(0)))
             .unwrap();
@@ -597,7 +554,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let db = Arc::new(Db::open(&d.path().join("s.db")).unwrap());
         let n = Arc::new(AtomicU64::new(0));
-        let r = Recorder::start(db.clone(), d.path().to_path_buf(), 3, n);
+        let r = Recorder::start(db.clone(), 3, n);
         crate::ladder::jobs::create(&db, 1, &[1, 2], 2, 0).unwrap();
         let mut void = game(1, 0, vec![1, 2], vec![], "void\n");
         let reasons: Vec<String> = (1..=3).map(|k| format!("starved {k}")).collect();

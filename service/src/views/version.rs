@@ -68,10 +68,12 @@ pub fn simulate_row(
     row: &GameRow,
 ) -> Result<durak_replay::Simulation, SimulateError> {
     let path = || row.replay.clone();
-    let bytes = durak_referee::replay::read_replay_bytes(&ladder.paths.root.join(&row.replay))
-        .map_err(|source| SimulateError::Read {
-            path: path(),
-            source,
+    let bytes =
+        crate::store::replays::of_row(&ladder.db, &ladder.paths.root, row).map_err(|source| {
+            SimulateError::Read {
+                path: path(),
+                source,
+            }
         })?;
     let replay =
         durak_replay::parse_replay(&bytes, &row.replay).map_err(|source| SimulateError::Parse {

@@ -169,7 +169,7 @@ async fn replay(
             .ok_or_else(|| ApiError::not_found(format!("no game {g} in job {job}")))?;
         let visible = private::visible_seats(&s.ladder.db, &row, who.as_ref())?;
         // Its lines, whether the file is compressed (`.jsonl.zst`) or plain.
-        let text = durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
+        let text = crate::store::replays::of_row(&s.ladder.db, &s.ladder.paths.root, &row)
             .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
         Ok((
             private::filter_replay(&text, &visible),

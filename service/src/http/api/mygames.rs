@@ -124,9 +124,8 @@ pub(super) async fn raw(
                 ),
             ));
         }
-        let bytes =
-            durak_referee::replay::read_replay_bytes(&s.ladder.paths.root.join(&row.replay))
-                .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
+        let bytes = crate::store::replays::of_row(&s.ladder.db, &s.ladder.paths.root, &row)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
         let replay = durak_replay::parse_replay(&bytes, &row.replay)
             .map_err(|e| ApiError::internal(format!("{}: {e}", row.replay)))?;
         let sim = durak_replay::simulate(&replay);
