@@ -94,6 +94,10 @@ enum Command {
     /// protocol on stdin/stdout, relayed to the server's socket.
     #[command(hide = true)]
     WebSeat { socket: std::path::PathBuf },
+    /// The endgame analysis of `durak serve`'s games, in a process of its own (what the server
+    /// starts): replays on stdin, their analysis on stdout.
+    #[command(hide = true, name = "analysis-worker")]
+    AnalysisWorker,
 }
 
 fn main() -> ExitCode {
@@ -139,6 +143,9 @@ fn main() -> ExitCode {
             .map(|_| ExitCode::SUCCESS)
             .map_err(|e| CmdError::Input(e.to_string())),
         Command::Human(a) => human::run(a),
+        Command::AnalysisWorker => durak_service::analysis::worker::main()
+            .map(|_| ExitCode::SUCCESS)
+            .map_err(|e| CmdError::Input(format!("analysis-worker: {e}"))),
     };
     match result {
         Ok(code) => code,

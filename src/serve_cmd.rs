@@ -78,6 +78,11 @@ pub struct ServeArgs {
 }
 
 pub fn serve(args: ServeArgs) -> CmdResult {
+    // The endgame analysis solves in a process of its own: this executable, `analysis-worker`.
+    let exe = std::env::var_os("DURAK_EXE").map(std::path::PathBuf::from);
+    if let Some(exe) = exe.or_else(|| std::env::current_exe().ok()) {
+        durak_service::analysis::worker::use_program(exe);
+    }
     let file = match &args.config {
         Some(p) => Some((p.clone(), ConfigFile::load(p)?)),
         None => None,

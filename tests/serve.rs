@@ -410,11 +410,7 @@ fn a_bot_that_keeps_faulting_is_suspended() {
     assert!(!stray.exists(), "swept on the first start");
     let token = s.author("ada");
     // Plays well until the flag exists, then answers nonsense to every request.
-    let prelude = format!(
-        "if [ -e '{}' ]; then read -r l; echo '{{\"type\":\"hello\",\"protocol\":1,\"name\":\"x\",\"version\":\"1\"}}'; while read -r l; do echo nonsense; done; fi",
-        flag.display()
-    );
-    let bot = sh_bot(tmp.path(), "flaky", &prelude, None);
+    let bot = common::server::flaky_bot(tmp.path(), "flaky", &flag);
     assert_eq!(s.submit_cli(&token, &bot).status.code(), Some(0));
     wait_for("flaky's first games", 60, || {
         (s.get("/api/bots/flaky/versions/1").json["games"].as_u64()? > 0).then_some(())
@@ -676,10 +672,10 @@ fn a_table_keeps_its_bots_across_rotations_and_jobs_and_its_replays_verify() {
             .filter(|&seat| header["seats"][seat]["hello"] == true)
             .count();
     }
-    // One process a seat a match (200 games at most), where each rotation's match used to
+    // One process a seat a match (`MATCH_GAMES` at most), where each rotation's match used to
     // start both again.
     assert!(
-        started <= 2 * (games.len() / 200 + 2),
+        started <= 2 * (games.len() / durak_service::ladder::executor::MATCH_GAMES + 2),
         "{started} processes started for {} games of {} jobs",
         games.len(),
         jobs.len()

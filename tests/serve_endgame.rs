@@ -45,16 +45,35 @@ fn the_version_page_gives_the_endgame_accuracy_of_its_games() {
             std::fs::read_to_string(t.join("comm")).is_ok_and(|c| c.trim() == "ladder-analysis")
         })
         .expect("the ladder-analysis thread");
-    let sched = std::fs::read_to_string(analyser.join("sched")).unwrap();
-    let policy = sched.lines().find_map(|l| {
-        l.strip_prefix("policy")?
-            .split(':')
-            .nth(1)?
-            .trim()
-            .parse::<u32>()
-            .ok()
+    let policy = |path: &Path| {
+        let sched = std::fs::read_to_string(path.join("sched")).unwrap();
+        let p = sched.lines().find_map(|l| {
+            l.strip_prefix("policy")?
+                .split(':')
+                .nth(1)?
+                .trim()
+                .parse::<u32>()
+                .ok()
+        });
+        (p, sched)
+    };
+    let (p, sched) = policy(&analyser);
+    assert_eq!(p, Some(5), "{sched}");
+    // It solves in a process of its own (sharing the server's memory slowed the tables),
+    // started with its first game, also at idle priority.
+    let worker = wait_for("the `durak analysis-worker` process", 120, || {
+        std::fs::read_dir(&task)
+            .ok()?
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
+            .flat_map(|c| c.split_whitespace().map(String::from).collect::<Vec<_>>())
+            .map(|pid| Path::new("/proc").join(pid))
+            .find(|p| {
+                std::fs::read(p.join("cmdline"))
+                    .is_ok_and(|c| c.split(|b| *b == 0).any(|a| a == b"analysis-worker"))
+            })
     });
-    assert_eq!(policy, Some(5), "{sched}");
+    let (p, sched) = policy(&worker);
+    assert_eq!(p, Some(5), "{sched}");
     s.pause_and_settle();
     // The background analyser catches up with the paused ladder and the view shows it.
     let v = wait_for("every game of house-random analysed", 180, || {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::server::{raw_request, sh_bot, wait_for, Browser, Server};
+use common::server::{raw_request, wait_for, Browser, Server};
 use common::DURAK;
 use durak_service::db::Db;
 use std::path::Path;
@@ -64,11 +64,7 @@ fn metrics_are_the_organisers_and_count_games_faults_and_routes() {
     assert_eq!(value(&before, "durak_games_recorded_total"), Some(0.0));
 
     // A bot that plays, then answers nonsense once the flag exists (a `malformed` fault).
-    let prelude = format!(
-        "if [ -e '{}' ]; then read -r l; echo '{{\"type\":\"hello\",\"protocol\":1,\"name\":\"x\",\"version\":\"1\"}}'; while read -r l; do echo nonsense; done; fi",
-        flag.display()
-    );
-    let bot = sh_bot(tmp.path(), "flaky", &prelude, None);
+    let bot = common::server::flaky_bot(tmp.path(), "flaky", &flag);
     let out = s.submit_cli(&token, &bot);
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     wait_for("flaky's first games", 60, || {

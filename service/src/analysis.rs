@@ -5,7 +5,9 @@
 //!
 //! Off every request's path: one background thread ([`run`], started with the ladder) analyses
 //! the games not analysed yet, the newest first, at the scheduler's idle priority (`SCHED_IDLE`),
-//! so that solving endgames never takes a CPU from a bot's clock or an answer from the server. A
+//! so that solving endgames never takes a CPU from a bot's clock or an answer from the server.
+//! The solving itself is done in a process of its own (`worker.rs`: sharing the server's memory,
+//! it slowed the tables), or in the thread when the server is not the `durak` binary. A
 //! request never solves: a game's page shown before its turn says so. A version's view only sums the
 //! stored rows; when the thread catches up it touches the board, so cached views show the new
 //! sums. A game is never solved twice.
@@ -16,6 +18,8 @@ use durak_replay::analyze::{analyze_within, Accuracy, SeatSummary};
 use durak_replay::html::data::endgame_codes;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
+
+pub mod worker;
 
 /// The solver's budget per decision: the tournament report's.
 pub const BUDGET: u64 = durak_report::scan::ANALYSIS_BUDGET;
@@ -92,21 +96,79 @@ fn stored(db: &Db, job: i64, game: u32) -> Result<Option<GameAnalysis>, Analysis
     .transpose()
 }
 
+/// A replay's analysis, from its lines (`name`: the replay's, for messages).
+fn compute(text: &[u8], name: &str) -> Result<GameAnalysis, AnalysisError> {
+    let replay = durak_replay::parse_replay(text, name)
+        .map_err(|e| AnalysisError::NotAReplay(e.to_string()))?;
+    let a = analyze_within(&durak_replay::simulate(&replay), BUDGET);
+    Ok(GameAnalysis {
+        endgame: endgame_codes(&a),
+        seats: a.seats.iter().map(seat_figures).collect(),
+    })
+}
+
+/// Where the solving is done: a worker process, else this thread.
+struct Solver {
+    worker: Option<worker::Worker>,
+    /// A worker failed to start: solve in this thread from then on.
+    in_thread: bool,
+}
+
+impl Solver {
+    fn new() -> Solver {
+        Solver {
+            worker: None,
+            in_thread: worker::program().is_none(),
+        }
+    }
+
+    /// The analysis of a replay; `Err(None)` when the worker died on it (the game is kept with
+    /// no values; the next game starts another worker).
+    fn solve(&mut self, text: &[u8], name: &str) -> Result<GameAnalysis, Option<AnalysisError>> {
+        if self.in_thread {
+            return compute(text, name).map_err(Some);
+        }
+        let program = worker::program().expect("a worker program");
+        if self.worker.is_none() {
+            match worker::Worker::start(program) {
+                Ok(w) => self.worker = Some(w),
+                Err(e) => {
+                    tracing::warn!(
+                        "endgame analysis: no worker process ({e}); solving in the server's thread"
+                    );
+                    self.in_thread = true;
+                    return compute(text, name).map_err(Some);
+                }
+            }
+        }
+        let w = self.worker.as_mut().expect("started");
+        match w.analyse(text, name) {
+            Ok(r) => r.map_err(Some),
+            Err(e) => {
+                tracing::warn!("endgame analysis of {name}: the worker process failed ({e})");
+                self.worker = None;
+                Err(None)
+            }
+        }
+    }
+}
+
 /// Analyse a game's replay and store it.
-fn analyse(db: &Db, paths: &Paths, g: &GameRow) -> Result<GameAnalysis, AnalysisError> {
+fn analyse(
+    db: &Db,
+    paths: &Paths,
+    g: &GameRow,
+    solver: &mut Solver,
+) -> Result<GameAnalysis, AnalysisError> {
     let text = crate::store::replays::of_row(db, &paths.root, g).map_err(|e| {
         AnalysisError::Unreadable {
             replay: g.replay.clone(),
             detail: e.to_string(),
         }
     })?;
-    let replay = durak_replay::parse_replay(&text, &g.replay)
-        .map_err(|e| AnalysisError::NotAReplay(e.to_string()))?;
-    let a = analyze_within(&durak_replay::simulate(&replay), BUDGET);
-    let out = GameAnalysis {
-        endgame: endgame_codes(&a),
-        seats: a.seats.iter().map(seat_figures).collect(),
-    };
+    let out = solver.solve(&text, &g.replay).map_err(|e| {
+        e.unwrap_or_else(|| AnalysisError::NotAReplay("the analysis worker died on it".into()))
+    })?;
     let (e, s) = (
         serde_json::to_string(&out.endgame).expect("strings"),
         serde_json::to_string(&out.seats).expect("numbers"),
@@ -213,6 +275,7 @@ fn idle_priority() {
 /// log and marked analysed with no values, so that it is not read again.
 pub fn run(ladder: &crate::ladder::Ladder) {
     idle_priority();
+    let mut solver = Solver::new();
     let pause = std::time::Duration::from_millis(500);
     while !ladder.stopping() {
         let games = match pending(&ladder.db, BATCH) {
@@ -231,7 +294,7 @@ pub fn run(ladder: &crate::ladder::Ladder) {
             if ladder.stopping() {
                 return;
             }
-            if let Err(e) = analyse(&ladder.db, &ladder.paths, g) {
+            if let Err(e) = analyse(&ladder.db, &ladder.paths, g, &mut solver) {
                 tracing::warn!("endgame analysis of job {} game {}: {e}", g.job, g.game);
                 let _ = mark_unreadable(&ladder.db, g);
             }

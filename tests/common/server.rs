@@ -281,6 +281,7 @@ pub const SH_BOT: &str = r#"PRELUDE
 read -r line
 echo '{"type":"hello","protocol":1,"name":"sh-bot","version":"1"}'
 while read -r line; do
+#PER_LINE
   case "$line" in
     *'"type":"request"'*)
       id=$(printf '%s' "$line" | sed -n 's/.*"type":"request","id":\([0-9]*\).*/\1/p')
@@ -302,9 +303,23 @@ done
 
 /// A bot folder `root/NAME` with bot.sh (with `prelude`) and its bot.toml (`build` when given).
 pub fn sh_bot(root: &Path, name: &str, prelude: &str, build: Option<&str>) -> PathBuf {
+    sh_bot_per_line(root, name, prelude, "", build)
+}
+
+/// [`sh_bot`] with `per_line`, shell run for each line the bot reads after its hello (`$line`).
+pub fn sh_bot_per_line(
+    root: &Path,
+    name: &str,
+    prelude: &str,
+    per_line: &str,
+    build: Option<&str>,
+) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("bot.sh"), SH_BOT.replace("PRELUDE", prelude)).unwrap();
+    let script = SH_BOT
+        .replace("PRELUDE", prelude)
+        .replace("#PER_LINE", per_line);
+    std::fs::write(dir.join("bot.sh"), script).unwrap();
     let mut m = format!(
         "name = \"{name}\"\ncommand = \"sh bot.sh\"\nlanguage = \"sh\"\nauthor = \"Test\"\n"
     );
@@ -442,4 +457,15 @@ impl Browser {
         }
         r
     }
+}
+
+/// A bot that plays well until `flag` exists, then answers nonsense to every line (a
+/// `malformed` fault a request), from the next line on: the same process (a table keeps its
+/// bots for up to `MATCH_GAMES` games).
+pub fn flaky_bot(root: &Path, name: &str, flag: &Path) -> PathBuf {
+    let per_line = format!(
+        "  if [ -e '{}' ]; then echo nonsense; continue; fi",
+        flag.display()
+    );
+    sh_bot_per_line(root, name, "", &per_line, None)
 }
