@@ -304,7 +304,17 @@ impl Tournaments {
             return Err(StartError::Dir(e));
         }
         table::set_dir(&ladder.db, id, &dir.display().to_string())?;
-        let state = if run.current.is_some() {
+        // Queued behind the one playing, or behind one started before it that the runner has
+        // not taken yet (a second start just after the first).
+        let ahead: bool = ladder.db.read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tournaments WHERE id < ?1 AND state IN ('queued', \
+                 'running'))",
+                [id],
+                |r| r.get(0),
+            )
+        })?;
+        let state = if run.current.is_some() || ahead {
             TournamentState::Queued
         } else {
             TournamentState::Running
@@ -522,6 +532,23 @@ fn run(ladder: &Ladder, dir: &std::path::Path, stop: Arc<AtomicBool>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_start_before_the_runner_took_the_first_is_queued() {
+        let d = tempfile::tempdir().unwrap();
+        let cfg = crate::config::resolve(None, &crate::config::Overrides::default()).unwrap();
+        let paths = crate::store::Paths::new(d.path());
+        std::fs::create_dir_all(paths.tournaments()).unwrap();
+        let db = Arc::new(crate::db::Db::open(&paths.db()).unwrap());
+        crate::auth::ensure_organiser(&db).unwrap();
+        let ladder = Ladder::new(db, Arc::new(cfg), paths).unwrap();
+        crate::checker::ensure_house_bots(&ladder).unwrap();
+        // No runner: the first is not taken yet when the second comes.
+        let t = Tournaments::new(ladder.clone());
+        assert_eq!(t.start(1).unwrap().1, TournamentState::Running);
+        assert_eq!(t.start(1).unwrap().1, TournamentState::Queued);
+        ladder.stop();
+    }
 
     #[test]
     fn a_refused_start_answers_409_with_its_fix_and_the_database_500() {
