@@ -681,3 +681,80 @@ fn a_table_keeps_its_bots_across_rotations_and_jobs_and_its_replays_verify() {
         jobs.len()
     );
 }
+
+/// With more versions than seats, each matchmaking pick is a run of jobs among the same
+/// versions (`RUN_GAMES`), and a table claims its own versions' jobs first: a table's bots are
+/// started once a run, not once a job (issue 23: a ladder of five versions started two bots
+/// every 4 games).
+#[test]
+fn with_more_versions_than_seats_a_table_plays_runs_of_jobs_over_the_same_bots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut s = Server::start(
+        &data,
+        &[
+            "--sandbox",
+            "default",
+            "--house-bots",
+            "builtin:greedy,builtin:random",
+        ],
+    );
+    let token = s.author("ada");
+    let bot = sh_bot(tmp.path(), "third", "", None);
+    assert_eq!(s.submit_cli(&token, &bot).status.code(), Some(0));
+    let id = wait_for("the third version's games", 120, || {
+        let v = s.get("/api/bots/third/versions/1").json;
+        (v["games"].as_u64()? > 0).then(|| v["id"].as_i64())?
+    });
+    let from = s.games();
+    wait_for("120 games more", 180, || {
+        (s.games() >= from + 120).then_some(())
+    });
+    s.stop();
+    let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
+    // The ladder's jobs from the third version's first: runs of RUN_GAMES / 4 jobs a pick.
+    let ladder_jobs: Vec<(i64, String)> = db
+        .read(|c| {
+            let mut q = c.prepare(
+                "SELECT id, seats FROM jobs WHERE kind = 'ladder' AND id >= (SELECT MIN(job) \
+                 FROM game_seats WHERE version = ?1) ORDER BY id",
+            )?;
+            let r = q.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            r.collect()
+        })
+        .unwrap();
+    let first_job = ladder_jobs[0].0;
+    let seats: Vec<String> = ladder_jobs.into_iter().map(|j| j.1).collect();
+    let run = durak_service::ladder::RUN_GAMES / 4;
+    assert!(seats.len() >= run, "{} jobs", seats.len());
+    for chunk in seats.chunks(run).filter(|c| c.len() == run) {
+        assert!(
+            chunk.iter().all(|s| s == &chunk[0]),
+            "a run is one set of versions: {chunk:?}"
+        );
+    }
+    // Processes started (a seat's hello in a game's replay) against the games played.
+    let games: Vec<(i64, u32, String)> = db
+        .read(|c| {
+            let mut q = c.prepare("SELECT job, game, replay FROM games WHERE job >= ?1")?;
+            let r = q.query_map([first_job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            r.collect()
+        })
+        .unwrap();
+    let mut started = 0;
+    for (job, game, name) in &games {
+        let text = durak_service::store::replays::lines(&db, &data, *job, *game, name).unwrap();
+        let first = String::from_utf8(text).unwrap();
+        let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+        started += (0..2)
+            .filter(|&seat| header["seats"][seat]["hello"] == true)
+            .count();
+    }
+    let jobs: std::collections::HashSet<i64> = games.iter().map(|g| g.0).collect();
+    assert!(
+        started * 4 <= jobs.len() * 2,
+        "{started} processes started for {} games of {} jobs",
+        games.len(),
+        jobs.len()
+    );
+}

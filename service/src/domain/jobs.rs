@@ -225,6 +225,17 @@ pub fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Job>, DbError
     claim_as(db, owner, lease_ms, None)
 }
 
+/// [`claim`], and among the jobs of the highest priority open, one seating exactly `versions`
+/// (at any rotation) first: a table seated with them plays it over the same processes.
+pub fn claim_among(
+    db: &Db,
+    owner: &str,
+    lease_ms: i64,
+    versions: &[i64],
+) -> Result<Option<Job>, DbError> {
+    claim_preferring(db, owner, lease_ms, None, versions)
+}
+
 /// [`claim`], and when `worker` (a worker token's id) is given, the lease is written down as
 /// handed to that token for that job, in the same transaction: the token may post the job's
 /// games under it ([`handed`]), and under no other lease.
@@ -234,14 +245,46 @@ pub fn claim_as(
     lease_ms: i64,
     worker: Option<i64>,
 ) -> Result<Option<Job>, DbError> {
+    claim_preferring(db, owner, lease_ms, worker, &[])
+}
+
+/// Every order of `versions`, as a job's `seats` is written (`[3,5]`), in a JSON array.
+fn seatings_json(versions: &[i64]) -> String {
+    fn orders(rest: &mut Vec<i64>, at: usize, out: &mut Vec<String>) {
+        if at == rest.len() {
+            out.push(serde_json::to_string(&rest).expect("json"));
+            return;
+        }
+        for i in at..rest.len() {
+            rest.swap(at, i);
+            orders(rest, at + 1, out);
+            rest.swap(at, i);
+        }
+    }
+    let mut out = Vec::new();
+    if !versions.is_empty() {
+        orders(&mut versions.to_vec(), 0, &mut out);
+    }
+    serde_json::to_string(&out).expect("json")
+}
+
+fn claim_preferring(
+    db: &Db,
+    owner: &str,
+    lease_ms: i64,
+    worker: Option<i64>,
+    versions: &[i64],
+) -> Result<Option<Job>, DbError> {
     let now = now_ms();
+    let seatings = seatings_json(versions);
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let found: Option<(i64, JobState)> = tx
             .query_row(
                 "SELECT id, state FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
-                 lease_until < ?1) ORDER BY priority DESC, id LIMIT 1",
-                [now],
+                 lease_until < ?1) ORDER BY priority DESC, seats IN (SELECT value FROM \
+                 json_each(?2)) DESC, id LIMIT 1",
+                params![now, seatings],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
@@ -443,6 +486,33 @@ mod tests {
         assert_ne!(deals_of(7, 3, 4, 2), deals_of(7, 4, 4, 2));
         assert_ne!(deals_of(7, 3, 4, 2), deals_of(8, 3, 4, 2));
         assert!(deals_of(7, 3, 50, 3).iter().all(|d| d.dealer < 3));
+    }
+
+    #[test]
+    fn a_table_claims_a_job_among_its_own_versions_first_but_never_before_a_higher_priority() {
+        let (_d, db) = db();
+        let other = create(&db, 1, &[1, 2], 2, 0).unwrap();
+        let mine = create(&db, 1, &[3, 1, 2], 2, 0).unwrap();
+        let also = create(&db, 1, &[2, 3, 1], 2, 0).unwrap();
+        assert_eq!(seatings_json(&[1, 2]), r#"["[1,2]","[2,1]"]"#);
+        assert_eq!(
+            serde_json::from_str::<Vec<String>>(&seatings_json(&[1, 2, 3]))
+                .unwrap()
+                .len(),
+            6
+        );
+        // Any order of the table's versions; the oldest first.
+        let a = claim_among(&db, "t1", 60_000, &[1, 2, 3]).unwrap().unwrap();
+        assert_eq!(a.id, mine.id);
+        let fresh = create(&db, 1, &[4, 1, 2], 2, 1).unwrap();
+        let b = claim_among(&db, "t1", 60_000, &[1, 2, 3]).unwrap().unwrap();
+        assert_eq!(b.id, fresh.id, "a new version's job comes first");
+        let c = claim_among(&db, "t1", 60_000, &[1, 2, 3]).unwrap().unwrap();
+        assert_eq!(c.id, also.id);
+        // None of its versions' left: the oldest.
+        let d = claim_among(&db, "t1", 60_000, &[1, 2, 3]).unwrap().unwrap();
+        assert_eq!(d.id, other.id);
+        assert_eq!(claim_among(&db, "t1", 60_000, &[1, 2]).unwrap(), None);
     }
 
     #[test]

@@ -295,13 +295,15 @@ impl Table<'_> {
         }
     }
 
-    /// Claim the next job, waiting a moment for the scheduler when none is open (the jobs just
-    /// played count first, so that it makes new ones).
+    /// Claim the next job (one among this match's versions first, `jobs::claim_among`),
+    /// waiting a moment for the scheduler when none is open (the jobs just played count first,
+    /// so that it makes new ones).
     fn claim_next(&mut self) -> Option<Job> {
         let ladder = self.ladder;
         let until = Instant::now() + NEXT_JOB_WAIT;
         loop {
-            match jobs::claim(&ladder.db, self.owner, ladder.cfg.ladder.lease_ms) {
+            let lease = ladder.cfg.ladder.lease_ms;
+            match jobs::claim_among(&ladder.db, self.owner, lease, &self.seating) {
                 Ok(Some(job)) => return Some(job),
                 Ok(None) => {}
                 Err(e) => {

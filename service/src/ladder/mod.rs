@@ -29,6 +29,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+/// The games of one matchmaking pick when the ladder has more versions than seats: as many
+/// jobs among the same versions as make this many games (at least one), played in turn over the
+/// same bot processes. One job a pick started two bots every job (4 games at the default), and a
+/// ladder of Python bots played at 0.06 of a tournament's pace (docs/BENCHMARKS.md).
+pub const RUN_GAMES: usize = 200;
+
 pub struct Ladder {
     pub db: Arc<Db>,
     pub cfg: Arc<Config>,
@@ -437,14 +443,36 @@ impl Ladder {
                 }
             })
             .collect();
-        let claimed = open.iter().filter(|j| j.state == JobState::Claimed).count();
+        // More versions than seats: each pick is a run of jobs among the same versions, which a
+        // table plays over the same processes (`executor.rs`); the open "jobs" counted are then
+        // runs, by their versions.
+        let run = match active.len() > k {
+            true => (RUN_GAMES / (self.cfg.ladder.deals as usize * k).max(1)).max(1),
+            false => 1,
+        };
+        let units = |claimed_only: bool| -> usize {
+            let of = open
+                .iter()
+                .filter(|j| !claimed_only || j.state == JobState::Claimed);
+            if run == 1 {
+                return of.count();
+            }
+            of.map(|j| {
+                let mut v = j.seats.clone();
+                v.sort_unstable();
+                v
+            })
+            .collect::<HashSet<_>>()
+            .len()
+        };
+        let claimed = units(true);
         let local = if self.cfg.ladder.local_play {
             self.cfg.ladder.concurrency
         } else {
             0
         };
         let target = (local + 1).max(claimed + 2);
-        let mut open_count = open.len();
+        let mut open_count = units(false);
         let mut made = 0;
         loop {
             let fresh = cands.iter().any(|c| c.games == 0);
@@ -462,9 +490,13 @@ impl Ladder {
             } else {
                 jobs::priority::LADDER
             };
-            let job = jobs::create(&self.db, self.seed, &seats, self.cfg.ladder.deals, priority)?;
+            let deals = self.cfg.ladder.deals;
+            let job = jobs::create(&self.db, self.seed, &seats, deals, priority)?;
+            for _ in 1..run {
+                jobs::create(&self.db, self.seed, &seats, deals, jobs::priority::LADDER)?;
+            }
             for c in cands.iter_mut().filter(|c| seats.contains(&c.id)) {
-                c.games += job.games() as u64;
+                c.games += (job.games() * run) as u64;
             }
             for &a in &seats {
                 for &b in &seats {
