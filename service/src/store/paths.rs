@@ -34,6 +34,9 @@ fn io_error(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> D
     move |source| DataDirError::Io { path, what, source }
 }
 
+/// How long a start waits for a lock still held before it says another server runs.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 #[derive(Clone, Debug)]
 pub struct Paths {
     pub root: PathBuf,
@@ -70,7 +73,28 @@ impl Paths {
     /// Hold the data directory: an exclusive `flock` on `DATA/lock`, released when the file
     /// drops or the process dies (even by SIGKILL). A second server on the same directory is
     /// refused (both would hand out the same jobs).
+    ///
+    /// A lock still held is tried again for up to [`LOCK_WAIT`]: a server killed a moment ago
+    /// (SIGKILL, then a restart at once) may have left a child between its fork and its
+    /// exec, or a bot's supervisor before it closes what it inherited; each holds the lock's
+    /// descriptor for a few milliseconds more (CI saw a restart refused that way).
     pub fn lock(&self) -> Result<std::fs::File, DataDirError> {
+        self.lock_within(LOCK_WAIT)
+    }
+
+    fn lock_within(&self, wait: std::time::Duration) -> Result<std::fs::File, DataDirError> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.try_lock() {
+                Err(DataDirError::Locked { .. }) if start.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn try_lock(&self) -> Result<std::fs::File, DataDirError> {
         let path = self.root.join("lock");
         let file = std::fs::OpenOptions::new()
             .write(true)
@@ -195,7 +219,9 @@ mod tests {
         let paths = Paths::new(d.path());
         paths.create().unwrap();
         let _held = paths.lock().unwrap();
-        let e = paths.lock().unwrap_err();
+        let e = paths
+            .lock_within(std::time::Duration::from_millis(200))
+            .unwrap_err();
         assert!(matches!(e, DataDirError::Locked { .. }), "{e:?}");
         let m = e.to_string();
         assert!(
@@ -207,5 +233,22 @@ mod tests {
         std::fs::write(&file, "x").unwrap();
         let e = Paths::new(&file).create().unwrap_err();
         assert!(e.to_string().contains("uploads: cannot create it: "), "{e}");
+    }
+
+    #[test]
+    fn a_lock_released_a_moment_later_is_taken_not_refused() {
+        // A killed server's child may hold the lock's descriptor for a few milliseconds
+        // after the server is gone: a restart then waits for it instead of failing.
+        let d = tempfile::tempdir().unwrap();
+        let paths = Paths::new(d.path());
+        paths.create().unwrap();
+        let held = paths.lock().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(held);
+        });
+        let took = paths.lock_within(std::time::Duration::from_secs(10));
+        release.join().unwrap();
+        assert!(took.is_ok(), "{:?}", took.err());
     }
 }
