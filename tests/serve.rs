@@ -734,27 +734,9 @@ fn with_more_versions_than_seats_a_table_plays_runs_of_jobs_over_the_same_bots()
         );
     }
     // Processes started (a seat's hello in a game's replay) against the games played.
-    let games: Vec<(i64, u32, String)> = db
-        .read(|c| {
-            let mut q = c.prepare("SELECT job, game, replay FROM games WHERE job >= ?1")?;
-            let r = q.query_map([first_job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            r.collect()
-        })
-        .unwrap();
-    let mut started = 0;
-    for (job, game, name) in &games {
-        let text = durak_service::store::replays::lines(&db, &data, *job, *game, name).unwrap();
-        let first = String::from_utf8(text).unwrap();
-        let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
-        started += (0..2)
-            .filter(|&seat| header["seats"][seat]["hello"] == true)
-            .count();
-    }
-    let jobs: std::collections::HashSet<i64> = games.iter().map(|g| g.0).collect();
+    let (started, games, jobs) = common::server::processes_started(&data, first_job);
     assert!(
-        started * 4 <= jobs.len() * 2,
-        "{started} processes started for {} games of {} jobs",
-        games.len(),
-        jobs.len()
+        started * 4 <= jobs * 2,
+        "{started} processes started for {games} games of {jobs} jobs"
     );
 }

@@ -143,11 +143,11 @@ fn play(
         .build()
         .unwrap()
         .block_on(play_games(
-            &c,
+            std::slice::from_ref(&c),
             folders,
             durak_referee::Sandbox::Default,
             Vec::new(),
-            |g| {
+            |_, g| {
                 played.insert(g.game, g);
                 true
             },

@@ -196,11 +196,11 @@ fn the_worker_api_refuses_forged_games_records_a_game_once_and_keeps_tokens_apar
         .build()
         .unwrap()
         .block_on(play_games(
-            &c,
+            std::slice::from_ref(&c),
             &HashMap::new(),
             durak_referee::Sandbox::Default,
             Vec::new(),
-            |g| {
+            |_, g| {
                 played.insert(g.game, g);
                 true
             },
@@ -609,5 +609,41 @@ fn workers_survive_a_killed_worker_and_a_restarted_server_and_every_game_counts_
         rows.len(),
         done.len(),
         k.attempts
+    );
+}
+
+#[test]
+fn a_worker_plays_the_jobs_among_the_same_versions_in_one_match_over_the_same_bots() {
+    // Issue 23: a worker claims the jobs among the same versions open after its first (up to
+    // BATCH_GAMES games) and plays them over the same processes, as a table plays a run: a
+    // process per job started two bots every four games.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let s = Server::start(
+        &data,
+        &[
+            "--no-local-play",
+            "--deals",
+            "2",
+            "--house-bots",
+            "builtin:greedy,builtin:random",
+        ],
+    );
+    let (_, token) = worker_token(&s, "a");
+    let mut w = Worker::start(&s.url, &token, &tmp.path().join("cache"));
+    wait_for("120 games", 180, || (s.games() >= 120).then_some(()));
+    w.kill();
+    let (started, games, jobs) = common::server::processes_started(&data, 0);
+    assert!(jobs >= 30, "{jobs} jobs");
+    // At most one process a batch's first game per seat: two per BATCH_GAMES / 4 jobs, and
+    // the batches cut short by the kill; far under the two a job of one match each.
+    assert!(
+        started * 4 <= jobs,
+        "{started} processes started for {games} games of {jobs} jobs"
+    );
+    let log = w.log();
+    assert!(
+        log.lines().filter(|l| l.contains(": claimed,")).count() >= jobs,
+        "{log}"
     );
 }

@@ -3,13 +3,15 @@
 # `durak tournament -j 2` and of a `durak serve` ladder at 2 tables (`--concurrency 2`), the
 # same bots and the default sandbox, RUNS times each, alternating, and the ratio of the medians.
 # House bots (builtin:greedy, builtin:random) by default; with PY=1 three Python sample bots
-# (sample-bots/python/random_bot.py, uploaded as py1..py3) join them, in both.
+# (sample-bots/python/random_bot.py, uploaded as py1..py3) join them, in both. With WORKERS=1
+# the server plays nothing itself (`--no-local-play`): two `durak worker` processes
+# (`--concurrency 1` each, the default sandbox) play the ladder instead.
 #
 #   cargo build --release --bin durak && service/bench/pace.sh
 #
 # Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 10),
-# RUNS (default 3), GAMES (the tournament's --games, default 600), PY (0 or 1). Needs curl and
-# python3.
+# RUNS (default 3), GAMES (the tournament's --games, default 600), PY (0 or 1), WORKERS (0 or
+# 1). Needs curl and python3.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DURAK=${DURAK:-$ROOT/target/release/durak}
@@ -17,6 +19,7 @@ RUN=${SECONDS_PER_RUN:-10}
 RUNS=${RUNS:-3}
 GAMES=${GAMES:-600}
 PY=${PY:-0}
+WORKERS=${WORKERS:-0}
 [ -x "$DURAK" ] || { echo "$DURAK: build it first: cargo build --release --bin durak" >&2; exit 2; }
 DURAK=$(cd "$(dirname "$DURAK")" && pwd)/$(basename "$DURAK")
 tmp=$(mktemp -d /tmp/durak-bench-pace.XXXXXX)
@@ -49,7 +52,9 @@ tournament() { # games/s of one tournament
     echo "$n $t0 $t1" | awk '{ printf "%.1f", $1 / ($3 - $2) }'
 }
 # The ladder: one server for all runs.
-"$DURAK" serve --data-dir "$tmp/data" --listen 127.0.0.1:0 --sandbox default --concurrency 2 \
+if [ "$WORKERS" = 1 ]; then play="--no-local-play"; who="2 workers"; else play="--concurrency 2"; who="ladder at 2 tables"; fi
+# shellcheck disable=SC2086
+"$DURAK" serve --data-dir "$tmp/data" --listen 127.0.0.1:0 --sandbox default $play \
     --check-long-games 0 --house-bots builtin:greedy,builtin:random >/dev/null 2>"$tmp/log" &
 pids="$!"
 touch "$tmp/log"
@@ -68,6 +73,15 @@ if [ "$PY" = 1 ]; then
         "$DURAK" submit --server "$url" --token "$tok" "$tmp/py$n" --wait-s 120 >/dev/null
     done
 fi
+if [ "$WORKERS" = 1 ]; then
+    for w in a b; do
+        wt=$(curl -s -X POST -H "Authorization: Bearer $org" -H 'Content-Type: application/json' \
+            -d "{\"label\":\"$w\"}" "$url/api/worker-tokens" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+        "$DURAK" worker --server "$url" --token "$wt" --sandbox default --cache "$tmp/cache-$w" \
+            >/dev/null 2>"$tmp/worker-$w.log" &
+        pids="$pids $!"
+    done
+fi
 ladder() { # games/s over $RUN seconds
     curl -s -X POST -H "Authorization: Bearer $org" "$url/api/ladder/resume" >/dev/null
     sleep 2
@@ -84,8 +98,8 @@ for r in $(seq "$RUNS"); do
     sleep 1
     x=$(tournament); tt="$tt $x"
     y=$(ladder); ll="$ll $y"
-    echo "run $r: tournament -j 2 $x games/s, ladder at 2 tables $y games/s"
+    echo "run $r: tournament -j 2 $x games/s, $who $y games/s"
 done
 mt=$(echo "$tt" | median); ml=$(echo "$ll" | median)
-echo "median: tournament $mt games/s, ladder $ml games/s, ratio $(echo "$mt $ml" | awk '{ printf "%.2f", $2 / $1 }')"
+echo "median: tournament $mt games/s, $who $ml games/s, ratio $(echo "$mt $ml" | awk '{ printf "%.2f", $2 / $1 }')"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -226,6 +226,32 @@ impl Server {
     }
 }
 
+/// Bot processes started for the games of jobs `from_job` and later (a seat's `hello` in a
+/// game's replay header: that game started its process), with those games and jobs counted:
+/// `(started, games, jobs)`.
+pub fn processes_started(data: &Path, from_job: i64) -> (usize, usize, usize) {
+    let db = durak_service::db::Db::open(&data.join("service.db")).unwrap();
+    let games: Vec<(i64, u32, String)> = db
+        .read(|c| {
+            let mut q = c.prepare("SELECT job, game, replay FROM games WHERE job >= ?1")?;
+            let r = q.query_map([from_job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            r.collect()
+        })
+        .unwrap();
+    let mut started = 0;
+    for (job, game, name) in &games {
+        let text = durak_service::store::replays::lines(&db, data, *job, *game, name).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let seats = header["seats"].as_array().map_or(0, |s| s.len());
+        started += (0..seats)
+            .filter(|&seat| header["seats"][seat]["hello"] == true)
+            .count();
+    }
+    let jobs: std::collections::HashSet<i64> = games.iter().map(|g| g.0).collect();
+    (started, games.len(), jobs.len())
+}
+
 /// A recorded game's replay as the server keeps it (in its database: `store/replays.rs`):
 /// its `games.replay` name and its bytes, compressed as they are stored.
 pub fn stored_replay(data: &Path, job: i64, game: u32) -> (String, Vec<u8>) {

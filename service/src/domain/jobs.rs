@@ -268,7 +268,9 @@ fn seatings_json(versions: &[i64]) -> String {
     serde_json::to_string(&out).expect("json")
 }
 
-fn claim_preferring(
+/// [`claim_as`], preferring a job among `versions` as [`claim_among`] does (a worker that
+/// plays such jobs in turn over the same processes).
+pub fn claim_preferring(
     db: &Db,
     owner: &str,
     lease_ms: i64,

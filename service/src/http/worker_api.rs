@@ -175,10 +175,19 @@ pub struct ClaimBody {
     /// The worker's name, for the server's log.
     #[serde(default)]
     pub name: Option<String>,
+    /// Version ids: a job among exactly these (at any seating) comes before any other of the
+    /// same priority (a worker plays such jobs in turn over the same bot processes).
+    #[serde(default)]
+    pub versions: Vec<i64>,
 }
 
 /// Claim a job for worker `w` (blocking): `None` when there is none (or the ladder is paused).
-pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiError> {
+/// A job among `prefer` comes first among those of the same priority.
+pub fn claim_for(
+    s: &AppState,
+    w: &WorkerToken,
+    prefer: &[i64],
+) -> Result<Option<Claimed>, ApiError> {
     let l = &s.ladder;
     let _ = auth::worker_seen(&l.db, w.id);
     if l.is_paused() {
@@ -195,7 +204,8 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
             .collect::<String>()
     );
     for _ in 0..8 {
-        let Some(job) = jobs::claim_as(&l.db, &lease, l.cfg.ladder.lease_ms, Some(w.id))? else {
+        let lease_ms = l.cfg.ladder.lease_ms;
+        let Some(job) = jobs::claim_preferring(&l.db, &lease, lease_ms, Some(w.id), prefer)? else {
             l.notify();
             return Ok(None);
         };
@@ -269,9 +279,10 @@ pub fn claim_for(s: &AppState, w: &WorkerToken) -> Result<Option<Claimed>, ApiEr
 async fn claim(
     State(s): State<AppState>,
     Worker(w): Worker,
-    _body: Option<JsonBody<ClaimBody>>,
+    body: Option<JsonBody<ClaimBody>>,
 ) -> Result<Json<ClaimAnswer>, ApiError> {
-    let c = blocking(move || claim_for(&s, &w)).await?;
+    let prefer = body.map(|b| b.0.versions).unwrap_or_default();
+    let c = blocking(move || claim_for(&s, &w, &prefer)).await?;
     Ok(Json(match c {
         Some(c) => ClaimAnswer::Job(Box::new(c)),
         None => ClaimAnswer::None(NoJob {

@@ -29,9 +29,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// The games of one matchmaking pick when the ladder has more versions than seats: as many
-/// jobs among the same versions as make this many games (at least one), played in turn over the
-/// same bot processes. One job a pick started two bots every job (4 games at the default), and a
+/// The games of one matchmaking pick: as many jobs among the same versions as make this many
+/// games (at least one), played in turn over the same bot processes (by a table, or by a worker
+/// in batches of [`crate::worker::BATCH_GAMES`]). One job a pick started two bots every job (4 games at the default), and a
 /// ladder of Python bots played at 0.06 of a tournament's pace (docs/BENCHMARKS.md).
 pub const RUN_GAMES: usize = 200;
 
@@ -443,27 +443,21 @@ impl Ladder {
                 }
             })
             .collect();
-        // More versions than seats: each pick is a run of jobs among the same versions, which a
-        // table plays over the same processes (`executor.rs`); the open "jobs" counted are then
-        // runs, by their versions.
-        let run = match active.len() > k {
-            true => (RUN_GAMES / (self.cfg.ladder.deals as usize * k).max(1)).max(1),
-            false => 1,
-        };
+        // Each pick is a run of jobs among the same versions, which a table (`executor.rs`) or a
+        // worker (`worker/mod.rs`) plays over the same processes; the open "jobs" counted are
+        // then runs: a version set's jobs, a run's worth at a time.
+        let run = (RUN_GAMES / (self.cfg.ladder.deals as usize * k).max(1)).max(1);
         let units = |claimed_only: bool| -> usize {
-            let of = open
+            let mut by_set: HashMap<Vec<i64>, usize> = HashMap::new();
+            for j in open
                 .iter()
-                .filter(|j| !claimed_only || j.state == JobState::Claimed);
-            if run == 1 {
-                return of.count();
-            }
-            of.map(|j| {
+                .filter(|j| !claimed_only || j.state == JobState::Claimed)
+            {
                 let mut v = j.seats.clone();
                 v.sort_unstable();
-                v
-            })
-            .collect::<HashSet<_>>()
-            .len()
+                *by_set.entry(v).or_default() += 1;
+            }
+            by_set.values().map(|n| n.div_ceil(run)).sum()
         };
         let claimed = units(true);
         let local = if self.cfg.ladder.local_play {

@@ -1,8 +1,10 @@
 //! `durak worker --server URL --token T`: a remote worker of a `durak serve` ladder. Each of
-//! its `--concurrency` slots loops: claim a job (`POST /api/worker/claim`), fetch the bots it
-//! does not have (a version's built folder as tar.gz, checked against its SHA-256, unpacked
-//! with the safe unpacker into the cache, kept by version id), play the job's games with the
-//! referee one at a time in its own sandbox, and post each game's result and replay as soon as
+//! its `--concurrency` slots loops: claim a job (`POST /api/worker/claim`), and the jobs among
+//! the same versions open after it (up to [`BATCH_GAMES`] games, claimed with those versions
+//! preferred), fetch the bots it does not have (a version's built folder as tar.gz, checked
+//! against its SHA-256, unpacked with the safe unpacker into the cache, kept by version id),
+//! play the jobs' games with the referee one at a time in its own sandbox, in one match over
+//! the same bot processes, and post each game's result and replay as soon as
 //! it ends (a poster thread, in batches, retried with backoff on network errors: results are
 //! kept until the server acknowledges them) while a renewer thread keeps the lease. A job left
 //! unfinished (the lease lost, a signal) is released. SIGINT or SIGTERM: the games
@@ -196,6 +198,73 @@ struct Run {
     dropped: AtomicUsize,
 }
 
+/// The most games a slot plays in one match: the jobs among the same versions it claims in a
+/// row, played over the same bot processes (each with its own lease, renewed and posted apart).
+/// Half the ladder's run (`ladder::RUN_GAMES`): a new version's first job waits for the
+/// batches being played, so a batch is a few seconds of house bots' games, not more.
+pub const BATCH_GAMES: usize = 100;
+
+/// What a claim gave.
+enum Claim {
+    Job(Box<Claimed>),
+    /// None open (or the server said why not): try again after this long.
+    Wait(Duration),
+    /// The worker stops (told why already).
+    Stop,
+}
+
+/// Claim a job, one among `prefer` (version ids) first.
+fn claim(ctx: &Ctx, name: &str, prefer: &[i64]) -> Claim {
+    let body = json!({"name": name, "versions": prefer});
+    let reply = ctx
+        .net
+        .retrying("claiming a job", now_if_stopping, move |c| {
+            c.post_json("/api/worker/claim", &body)
+                .map(|a| (a, Vec::new()))
+        });
+    let a = match reply {
+        Reply::Answer(a, _) => a,
+        Reply::GaveUp(e) => {
+            if !stopping() {
+                ctx.fail(format!(
+                    "{e}\n  fix: check that `durak serve` runs there and that --server is its \
+                     address"
+                ));
+            }
+            return Claim::Stop;
+        }
+    };
+    if a.status == 401 || a.status == 403 {
+        ctx.token_refused(&a);
+        return Claim::Stop;
+    }
+    if a.status != 200 {
+        eprintln!(
+            "durak worker: claiming a job: {} {}; trying again in 2 s",
+            a.status,
+            a.error()
+        );
+        return Claim::Wait(Duration::from_secs(2));
+    }
+    if a.json["job"].is_null() {
+        let ms = a.json["retry_ms"]
+            .as_u64()
+            .unwrap_or(1000)
+            .clamp(100, 10_000);
+        return Claim::Wait(Duration::from_millis(ms));
+    }
+    match serde_json::from_value(a.json) {
+        Ok(c) => Claim::Job(Box::new(c)),
+        Err(e) => {
+            ctx.fail(format!(
+                "the server's job is not one this worker understands ({e}): use the same durak \
+                 version as the server"
+            ));
+            Claim::Stop
+        }
+    }
+}
+
 fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -208,58 +277,55 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
         }
     };
     let name = format!("{}#{slot}", hostname());
+    // A job claimed that the last batch could not take: the next batch's first.
+    let mut next: Option<Box<Claimed>> = None;
     while !stopping() {
-        let body = json!({"name": name});
-        let reply = ctx
-            .net
-            .retrying("claiming a job", now_if_stopping, move |c| {
-                c.post_json("/api/worker/claim", &body)
-                    .map(|a| (a, Vec::new()))
-            });
-        let a = match reply {
-            Reply::Answer(a, _) => a,
-            Reply::GaveUp(e) => {
-                if !stopping() {
-                    ctx.fail(format!(
-                        "{e}\n  fix: check that `durak serve` runs there and that --server is \
-                         its address"
-                    ));
+        let first = match next.take() {
+            Some(c) => c,
+            None => match claim(&ctx, &name, &[]) {
+                Claim::Job(c) => c,
+                Claim::Wait(d) => {
+                    nap(d);
+                    continue;
                 }
-                return;
-            }
+                Claim::Stop => return,
+            },
         };
-        if a.status == 401 || a.status == 403 {
-            ctx.token_refused(&a);
-            return;
-        }
-        if a.status != 200 {
-            eprintln!(
-                "durak worker: claiming a job: {} {}; trying again in 2 s",
-                a.status,
-                a.error()
-            );
-            nap(Duration::from_secs(2));
+        say_claimed(&first);
+        let Some(folders) = prepare(&ctx, &first) else {
             continue;
-        }
-        if a.json["job"].is_null() {
-            let ms = a.json["retry_ms"]
-                .as_u64()
-                .unwrap_or(1000)
-                .clamp(100, 10_000);
-            nap(Duration::from_millis(ms));
-            continue;
-        }
-        let c: Claimed = match serde_json::from_value(a.json) {
-            Ok(c) => c,
-            Err(e) => {
-                ctx.fail(format!(
-                    "the server's job is not one this worker understands ({e}): use the same \
-                     durak version as the server"
-                ));
-                return;
-            }
         };
-        play_job(&ctx, &rt, c);
+        // The jobs among the same versions open now, in one match over the same processes.
+        let seating = first.job.seating(0);
+        let mut games = first.games.len();
+        let mut batch = vec![*first];
+        while games < BATCH_GAMES && !stopping() {
+            match claim(&ctx, &name, &seating) {
+                Claim::Job(c)
+                    if c.job.rotation_seated(&seating).is_some()
+                        && games + c.games.len() <= BATCH_GAMES =>
+                {
+                    games += c.games.len();
+                    say_claimed(&c);
+                    batch.push(*c);
+                }
+                Claim::Job(c) => {
+                    next = Some(c);
+                    break;
+                }
+                Claim::Wait(_) => break,
+                Claim::Stop => {
+                    for c in &batch {
+                        release(&ctx, c.job.id, &c.lease, "the worker stops", None);
+                    }
+                    return;
+                }
+            }
+        }
+        play_jobs(&ctx, &rt, batch, &folders);
+    }
+    if let Some(c) = next {
+        release(&ctx, c.job.id, &c.lease, "stopped by a signal", None);
     }
 }
 
@@ -269,35 +335,20 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "worker".into())
 }
 
-fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
+/// A job of a batch being played: its games to post, its lease kept.
+struct Playing {
+    run: Arc<Run>,
+    stopped_at: Arc<Mutex<Option<Instant>>>,
+    renewer: std::thread::JoinHandle<()>,
+    poster: std::thread::JoinHandle<()>,
+    played: AtomicUsize,
+}
+
+fn start_playing(ctx: &Arc<Ctx>, c: &Claimed) -> Playing {
     let id = c.job.id;
-    let labels: Vec<&str> = c.versions.iter().map(|v| v.label.as_str()).collect();
-    eprintln!(
-        "durak worker: job {id}: claimed, {} game(s) to play ({}), lease {} s",
-        c.games.len(),
-        labels.join(", "),
-        c.lease_ms / 1000
-    );
-    let mut folders = HashMap::new();
-    for v in c.versions.iter().filter(|v| !v.house) {
-        match ctx.folder(v) {
-            Ok(f) => {
-                folders.insert(v.id, f);
-            }
-            Err((tell, e)) => {
-                eprintln!("durak worker: job {id}: {e}");
-                let failed = tell.then(|| json!({"version": v.id, "reason": e}));
-                release(ctx, id, &c.lease, "its bots could not be prepared", failed);
-                nap(Duration::from_secs(5));
-                return;
-            }
-        }
-    }
     let run = Arc::new(Run::default());
     let stopped_at = Arc::new(Mutex::new(None::<Instant>));
-    let to_play = c.games.len();
-    let renewer = spawn_renewer(ctx, &run, id, &c.lease, c.lease_ms, to_play);
-    // The poster.
+    let renewer = spawn_renewer(ctx, &run, id, &c.lease, c.lease_ms, c.games.len());
     let poster = {
         let (ctx, run, lease, stopped_at) = (
             ctx.clone(),
@@ -307,32 +358,110 @@ fn play_job(ctx: &Arc<Ctx>, rt: &tokio::runtime::Runtime, c: Claimed) {
         );
         std::thread::spawn(move || post_loop(&ctx, &run, id, &lease, &stopped_at))
     };
-    let hidden = vec![ctx.o.cache.clone()];
-    let played = AtomicUsize::new(0);
-    let verbose = ctx.o.verbose;
-    let result = rt.block_on(play_games(&c, &folders, ctx.o.sandbox, hidden, |g| {
-        if verbose {
-            eprintln!(
-                "durak worker: job {id}: game {} played ({} moves)",
-                g.game, g.result.moves
-            );
+    Playing {
+        run,
+        stopped_at,
+        renewer,
+        poster,
+        played: AtomicUsize::new(0),
+    }
+}
+
+fn say_claimed(c: &Claimed) {
+    let labels: Vec<&str> = c.versions.iter().map(|v| v.label.as_str()).collect();
+    eprintln!(
+        "durak worker: job {}: claimed, {} game(s) to play ({}), lease {} s",
+        c.job.id,
+        c.games.len(),
+        labels.join(", "),
+        c.lease_ms / 1000
+    );
+}
+
+/// The folders of a job's submitted versions, fetched when not cached; `None` when one could
+/// not be (the job is released, saying why, and the slot waits a moment).
+fn prepare(ctx: &Ctx, c: &Claimed) -> Option<HashMap<i64, PathBuf>> {
+    let mut folders = HashMap::new();
+    for v in c.versions.iter().filter(|v| !v.house) {
+        match ctx.folder(v) {
+            Ok(f) => {
+                folders.insert(v.id, f);
+            }
+            Err((tell, e)) => {
+                eprintln!("durak worker: job {}: {e}", c.job.id);
+                let failed = tell.then(|| json!({"version": v.id, "reason": e}));
+                release(
+                    ctx,
+                    c.job.id,
+                    &c.lease,
+                    "its bots could not be prepared",
+                    failed,
+                );
+                nap(Duration::from_secs(5));
+                return None;
+            }
         }
-        played.fetch_add(1, Ordering::SeqCst);
-        run.outbox.lock().unwrap_or_else(|e| e.into_inner()).push(g);
-        run.wake.notify_all();
-        !run.lost.load(Ordering::SeqCst) && !stopping()
-    }));
-    if stopping() {
-        *stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
     }
+    Some(folders)
+}
+
+/// Play a batch of jobs among the same versions in one match (`play_games`), each posted and
+/// renewed under its own lease; a job not played to its end is released.
+fn play_jobs(
+    ctx: &Arc<Ctx>,
+    rt: &tokio::runtime::Runtime,
+    batch: Vec<Claimed>,
+    folders: &HashMap<i64, PathBuf>,
+) {
+    let Some(c) = batch.first() else {
+        return;
+    };
+    let playing: Vec<Playing> = batch.iter().map(|c| start_playing(ctx, c)).collect();
+    let hidden = vec![ctx.o.cache.clone()];
+    let verbose = ctx.o.verbose;
+    let result = rt.block_on(play_games(
+        &batch,
+        folders,
+        ctx.o.sandbox,
+        hidden,
+        |j, g| {
+            let p = &playing[j];
+            if verbose {
+                eprintln!(
+                    "durak worker: job {}: game {} played ({} moves)",
+                    batch[j].job.id, g.game, g.result.moves
+                );
+            }
+            p.played.fetch_add(1, Ordering::SeqCst);
+            p.run
+                .outbox
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(g);
+            p.run.wake.notify_all();
+            !p.run.lost.load(Ordering::SeqCst) && !stopping()
+        },
+    ));
     if let Err(e) = &result {
-        eprintln!("durak worker: job {id}: {e}");
+        eprintln!("durak worker: job {}: {e}", c.job.id);
     }
+    for (c, p) in batch.iter().zip(playing) {
+        if stopping() {
+            *p.stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        }
+        finish_playing(ctx, c, p);
+    }
+}
+
+/// Wait for a job's games to be posted, say how it went, release it when not played to its end.
+fn finish_playing(ctx: &Ctx, c: &Claimed, p: Playing) {
+    let (id, to_play) = (c.job.id, c.games.len());
+    let run = &p.run;
     run.played_all.store(true, Ordering::SeqCst);
     run.wake.notify_all();
-    let _ = poster.join();
-    let _ = renewer.join();
-    let n = played.load(Ordering::SeqCst);
+    let _ = p.poster.join();
+    let _ = p.renewer.join();
+    let n = p.played.load(Ordering::SeqCst);
     let (new, already, dropped) = (
         run.new.load(Ordering::SeqCst),
         run.already.load(Ordering::SeqCst),

@@ -36,19 +36,24 @@ impl Played {
     }
 }
 
-/// Play `games` of a claimed job with the referee, one at a time, rotation by rotation, in one
-/// match: the table is seated as the job's first rotation and every rotation is played there
-/// with the dealer moved round the table (`Job::planned_at`: the same game), so each bot's
-/// process is started once for the job and keeps its seat. `folders` holds the unpacked folder
-/// of each submitted version, `hidden` what no bot may see in the strict sandbox (the cache).
-/// `on_game` gets each game as it ends; `false` stops (the rest of the job is not played).
+/// Play the games of claimed jobs among the same versions with the referee, one at a time, in
+/// one match: the table is seated as the first job's first rotation and every job's rotation is
+/// played there with the dealer moved round the table (`Job::planned_at`: the same game), so
+/// each bot's process is started once for all of them and keeps its seat. A job that cannot be
+/// played at that seating (other versions, or not a rotation of it) is left out (the caller
+/// forms batches that never hold one). `folders` holds the unpacked folder of each submitted
+/// version, `hidden` what no bot may see in the strict sandbox (the cache). `on_game` gets each
+/// game as it ends, with its job's index in `batch`; `false` stops (the rest is not played).
 pub async fn play_games(
-    c: &Claimed,
+    batch: &[Claimed],
     folders: &HashMap<i64, PathBuf>,
     sandbox: Sandbox,
     hidden: Vec<PathBuf>,
-    mut on_game: impl FnMut(Played) -> bool,
+    mut on_game: impl FnMut(usize, Played) -> bool,
 ) -> Result<(), JobError> {
+    let Some(c) = batch.first() else {
+        return Ok(());
+    };
     let variant: Variant =
         c.variant
             .parse()
@@ -58,27 +63,27 @@ pub async fn play_games(
             })?;
     let job = &c.job;
     let k = job.seats.len();
-    let d = job.deals.len();
     let scratch = std::env::temp_dir().join("durak-worker-unused-replays");
-    // The games in order, rotation by rotation, all at the seating of rotation 0.
-    let games: Vec<u32> = c
-        .games
-        .iter()
-        .copied()
-        .filter(|&g| (g as usize) < k * d)
-        .collect();
-    if games.is_empty() {
+    let seating = job.seating(0);
+    // The games in order, job by job, rotation by rotation, all at `seating`.
+    let mut plan: Vec<PlannedGame> = Vec::new();
+    let mut games: Vec<(usize, u32)> = Vec::new();
+    for (j, c) in batch.iter().enumerate() {
+        let Some(at) = c.job.rotation_seated(&seating) else {
+            continue;
+        };
+        let d = c.job.deals.len();
+        for &g in c.games.iter().filter(|&&g| (g as usize) < k * d) {
+            let (r, deal) = c.job.split(g);
+            plan.push(c.job.planned_at(r, deal, at));
+            games.push((j, g));
+        }
+    }
+    if plan.is_empty() {
         return Ok(());
     }
-    let plan: Vec<PlannedGame> = games
-        .iter()
-        .map(|&g| {
-            let (r, deal) = job.split(g);
-            job.planned_at(r, deal, 0)
-        })
-        .collect();
     let mut seats = Vec::new();
-    for v in job.seating(0) {
+    for v in seating {
         let ver = c
             .versions
             .iter()
@@ -112,7 +117,7 @@ pub async fn play_games(
         // Taken whatever happens: the referee writes nothing in the scratch folder.
         let log = log.take();
         // The games end in the plan's order.
-        let game = *next.next().expect("one game of the plan");
+        let (j, game) = *next.next().expect("one game of the plan");
         // A signal came: what ends now may have been cut short by it, and is not posted.
         if stopped || stopping() {
             stopped = true;
@@ -126,7 +131,7 @@ pub async fn play_games(
             Err(e) => {
                 eprintln!(
                     "durak worker: job {}: a replay could not be compressed: {e}",
-                    job.id
+                    batch[j].job.id
                 );
                 stopped = true;
                 return all.clone();
@@ -141,7 +146,7 @@ pub async fn play_games(
             },
             replay_zst,
         };
-        if !on_game(played) {
+        if !on_game(j, played) {
             stopped = true;
             return all.clone();
         }
