@@ -302,8 +302,7 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
         while games < BATCH_GAMES && !stopping() {
             match claim(&ctx, &name, &seating) {
                 Claim::Job(c)
-                    if c.job.rotation_seated(&seating).is_some()
-                        && games + c.games.len() <= BATCH_GAMES =>
+                    if same_match(&batch[0], &c) && games + c.games.len() <= BATCH_GAMES =>
                 {
                     games += c.games.len();
                     say_claimed(&c);
@@ -327,6 +326,30 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
     if let Some(c) = next {
         release(&ctx, c.job.id, &c.lease, "stopped by a signal", None);
     }
+}
+
+/// Whether job `c` can be played in the match of `first`'s batch: a rotation of its seats, and
+/// the same rules, limits and commands (a server restarted with other limits hands out jobs
+/// under them, which the games of the first's match would not be).
+fn same_match(first: &Claimed, c: &Claimed) -> bool {
+    c.job.rotation_seated(&first.job.seating(0)).is_some()
+        && c.variant == first.variant
+        && c.table_size == first.table_size
+        && c.max_moves == first.max_moves
+        && c.limits == first.limits
+        && c.resources == first.resources
+        && commands(c) == commands(first)
+}
+
+/// A claim's versions' commands, by version id.
+fn commands(c: &Claimed) -> Vec<(i64, &str)> {
+    let mut v: Vec<(i64, &str)> = c
+        .versions
+        .iter()
+        .map(|v| (v.id, v.command.as_str()))
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 fn hostname() -> String {
@@ -762,4 +785,67 @@ pub fn run(o: Options) -> Result<(), WorkerError> {
     }
     eprintln!("durak worker: stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::JobState;
+    use crate::ladder::jobs::Job;
+
+    fn claimed(id: i64, seats: &[i64]) -> Claimed {
+        Claimed {
+            job: Job {
+                id,
+                seats: seats.to_vec(),
+                deals: Vec::new(),
+                priority: 0,
+                state: JobState::Claimed,
+                owner: None,
+                lease_until: None,
+                attempts: 0,
+                kind: "ladder".into(),
+            },
+            lease: format!("lease-{id}"),
+            lease_ms: 60_000,
+            games: vec![0, 1],
+            variant: "podkidnoy".into(),
+            table_size: seats.len(),
+            limits: durak_protocol::Limits::default(),
+            resources: durak_referee::ResourceLimits::default(),
+            max_moves: 1000,
+            versions: seats
+                .iter()
+                .map(|&v| crate::http::worker_api::WorkerVersion {
+                    id: v,
+                    label: format!("v{v}"),
+                    house: true,
+                    command: format!("builtin:{v}"),
+                    sha256: None,
+                    size: None,
+                    bot_url: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_batch_takes_only_jobs_its_match_can_play() {
+        let first = claimed(1, &[3, 4]);
+        assert!(same_match(&first, &claimed(2, &[3, 4])));
+        assert!(same_match(&first, &claimed(3, &[4, 3])), "another rotation");
+        assert!(!same_match(&first, &claimed(4, &[3, 5])), "other versions");
+        let mut c = claimed(5, &[3, 4]);
+        c.limits.move_ms += 1;
+        assert!(
+            !same_match(&first, &c),
+            "a server restarted with other limits"
+        );
+        let mut c = claimed(6, &[3, 4]);
+        c.variant = "prostoy".into();
+        assert!(!same_match(&first, &c), "another variant");
+        let mut c = claimed(7, &[3, 4]);
+        c.versions[0].command = "python3 other.py".into();
+        assert!(!same_match(&first, &c), "another command");
+    }
 }
