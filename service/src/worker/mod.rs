@@ -455,12 +455,17 @@ fn play_jobs(
                     batch[j].job.id, g.game, g.result.moves
                 );
             }
-            p.played.fetch_add(1, Ordering::SeqCst);
+            let played = p.played.fetch_add(1, Ordering::SeqCst) + 1;
             p.run
                 .outbox
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push(g);
+            // Its last game: its poster ends once that is posted, its renewer at once, while
+            // the match plays the batch's next job.
+            if played == batch[j].games.len() {
+                p.run.played_all.store(true, Ordering::SeqCst);
+            }
             p.run.wake.notify_all();
             !p.run.lost.load(Ordering::SeqCst) && !stopping()
         },
@@ -468,10 +473,16 @@ fn play_jobs(
     if let Err(e) = &result {
         eprintln!("durak worker: job {}: {e}", c.job.id);
     }
-    for (c, p) in batch.iter().zip(playing) {
+    // Every job's threads told at once, then waited for: one at a time, each renewer's nap
+    // (up to 50 ms) came after the last, and a batch of 25 jobs waited over half a second.
+    for p in &playing {
         if stopping() {
             *p.stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         }
+        p.run.played_all.store(true, Ordering::SeqCst);
+        p.run.wake.notify_all();
+    }
+    for (c, p) in batch.iter().zip(playing) {
         finish_playing(ctx, c, p);
     }
 }
