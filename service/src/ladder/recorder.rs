@@ -339,12 +339,14 @@ fn insert_one(
     let r = &g.record;
     let faults = serde_json::to_string(&r.faults).expect("json");
     let seats = serde_json::to_string(&g.seats).expect("json");
-    let n = tx.execute(
-        "INSERT OR IGNORE INTO games(job, game, rotation, deal, seats, seed, dealer, loser, \
+    let n = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO games(job, game, rotation, deal, seats, seed, dealer, loser, \
          draw, faults, moves, duration_ms, move_limit, replay, recorded, played_by, voided, \
          void) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
          ?17, ?18)",
-        params![
+        )?
+        .execute(params![
             g.job,
             g.game,
             g.rotation as i64,
@@ -363,8 +365,7 @@ fn insert_one(
             g.played_by,
             (!r.voided.is_empty()).then(|| serde_json::to_string(&r.voided).expect("json")),
             r.void as i64,
-        ],
-    )?;
+        ])?;
     let mut out = Recorded {
         new: n > 0,
         suspended: Vec::new(),
@@ -374,17 +375,18 @@ fn insert_one(
     }
     crate::store::replays::insert(tx, g.job, g.game, &g.replay)?;
     for (seat, &v) in g.seats.iter().enumerate() {
-        tx.execute(
+        tx.prepare_cached(
             "INSERT OR IGNORE INTO game_seats(version, job, game, seat) VALUES (?1, ?2, ?3, ?4)",
-            params![v, g.job, g.game, seat as i64],
-        )?;
-        tx.execute(
+        )?
+        .execute(params![v, g.job, g.game, seat as i64])?;
+        tx.prepare_cached(
             "UPDATE versions SET first_game = ?1 WHERE id = ?2 AND first_game IS NULL",
-            params![now, v],
-        )?;
+        )?
+        .execute(params![now, v])?;
         let mine: Vec<&Fault> = r.faults.iter().filter(|f| f.seat == seat).collect();
         if mine.is_empty() {
-            tx.execute("UPDATE versions SET fault_streak = 0 WHERE id = ?1", [v])?;
+            tx.prepare_cached("UPDATE versions SET fault_streak = 0 WHERE id = ?1")?
+                .execute([v])?;
             continue;
         }
         let streak: i64 = tx.query_row(

@@ -32,10 +32,8 @@ pub fn insert(
     game: u32,
     bytes: &[u8],
 ) -> rusqlite::Result<()> {
-    tx.execute(
-        "INSERT OR IGNORE INTO game_replays(job, game, bytes) VALUES (?1, ?2, ?3)",
-        params![job, game, bytes],
-    )?;
+    tx.prepare_cached("INSERT OR IGNORE INTO game_replays(job, game, bytes) VALUES (?1, ?2, ?3)")?
+        .execute(params![job, game, bytes])?;
     Ok(())
 }
 
