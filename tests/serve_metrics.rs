@@ -67,8 +67,18 @@ fn metrics_are_the_organisers_and_count_games_faults_and_routes() {
     let bot = common::server::flaky_bot(tmp.path(), "flaky", &flag);
     let out = s.submit_cli(&token, &bot);
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    wait_for("flaky's first games", 60, || {
-        (s.get("/api/bots/flaky/versions/1").json["games"].as_u64()? > 0).then_some(())
+    // A job of it done first: once flaky is suspended its open jobs stop where they are (a
+    // table could be inside its first job when the flag came, and then none was done).
+    wait_for("flaky's first job to be done", 60, || {
+        let db = Db::open(&data.join("service.db")).ok()?;
+        let done: i64 = db
+            .read(|c| {
+                c.query_row("SELECT COUNT(*) FROM jobs WHERE state = 'done'", [], |r| {
+                    r.get(0)
+                })
+            })
+            .ok()?;
+        (done > 0).then_some(())
     });
     std::fs::write(&flag, "").unwrap();
     wait_for("flaky to be suspended", 120, || {

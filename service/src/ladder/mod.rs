@@ -503,6 +503,21 @@ impl Ladder {
                 break;
             }
         }
+        // A version that left while these were made (suspended by a game just recorded, whose
+        // `version_left` ran before they existed) must not keep a run of jobs open.
+        if made > 0 {
+            let now: HashSet<i64> = store::versions(&self.db, &[VersionState::Active])?
+                .iter()
+                .map(|v| v.id)
+                .collect();
+            for v in active.iter().map(|v| v.id).filter(|v| !now.contains(v)) {
+                let ids = jobs::cancel_of_version(&self.db, v)?;
+                self.cancelled
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(ids);
+            }
+        }
         if made > 0 {
             self.notify();
         }
