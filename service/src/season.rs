@@ -383,15 +383,14 @@ fn ladder_final_games(ladder: &Ladder) -> u32 {
 /// Cancel the open ladder jobs with ids below `below` (their games in flight not recorded),
 /// their recorded games added to the leaderboard as a cancelled job's.
 fn cancel_ladder_jobs(ladder: &Ladder, below: i64) -> Result<(), DbError> {
-    let open = crate::ladder::jobs::open_jobs(&ladder.db)?;
-    for j in open
+    let ids: Vec<i64> = crate::ladder::jobs::open_jobs(&ladder.db)?
         .iter()
         .filter(|j| j.kind == crate::ladder::jobs::KIND_LADDER && j.id < below)
-    {
-        if crate::ladder::jobs::cancel(&ladder.db, j.id)? {
-            ladder.job_cancelled(j.id);
-            ladder.board.add_job(&ladder.db, j.id, false)?;
-        }
+        .map(|j| j.id)
+        .collect();
+    for id in crate::ladder::jobs::cancel_many(&ladder.db, &ids)? {
+        ladder.job_cancelled(id);
+        ladder.board.add_job(&ladder.db, id, false)?;
     }
     Ok(())
 }

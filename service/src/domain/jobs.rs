@@ -409,18 +409,34 @@ pub fn cancel_of_version(db: &Db, version: i64) -> Result<Vec<i64>, DbError> {
         .filter(|j| j.seats.contains(&version))
         .map(|j| j.id)
         .collect();
+    cancel_many(db, &ids)?;
+    Ok(ids)
+}
+
+/// Cancel the jobs `ids` that are still open (queued or claimed), in one transaction: those
+/// this call cancelled. (A season's end cancels every open ladder job: a run is 50 of them,
+/// and one commit each held the season's end for a second or more.)
+pub fn cancel_many(db: &Db, ids: &[i64]) -> Result<Vec<i64>, DbError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
     db.write(|c| {
         let tx = c.transaction()?;
-        for id in &ids {
-            tx.execute(
-                "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, lease_until \
-                 = NULL WHERE id = ?2 AND state IN ('queued', 'claimed')",
-                params![now_ms(), id],
-            )?;
+        let mut done = Vec::new();
+        for &id in ids {
+            let n = tx
+                .prepare_cached(
+                    "UPDATE jobs SET state = 'cancelled', finished = ?1, owner = NULL, \
+                     lease_until = NULL WHERE id = ?2 AND state IN ('queued', 'claimed')",
+                )?
+                .execute(params![now_ms(), id])?;
+            if n > 0 {
+                done.push(id);
+            }
         }
-        tx.commit()
-    })?;
-    Ok(ids)
+        tx.commit()?;
+        Ok(done)
+    })
 }
 
 /// Queued and claimed jobs.
@@ -546,6 +562,24 @@ mod tests {
         assert_eq!(get(&db, j.id).unwrap().unwrap().state, JobState::Done);
         assert_eq!(cancel_of_version(&db, 7).unwrap(), vec![high.id]);
         assert_eq!(open_jobs(&db).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn many_jobs_are_cancelled_at_once_and_only_the_open_ones_are_said_to_be() {
+        let (_d, db) = db();
+        let ids: Vec<i64> = (0..60)
+            .map(|_| create(&db, 1, &[5, 6], 2, 0).unwrap().id)
+            .collect();
+        let held = claim(&db, "w1", 60_000).unwrap().unwrap();
+        let done = claim(&db, "w2", 60_000).unwrap().unwrap();
+        assert!(finish(&db, done.id, "w2").unwrap());
+        let cancelled = cancel_many(&db, &ids).unwrap();
+        assert_eq!(cancelled.len(), 59, "all but the done one");
+        assert!(cancelled.contains(&held.id), "a claimed job too");
+        assert!(!cancelled.contains(&done.id));
+        assert_eq!(open_jobs(&db).unwrap(), vec![]);
+        assert_eq!(get(&db, done.id).unwrap().unwrap().state, JobState::Done);
+        assert_eq!(cancel_many(&db, &ids).unwrap(), Vec::<i64>::new(), "once");
     }
 
     #[test]
