@@ -31,8 +31,9 @@ use std::time::Duration;
 
 /// The games of one matchmaking pick: as many jobs among the same versions as make this many
 /// games (at least one), played in turn over the same bot processes (by a table, or by a worker
-/// in batches of [`crate::worker::BATCH_GAMES`]). One job a pick started two bots every job (4 games at the default), and a
-/// ladder of Python bots played at 0.06 of a tournament's pace (docs/BENCHMARKS.md).
+/// in batches of [`crate::worker::BATCH_GAMES`]). One job a pick started two bots every job (4
+/// games at the default), and a ladder of Python bots played at 0.06 of a tournament's pace
+/// (docs/BENCHMARKS.md).
 pub const RUN_GAMES: usize = 200;
 
 pub struct Ladder {
@@ -342,13 +343,19 @@ impl Ladder {
     /// A version left the ladder (its state changed already): its open jobs are cancelled, and
     /// the leaderboard built again without it.
     pub fn version_left(&self, version: i64) -> Result<(), DbError> {
+        self.cancel_jobs_of(version)?;
+        self.board.rebuild(&self.db)?;
+        self.notify();
+        Ok(())
+    }
+
+    /// Cancel a version's open jobs; their games in flight are not recorded.
+    fn cancel_jobs_of(&self, version: i64) -> Result<(), DbError> {
         let ids = jobs::cancel_of_version(&self.db, version)?;
         self.cancelled
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend(ids);
-        self.board.rebuild(&self.db)?;
-        self.notify();
         Ok(())
     }
 
@@ -511,11 +518,7 @@ impl Ladder {
                 .map(|v| v.id)
                 .collect();
             for v in active.iter().map(|v| v.id).filter(|v| !now.contains(v)) {
-                let ids = jobs::cancel_of_version(&self.db, v)?;
-                self.cancelled
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend(ids);
+                self.cancel_jobs_of(v)?;
             }
         }
         if made > 0 {

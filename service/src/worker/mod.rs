@@ -491,8 +491,7 @@ fn play_jobs(
 fn finish_playing(ctx: &Ctx, c: &Claimed, p: Playing) {
     let (id, to_play) = (c.job.id, c.games.len());
     let run = &p.run;
-    run.played_all.store(true, Ordering::SeqCst);
-    run.wake.notify_all();
+    // `played_all` is set already (`play_jobs`): the poster ends once the outbox is empty.
     let _ = p.poster.join();
     let _ = p.renewer.join();
     let n = p.played.load(Ordering::SeqCst);
