@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 struct Worker {
     child: Child,
     log: Arc<Mutex<String>>,
+    /// Its stderr was read to the end.
+    read_all: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Worker {
@@ -46,6 +48,8 @@ impl Worker {
         let log = Arc::new(Mutex::new(String::new()));
         let stderr = child.stderr.take().expect("stderr");
         let l = log.clone();
+        let read_all = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = read_all.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
@@ -53,8 +57,13 @@ impl Worker {
                 l.push_str(&line);
                 l.push('\n');
             }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
         });
-        Worker { child, log }
+        Worker {
+            child,
+            log,
+            read_all,
+        }
     }
 
     fn log(&self) -> String {
@@ -68,11 +77,18 @@ impl Worker {
         }
     }
 
-    /// Its exit status, waiting at most `secs`.
+    /// Its exit status, waiting at most `secs`; its log read to the end (at most 5 s more: the
+    /// last lines could still be in the pipe when it exits).
     fn exit_within(&mut self, secs: u64) -> Option<std::process::ExitStatus> {
         let until = Instant::now() + Duration::from_secs(secs);
         while Instant::now() < until {
             if let Some(s) = self.child.try_wait().unwrap() {
+                let read = Instant::now() + Duration::from_secs(5);
+                while !self.read_all.load(std::sync::atomic::Ordering::SeqCst)
+                    && Instant::now() < read
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 return Some(s);
             }
             std::thread::sleep(Duration::from_millis(50));

@@ -647,3 +647,61 @@ fn a_worker_plays_the_jobs_among_the_same_versions_in_one_match_over_the_same_bo
         "{log}"
     );
 }
+
+#[test]
+fn a_claim_with_max_games_hands_out_more_jobs_among_the_same_versions_each_under_its_own_lease() {
+    // Issue 23: one round trip for a worker's batch, not one per job.
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Server::start(
+        &tmp.path().join("data"),
+        &[
+            "--no-local-play",
+            "--deals",
+            "2",
+            "--house-bots",
+            "builtin:greedy,builtin:random",
+        ],
+    );
+    let (_, token) = worker_token(&s, "a");
+    let wc = s.client(Some(&token));
+    let claim = |body: Value| {
+        wait_for("a job to claim", 60, || {
+            let a = wc.post_json("/api/worker/claim", &body).unwrap();
+            assert_eq!(a.status, 200, "{}", a.json);
+            (!a.json["job"].is_null()).then_some(a.json)
+        })
+    };
+    let one = claim(json!({}));
+    assert_eq!(one["more"], json!([]), "no max_games: one job");
+    let a = claim(json!({"max_games": 12}));
+    let first: Claimed = serde_json::from_value(a.clone()).unwrap();
+    let more: Vec<Claimed> = serde_json::from_value(a["more"].clone()).unwrap();
+    assert!(!more.is_empty(), "{a}");
+    let games = first.games.len() + more.iter().map(|c| c.games.len()).sum::<usize>();
+    assert!(games <= 12, "{games} games");
+    let mut leases = std::collections::BTreeSet::from([first.lease.clone()]);
+    for c in &more {
+        assert!(
+            c.job.rotation_seated(&first.job.seating(0)).is_some(),
+            "job {:?} is among job {:?}'s versions",
+            c.job.seats,
+            first.job.seats
+        );
+        assert!(leases.insert(c.lease.clone()), "a lease of its own");
+        let r = wc
+            .post_json(
+                &format!("/api/worker/jobs/{}/renew", c.job.id),
+                &json!({"lease": c.lease}),
+            )
+            .unwrap();
+        assert_eq!(r.status, 200, "{}", r.json);
+    }
+    // The lease of one job is not another's.
+    let r = wc
+        .post_json(
+            &format!("/api/worker/jobs/{}/renew", more[0].job.id),
+            &json!({"lease": first.lease}),
+        )
+        .unwrap();
+    assert_eq!(r.status, 409, "{}", r.json);
+}

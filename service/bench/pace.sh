@@ -27,7 +27,7 @@ pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    rm -rf "$tmp"
+    [ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 bots="builtin:greedy builtin:random"

@@ -19,6 +19,7 @@ use durak_replay::html::data::endgame_codes;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
+pub mod gate;
 pub mod worker;
 
 /// The solver's budget per decision: the tournament report's.
@@ -122,6 +123,19 @@ impl Solver {
         }
     }
 
+    /// The CPU time the analysis used so far, in clock ticks: its worker process's, or this
+    /// thread's when it solves here (0 when it cannot be read).
+    fn cpu_ticks(&self) -> u64 {
+        let path = match &self.worker {
+            Some(w) if !self.in_thread => format!("/proc/{}/stat", w.pid()),
+            _ => "/proc/thread-self/stat".to_string(),
+        };
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| gate::stat_ticks(&s))
+            .unwrap_or(0)
+    }
+
     /// The analysis of a replay; `Err(None)` when the worker died on it (the game is kept with
     /// no values; the next game starts another worker).
     fn solve(&mut self, text: &[u8], name: &str) -> Result<GameAnalysis, Option<AnalysisError>> {
@@ -179,7 +193,8 @@ fn analyse(
 
 /// Store a game's analysis (once: a second row for it is ignored).
 fn keep(db: &Db, g: &GameRow, endgame: &str, seats: &str) -> Result<(), DbError> {
-    db.write(|c| {
+    // Relaxed: a row lost with the machine is analysed again.
+    db.write_relaxed(|c| {
         c.execute(
             "INSERT OR IGNORE INTO game_analysis (job, game, endgame, seats) VALUES (?1, ?2, ?3, ?4)",
             params![g.job, g.game, endgame, seats],
@@ -276,6 +291,7 @@ fn idle_priority() {
 pub fn run(ladder: &crate::ladder::Ladder) {
     idle_priority();
     let mut solver = Solver::new();
+    let mut gate = gate::Gate::new();
     let pause = std::time::Duration::from_millis(500);
     while !ladder.stopping() {
         let games = match pending(&ladder.db, BATCH) {
@@ -294,6 +310,7 @@ pub fn run(ladder: &crate::ladder::Ladder) {
             if ladder.stopping() {
                 return;
             }
+            gate.wait(solver.cpu_ticks(), || ladder.stopping());
             if let Err(e) = analyse(&ladder.db, &ladder.paths, g, &mut solver) {
                 tracing::warn!("endgame analysis of job {} game {}: {e}", g.job, g.game);
                 let _ = mark_unreadable(&ladder.db, g);

@@ -125,6 +125,11 @@ impl Worker {
         Ok(w)
     }
 
+    /// The worker process's id.
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     fn line(&mut self) -> std::io::Result<String> {
         let mut l = String::new();
         if self.stdout.read_line(&mut l)? == 0 {

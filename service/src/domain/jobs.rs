@@ -277,33 +277,61 @@ pub fn claim_preferring(
     worker: Option<i64>,
     versions: &[i64],
 ) -> Result<Option<Job>, DbError> {
+    claim_next(db, owner, lease_ms, worker, versions, false)
+}
+
+/// [`claim_preferring`], but only when the job it would hand out is among `versions`: `None`
+/// when there is none, or when a job of a higher priority among other versions comes first
+/// (a worker's batch of jobs over the same processes stops there, and that job is played next).
+pub fn claim_more_among(
+    db: &Db,
+    owner: &str,
+    lease_ms: i64,
+    worker: Option<i64>,
+    versions: &[i64],
+) -> Result<Option<Job>, DbError> {
+    claim_next(db, owner, lease_ms, worker, versions, true)
+}
+
+fn claim_next(
+    db: &Db,
+    owner: &str,
+    lease_ms: i64,
+    worker: Option<i64>,
+    versions: &[i64],
+    only_among: bool,
+) -> Result<Option<Job>, DbError> {
     let now = now_ms();
     let seatings = seatings_json(versions);
     db.write_relaxed(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let found: Option<(i64, JobState)> = tx
-            .query_row(
-                "SELECT id, state FROM jobs WHERE state = 'queued' OR (state = 'claimed' AND \
-                 lease_until < ?1) ORDER BY priority DESC, seats IN (SELECT value FROM \
-                 json_each(?2)) DESC, id LIMIT 1",
-                params![now, seatings],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+        let found: Option<(i64, JobState, bool)> = tx
+            .prepare_cached(
+                "SELECT id, state, seats IN (SELECT value FROM json_each(?2)) AS among FROM jobs \
+                 WHERE state = 'queued' OR (state = 'claimed' AND lease_until < ?1) ORDER BY \
+                 priority DESC, among DESC, id LIMIT 1",
+            )?
+            .query_row(params![now, seatings], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
             .optional()?;
-        let Some((id, state)) = found else {
+        let Some((id, state, among)) = found else {
             return Ok(None);
         };
-        tx.execute(
+        if only_among && !among {
+            return Ok(None);
+        }
+        tx.prepare_cached(
             "UPDATE jobs SET state = 'claimed', owner = ?1, lease_until = ?2, attempts = \
              attempts + 1 WHERE id = ?3",
-            params![owner, now + lease_ms, id],
-        )?;
+        )?
+        .execute(params![owner, now + lease_ms, id])?;
         if let Some(w) = worker {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT OR IGNORE INTO job_leases(job, lease, worker, claimed) VALUES (?1, ?2, \
                  ?3, ?4)",
-                params![id, owner, w, now],
-            )?;
+            )?
+            .execute(params![id, owner, w, now])?;
         }
         let job = job_row(&tx, id)?;
         tx.commit()?;
@@ -456,11 +484,8 @@ pub fn get(db: &Db, id: i64) -> Result<Option<Job>, DbError> {
 
 /// Job `id` read back (in the transaction that made or claimed it, or on a reader).
 fn job_row(c: &rusqlite::Connection, id: i64) -> rusqlite::Result<Job> {
-    c.query_row(
-        &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
-        [id],
-        row_to_job,
-    )
+    c.prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
+        .query_row([id], row_to_job)
 }
 
 /// The server's executor gives a job up after too many attempts (`cancelled`, its owner
@@ -531,6 +556,34 @@ mod tests {
         let d = claim_among(&db, "t1", 60_000, &[1, 2, 3]).unwrap().unwrap();
         assert_eq!(d.id, other.id);
         assert_eq!(claim_among(&db, "t1", 60_000, &[1, 2]).unwrap(), None);
+    }
+
+    #[test]
+    fn more_jobs_come_only_among_the_same_versions_and_never_before_a_higher_priority() {
+        let (_d, db) = db();
+        let other = create(&db, 1, &[1, 3], 2, 0).unwrap();
+        let mine = create(&db, 1, &[2, 1], 2, 0).unwrap();
+        let also = create(&db, 1, &[1, 2], 2, 0).unwrap();
+        let more = |owner: &str| claim_more_among(&db, owner, 60_000, Some(7), &[1, 2]).unwrap();
+        assert_eq!(more("w:7:a").map(|j| j.id), Some(mine.id));
+        let fresh = create(&db, 1, &[4, 1], 2, 1).unwrap();
+        assert_eq!(
+            more("w:7:b"),
+            None,
+            "a job of a higher priority comes first"
+        );
+        assert_eq!(get(&db, fresh.id).unwrap().unwrap().state, JobState::Queued);
+        assert_eq!(
+            claim(&db, "t", 60_000).unwrap().map(|j| j.id),
+            Some(fresh.id)
+        );
+        assert_eq!(more("w:7:c").map(|j| j.id), Some(also.id));
+        assert!(
+            handed(&db, also.id, "w:7:c", 7).unwrap(),
+            "its lease is the token's"
+        );
+        assert_eq!(more("w:7:d"), None, "none left among them: {other:?} stays");
+        assert_eq!(get(&db, other.id).unwrap().unwrap().state, JobState::Queued);
     }
 
     #[test]

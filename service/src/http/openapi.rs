@@ -41,6 +41,7 @@ use utoipa::OpenApi;
     crate::http::play_pages::PlayStarted,
     crate::http::play_pages::PlayState,
     crate::http::worker_api::Claimed,
+    crate::http::worker_api::ClaimedBatch,
     crate::http::worker_answers::ClaimAnswer,
     crate::http::worker_api::ClaimBody,
     crate::http::worker_api::LeaseBody,

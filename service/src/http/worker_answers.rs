@@ -2,7 +2,7 @@
 //! the OpenAPI document: a claim (a job, or none yet), a lease renewed, a job released, a
 //! results post's games.
 
-use super::worker_api::Claimed;
+use super::worker_api::ClaimedBatch;
 use serde::Serialize;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 
@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum ClaimAnswer {
-    Job(Box<Claimed>),
+    Job(Box<ClaimedBatch>),
     None(NoJob),
 }
 

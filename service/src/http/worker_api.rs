@@ -179,101 +179,162 @@ pub struct ClaimBody {
     /// same priority (a worker plays such jobs in turn over the same bot processes).
     #[serde(default)]
     pub versions: Vec<i64>,
+    /// Up to this many games in one answer: after the first job, the jobs among its versions
+    /// (at any seating) that come next, each under its own lease, as `more` (none when a job of
+    /// a higher priority among other versions comes first). Absent: one job.
+    #[serde(default)]
+    pub max_games: Option<usize>,
+}
+
+/// A new lease for worker token `w`: `worker:TOKEN_ID:RANDOM`.
+fn new_lease(w: &WorkerToken) -> Result<String, ApiError> {
+    let mut random = [0u8; 6];
+    getrandom::fill(&mut random).map_err(ApiError::internal)?;
+    let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("worker:{}:{hex}", w.id))
 }
 
 /// Claim a job for worker `w` (blocking): `None` when there is none (or the ladder is paused).
-/// A job among `prefer` comes first among those of the same priority.
+/// A job among `prefer` comes first among those of the same priority. With `max_games`, the
+/// jobs among the first's versions that come next join it, up to that many games in all.
 pub fn claim_for(
     s: &AppState,
     w: &WorkerToken,
     prefer: &[i64],
-) -> Result<Option<Claimed>, ApiError> {
+    max_games: usize,
+) -> Result<Option<ClaimedBatch>, ApiError> {
     let l = &s.ladder;
     let _ = auth::worker_seen(&l.db, w.id);
     if l.is_paused() {
         return Ok(None);
     }
-    let mut random = [0u8; 6];
-    getrandom::fill(&mut random).map_err(ApiError::internal)?;
-    let lease: String = format!(
-        "worker:{}:{}",
-        w.id,
-        random
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    let mut first = None;
     for _ in 0..8 {
+        let lease = new_lease(w)?;
         let lease_ms = l.cfg.ladder.lease_ms;
         let Some(job) = jobs::claim_preferring(&l.db, &lease, lease_ms, Some(w.id), prefer)? else {
             l.notify();
             return Ok(None);
         };
-        let mut versions = Vec::new();
-        let mut gone = None;
-        for &id in &job.seats {
-            match store::version(&l.db, id)? {
-                Some(v) if crate::ladder::compare::may_play(&job.kind, v.state) => versions.push(v),
-                _ => gone = Some(id),
+        if let Some(c) = claimed(s, w, job, lease)? {
+            first = Some(c);
+            break;
+        }
+    }
+    let Some(first) = first else {
+        return Ok(None);
+    };
+    let mut games = first.games.len();
+    let seats = first.job.seats.clone();
+    let mut more = Vec::new();
+    // A job that went (a version left, or every game in) is passed over: at most 8 of them.
+    let mut passed = 0;
+    // A ladder's jobs among the same versions have as many games each: stop before one that
+    // would not fit.
+    while games + first.job.games() <= max_games && passed < 8 {
+        let lease = new_lease(w)?;
+        let lease_ms = l.cfg.ladder.lease_ms;
+        let Some(job) = jobs::claim_more_among(&l.db, &lease, lease_ms, Some(w.id), &seats)? else {
+            break;
+        };
+        if games + job.games() > max_games {
+            // Too big for the batch: handed back, as it was.
+            jobs::release(&l.db, job.id, &lease)?;
+            break;
+        }
+        match claimed(s, w, job, lease)? {
+            Some(c) => {
+                games += c.games.len();
+                more.push(c);
+            }
+            None => passed += 1,
+        }
+    }
+    Ok(Some(ClaimedBatch { first, more }))
+}
+
+/// Job `job`, just claimed under `lease`, as the worker gets it: `None` when it went instead (a
+/// version at it left since it was made, or every game of it is recorded).
+fn claimed(
+    s: &AppState,
+    w: &WorkerToken,
+    job: Job,
+    lease: String,
+) -> Result<Option<Claimed>, ApiError> {
+    let l = &s.ladder;
+    let mut versions = Vec::new();
+    for &id in &job.seats {
+        match store::version(&l.db, id)? {
+            Some(v) if crate::ladder::compare::may_play(&job.kind, v.state) => versions.push(v),
+            _ => {
+                // A version that left since the job was made: the job goes.
+                l.version_left(id)?;
+                return Ok(None);
             }
         }
-        if let Some(id) = gone {
-            // A version that left since the job was made: the job goes.
-            l.version_left(id)?;
-            continue;
-        }
-        let done: std::collections::HashSet<u32> = recorder::recorded_games(&l.db, job.id)?
-            .into_iter()
-            .collect();
-        let games: Vec<u32> = (0..job.games() as u32)
-            .filter(|g| !done.contains(g))
-            .collect();
-        if games.is_empty() {
-            l.job_complete(job.id)?;
-            continue;
-        }
-        let mut out = Vec::new();
-        for v in versions {
-            let (sha256, size, bot_url) = if v.house {
-                (None, None, None)
-            } else {
-                let (_, h, n) = packed(s, v.id)?;
-                (
-                    Some(h),
-                    Some(n),
-                    Some(format!("/api/worker/versions/{}/bot", v.id)),
-                )
-            };
-            out.push(WorkerVersion {
-                id: v.id,
-                label: v.label(),
-                house: v.house,
-                command: v.command.clone(),
-                sha256,
-                size,
-                bot_url,
-            });
-        }
-        tracing::info!(
-            "job {} claimed by worker token {} ({})",
-            job.id,
-            w.id,
-            w.label
-        );
-        return Ok(Some(Claimed {
-            lease: lease.clone(),
-            lease_ms: l.cfg.ladder.lease_ms,
-            games,
-            variant: l.cfg.ladder.variant.name().to_string(),
-            table_size: l.cfg.ladder.table_size,
-            limits: l.cfg.ladder.limits,
-            resources: l.cfg.resources,
-            max_moves: durak_referee::driver::DEFAULT_MAX_MOVES,
-            versions: out,
-            job,
-        }));
     }
-    Ok(None)
+    let done: std::collections::HashSet<u32> = recorder::recorded_games(&l.db, job.id)?
+        .into_iter()
+        .collect();
+    let games: Vec<u32> = (0..job.games() as u32)
+        .filter(|g| !done.contains(g))
+        .collect();
+    if games.is_empty() {
+        l.job_complete(job.id)?;
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for v in versions {
+        let (sha256, size, bot_url) = if v.house {
+            (None, None, None)
+        } else {
+            let (_, h, n) = packed(s, v.id)?;
+            (
+                Some(h),
+                Some(n),
+                Some(format!("/api/worker/versions/{}/bot", v.id)),
+            )
+        };
+        out.push(WorkerVersion {
+            id: v.id,
+            label: v.label(),
+            house: v.house,
+            command: v.command.clone(),
+            sha256,
+            size,
+            bot_url,
+        });
+    }
+    tracing::info!(
+        "job {} claimed by worker token {} ({})",
+        job.id,
+        w.id,
+        w.label
+    );
+    Ok(Some(Claimed {
+        lease,
+        lease_ms: l.cfg.ladder.lease_ms,
+        games,
+        variant: l.cfg.ladder.variant.name().to_string(),
+        table_size: l.cfg.ladder.table_size,
+        limits: l.cfg.ladder.limits,
+        resources: l.cfg.resources,
+        max_moves: durak_referee::driver::DEFAULT_MAX_MOVES,
+        versions: out,
+        job,
+    }))
+}
+
+/// A claim's answer: the first job, and the jobs among its versions that came with it
+/// (`ClaimBody::max_games`).
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClaimedBatch {
+    #[serde(flatten)]
+    pub first: Claimed,
+    /// More jobs among the same versions, each under its own lease (as many as `max_games`
+    /// allows; empty when it was not asked for).
+    #[serde(default)]
+    pub more: Vec<Claimed>,
 }
 
 async fn claim(
@@ -281,8 +342,9 @@ async fn claim(
     Worker(w): Worker,
     body: Option<JsonBody<ClaimBody>>,
 ) -> Result<Json<ClaimAnswer>, ApiError> {
-    let prefer = body.map(|b| b.0.versions).unwrap_or_default();
-    let c = blocking(move || claim_for(&s, &w, &prefer)).await?;
+    let body = body.map(|b| b.0).unwrap_or_default();
+    let max_games = body.max_games.unwrap_or(0);
+    let c = blocking(move || claim_for(&s, &w, &body.versions, max_games)).await?;
     Ok(Json(match c {
         Some(c) => ClaimAnswer::Job(Box::new(c)),
         None => ClaimAnswer::None(NoJob {

@@ -21,7 +21,7 @@ mod play;
 pub use error::{FetchError, JobError, WorkerError};
 pub(crate) use net::stopping;
 use net::{nap, now_if_stopping, Net, Reply};
-pub use play::{play_games, Claimed, Played, WorkerVersion};
+pub use play::{play_games, Claimed, ClaimedBatch, Played, WorkerVersion};
 
 use crate::client::{Answer, Client};
 use crate::http::worker_api::SHA256_HEADER;
@@ -198,6 +198,27 @@ struct Run {
     dropped: AtomicUsize,
 }
 
+impl Run {
+    /// A game to post; `last`: no more will come (its poster ends once it is posted, its
+    /// renewer at once, while the match plays the batch's next job).
+    fn push(&self, g: Played, last: bool) {
+        let mut o = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        o.push(g);
+        if last {
+            self.played_all.store(true, Ordering::SeqCst);
+        }
+        // Under the lock: a thread between its check and its wait would miss the wake-up.
+        self.wake.notify_all();
+    }
+
+    /// No more games will come.
+    fn all_played(&self) {
+        let _o = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        self.played_all.store(true, Ordering::SeqCst);
+        self.wake.notify_all();
+    }
+}
+
 /// The most games a slot plays in one match: the jobs among the same versions it claims in a
 /// row, played over the same bot processes (each with its own lease, renewed and posted apart).
 /// Half the ladder's run (`ladder::RUN_GAMES`): a new version's first job waits for the
@@ -206,16 +227,18 @@ pub const BATCH_GAMES: usize = 100;
 
 /// What a claim gave.
 enum Claim {
-    Job(Box<Claimed>),
+    /// A job, and the jobs among its versions that came with it (`max_games`).
+    Job(Box<Claimed>, Vec<Claimed>),
     /// None open (or the server said why not): try again after this long.
     Wait(Duration),
     /// The worker stops (told why already).
     Stop,
 }
 
-/// Claim a job, one among `prefer` (version ids) first.
-fn claim(ctx: &Ctx, name: &str, prefer: &[i64]) -> Claim {
-    let body = json!({"name": name, "versions": prefer});
+/// Claim a job, one among `prefer` (version ids) first, and the jobs among its versions that
+/// come next, up to `max_games` games in all.
+fn claim(ctx: &Ctx, name: &str, prefer: &[i64], max_games: usize) -> Claim {
+    let body = json!({"name": name, "versions": prefer, "max_games": max_games});
     let reply = ctx
         .net
         .retrying("claiming a job", now_if_stopping, move |c| {
@@ -253,8 +276,8 @@ fn claim(ctx: &Ctx, name: &str, prefer: &[i64]) -> Claim {
             .clamp(100, 10_000);
         return Claim::Wait(Duration::from_millis(ms));
     }
-    match serde_json::from_value(a.json) {
-        Ok(c) => Claim::Job(Box::new(c)),
+    match serde_json::from_value::<ClaimedBatch>(a.json) {
+        Ok(c) => Claim::Job(Box::new(c.first), c.more),
         Err(e) => {
             ctx.fail(format!(
                 "the server's job is not one this worker understands ({e}): use the same durak \
@@ -279,11 +302,13 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
     let name = format!("{}#{slot}", hostname());
     // A job claimed that the last batch could not take: the next batch's first.
     let mut next: Option<Box<Claimed>> = None;
+    // The last batch's jobs, their posts being finished.
+    let mut finishing: Option<std::thread::JoinHandle<()>> = None;
     while !stopping() {
-        let first = match next.take() {
-            Some(c) => c,
-            None => match claim(&ctx, &name, &[]) {
-                Claim::Job(c) => c,
+        let (first, mut more) = match next.take() {
+            Some(c) => (c, Vec::new()),
+            None => match claim(&ctx, &name, &[], BATCH_GAMES) {
+                Claim::Job(c, more) => (c, more),
                 Claim::Wait(d) => {
                     nap(d);
                     continue;
@@ -297,34 +322,87 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
         };
         // The jobs among the same versions open now, in one match over the same processes.
         let seating = first.job.seating(0);
-        let mut games = first.games.len();
-        let mut batch = vec![*first];
-        while games < BATCH_GAMES && !stopping() {
-            match claim(&ctx, &name, &seating) {
-                Claim::Job(c)
-                    if same_match(&batch[0], &c) && games + c.games.len() <= BATCH_GAMES =>
-                {
-                    games += c.games.len();
-                    say_claimed(&c);
-                    batch.push(*c);
+        let mut batch = Batch::new(*first);
+        for c in std::mem::take(&mut more) {
+            batch.take_or_release(&ctx, c);
+        }
+        // A server that sent fewer than asked for has no more among these versions now (the
+        // job this claim gets is the next batch's first); one that does not know `max_games`
+        // sent one: claim on, one at a time.
+        while batch.games < BATCH_GAMES && !stopping() {
+            match claim(&ctx, &name, &seating, BATCH_GAMES - batch.games) {
+                Claim::Job(c, more) if batch.fits(&c) => {
+                    batch.take_or_release(&ctx, *c);
+                    for c in more {
+                        batch.take_or_release(&ctx, c);
+                    }
                 }
-                Claim::Job(c) => {
+                Claim::Job(c, more) => {
+                    for m in more {
+                        release(&ctx, m.job.id, &m.lease, "not for this batch", None);
+                    }
                     next = Some(c);
                     break;
                 }
                 Claim::Wait(_) => break,
                 Claim::Stop => {
-                    for c in &batch {
+                    for c in &batch.jobs {
                         release(&ctx, c.job.id, &c.lease, "the worker stops", None);
                     }
                     return;
                 }
             }
         }
-        play_jobs(&ctx, &rt, batch, &folders);
+        let batch = batch.jobs;
+        let played = play_jobs(&ctx, &rt, batch, &folders);
+        // The batch's last posts go on while the next batch is claimed and played (one batch
+        // at a time: the one before is waited for first).
+        if let Some(f) = finishing.take() {
+            let _ = f.join();
+        }
+        let c = ctx.clone();
+        finishing = Some(std::thread::spawn(move || {
+            for (job, p) in played {
+                finish_playing(&c, &job, p);
+            }
+        }));
+    }
+    if let Some(f) = finishing.take() {
+        let _ = f.join();
     }
     if let Some(c) = next {
         release(&ctx, c.job.id, &c.lease, "stopped by a signal", None);
+    }
+}
+
+/// The jobs a slot plays in one match, and their games.
+struct Batch {
+    jobs: Vec<Claimed>,
+    games: usize,
+}
+
+impl Batch {
+    fn new(first: Claimed) -> Batch {
+        Batch {
+            games: first.games.len(),
+            jobs: vec![first],
+        }
+    }
+
+    /// Whether `c` can join: the same match, and room for its games.
+    fn fits(&self, c: &Claimed) -> bool {
+        same_match(&self.jobs[0], c) && self.games + c.games.len() <= BATCH_GAMES
+    }
+
+    /// `c` joins when it fits, else it is let go at once (a server sends none such).
+    fn take_or_release(&mut self, ctx: &Ctx, c: Claimed) {
+        if self.fits(&c) {
+            self.games += c.games.len();
+            say_claimed(&c);
+            self.jobs.push(c);
+        } else {
+            release(ctx, c.job.id, &c.lease, "not for this batch", None);
+        }
     }
 }
 
@@ -429,15 +507,17 @@ fn prepare(ctx: &Ctx, c: &Claimed) -> Option<HashMap<i64, PathBuf>> {
 }
 
 /// Play a batch of jobs among the same versions in one match (`play_games`), each posted and
-/// renewed under its own lease; a job not played to its end is released.
+/// renewed under its own lease. Every game is played or given up when this returns; each job's
+/// last posts may still be under way: [`finish_playing`] waits for them, and releases a job not
+/// played to its end.
 fn play_jobs(
     ctx: &Arc<Ctx>,
     rt: &tokio::runtime::Runtime,
     batch: Vec<Claimed>,
     folders: &HashMap<i64, PathBuf>,
-) {
+) -> Vec<(Claimed, Playing)> {
     let Some(c) = batch.first() else {
-        return;
+        return Vec::new();
     };
     let playing: Vec<Playing> = batch.iter().map(|c| start_playing(ctx, c)).collect();
     let hidden = vec![ctx.o.cache.clone()];
@@ -456,35 +536,22 @@ fn play_jobs(
                 );
             }
             let played = p.played.fetch_add(1, Ordering::SeqCst) + 1;
-            p.run
-                .outbox
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(g);
-            // Its last game: its poster ends once that is posted, its renewer at once, while
-            // the match plays the batch's next job.
-            if played == batch[j].games.len() {
-                p.run.played_all.store(true, Ordering::SeqCst);
-            }
-            p.run.wake.notify_all();
+            p.run.push(g, played == batch[j].games.len());
             !p.run.lost.load(Ordering::SeqCst) && !stopping()
         },
     ));
     if let Err(e) = &result {
         eprintln!("durak worker: job {}: {e}", c.job.id);
     }
-    // Every job's threads told at once, then waited for: one at a time, each renewer's nap
-    // (up to 50 ms) came after the last, and a batch of 25 jobs waited over half a second.
+    // Every job's threads told at once (they end, or post what is left, while the next batch
+    // plays: `finish_playing`).
     for p in &playing {
         if stopping() {
             *p.stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         }
-        p.run.played_all.store(true, Ordering::SeqCst);
-        p.run.wake.notify_all();
+        p.run.all_played();
     }
-    for (c, p) in batch.iter().zip(playing) {
-        finish_playing(ctx, c, p);
-    }
+    batch.into_iter().zip(playing).collect()
 }
 
 /// Wait for a job's games to be posted, say how it went, release it when not played to its end.
@@ -566,8 +633,19 @@ fn spawn_renewer(
     let every = Duration::from_millis((lease_ms as u64 / 3).max(100));
     std::thread::spawn(move || {
         let mut next = Instant::now() + every;
-        while !run.played_all.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(50));
+        loop {
+            // Woken at once when the last game is played (`Run::wake`).
+            {
+                let o = run.outbox.lock().unwrap_or_else(|e| e.into_inner());
+                let left = next.saturating_duration_since(Instant::now());
+                let _ = run
+                    .wake
+                    .wait_timeout_while(o, left, |_| !run.played_all.load(Ordering::SeqCst))
+                    .unwrap_or_else(|e| e.into_inner());
+            }
+            if run.played_all.load(Ordering::SeqCst) {
+                return;
+            }
             if Instant::now() < next {
                 continue;
             }

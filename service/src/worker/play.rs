@@ -3,7 +3,7 @@
 
 use super::{stopping, JobError};
 use crate::http::worker_api::encode_replay;
-pub use crate::http::worker_api::{Claimed, WorkerVersion};
+pub use crate::http::worker_api::{Claimed, ClaimedBatch, WorkerVersion};
 use crate::ladder::verify::PostedResult;
 use durak_referee::{
     play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, Sandbox, SeatSpec,
