@@ -9,6 +9,8 @@ use durak_rules::{Card, Seat, Variant};
 use serde_json::Value;
 use std::path::Path;
 
+mod fast;
+
 /// The lines' types, shared with the referee that writes them (`durak_protocol::replay`).
 pub use durak_protocol::replay::{
     Clock, FaultRecord, Record, RequestTime, ResultRecord, SeatHeader, SeatLimits, StderrAt,
@@ -207,7 +209,9 @@ pub fn parse_replay(bytes: &[u8], source: &str) -> Result<Replay, ReplayError> {
         // (a header, an unknown type, bad JSON) takes the value's path, which names what is
         // wrong; both accept the same lines as the same records.
         if !first {
-            if let Ok(record) = serde_json::from_str::<Record>(text) {
+            if let Some(record) =
+                fast::record(text).or_else(|| serde_json::from_str::<Record>(text).ok())
+            {
                 lines.push(Line { number, record });
                 continue;
             }
