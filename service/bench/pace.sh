@@ -11,7 +11,8 @@
 #
 # Environment: DURAK (the binary, default target/release/durak), SECONDS_PER_RUN (default 10),
 # RUNS (default 3), GAMES (the tournament's --games, default 600), PY (0 or 1), WORKERS (0 or
-# 1). Needs curl and python3.
+# 1), KEEP (set: the temporary folder, with the server's and workers' logs, is kept). Needs curl
+# and python3.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DURAK=${DURAK:-$ROOT/target/release/durak}

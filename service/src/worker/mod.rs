@@ -21,7 +21,7 @@ mod play;
 pub use error::{FetchError, JobError, WorkerError};
 pub(crate) use net::stopping;
 use net::{nap, now_if_stopping, Net, Reply};
-pub use play::{play_games, Claimed, ClaimedBatch, Played, WorkerVersion};
+pub use play::{play_batches, play_games, Claimed, ClaimedBatch, Played, WorkerVersion};
 
 use crate::client::{Answer, Client};
 use crate::http::worker_api::SHA256_HEADER;
@@ -354,7 +354,7 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
             }
         }
         let batch = batch.jobs;
-        let played = play_jobs(&ctx, &rt, batch, &folders);
+        let played = play_jobs(&ctx, &rt, batch, &folders, &name, &mut next);
         // The batch's last posts go on while the next batch is claimed and played (one batch
         // at a time: the one before is waited for first).
         if let Some(f) = finishing.take() {
@@ -506,52 +506,145 @@ fn prepare(ctx: &Ctx, c: &Claimed) -> Option<HashMap<i64, PathBuf>> {
     Some(folders)
 }
 
-/// Play a batch of jobs among the same versions in one match (`play_games`), each posted and
-/// renewed under its own lease. Every game is played or given up when this returns; each job's
-/// last posts may still be under way: [`finish_playing`] waits for them, and releases a job not
-/// played to its end.
+/// The most games a slot plays over the same bot processes: its batches follow one another in
+/// one match while they are among the same versions (as the server's tables play a match of
+/// `ladder::MATCH_GAMES`), then the processes are started again.
+pub const MATCH_GAMES: u32 = 1000;
+
+/// The jobs of a slot's match: each job's claim and threads, by its index in the match, until
+/// it is handed to a thread that finishes it.
+struct MatchJobs {
+    jobs: Vec<Option<(Claimed, Playing)>>,
+    finishing: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl MatchJobs {
+    fn add(&mut self, ctx: &Arc<Ctx>, batch: &[Claimed]) {
+        for c in batch {
+            self.jobs.push(Some((c.clone(), start_playing(ctx, c))));
+        }
+    }
+
+    /// The jobs whose every game is played: finished (their last posts) in a thread.
+    fn finish_played(&mut self, ctx: &Arc<Ctx>) {
+        let done: Vec<(Claimed, Playing)> = self
+            .jobs
+            .iter_mut()
+            .filter(|j| {
+                j.as_ref()
+                    .is_some_and(|(c, p)| p.played.load(Ordering::SeqCst) >= c.games.len())
+            })
+            .filter_map(Option::take)
+            .collect();
+        if done.is_empty() {
+            return;
+        }
+        let ctx = ctx.clone();
+        self.finishing.push(std::thread::spawn(move || {
+            for (c, p) in done {
+                finish_playing(&ctx, &c, p);
+            }
+        }));
+    }
+}
+
+/// Play a batch of jobs among the same versions in one match (`play_batches`), each posted and
+/// renewed under its own lease, and the batches among the same versions that the slot claims
+/// as each ends (up to [`MATCH_GAMES`]), over the same processes. A claimed job the match
+/// cannot take becomes `next`. Every game is played or given up when this returns; the jobs of
+/// the last batch may still be posting: [`finish_playing`] waits for them, and releases a job
+/// not played to its end.
 fn play_jobs(
     ctx: &Arc<Ctx>,
     rt: &tokio::runtime::Runtime,
     batch: Vec<Claimed>,
     folders: &HashMap<i64, PathBuf>,
+    name: &str,
+    next: &mut Option<Box<Claimed>>,
 ) -> Vec<(Claimed, Playing)> {
-    let Some(c) = batch.first() else {
+    let Some(first) = batch.first().cloned() else {
         return Vec::new();
     };
-    let playing: Vec<Playing> = batch.iter().map(|c| start_playing(ctx, c)).collect();
+    let seating = first.job.seating(0);
+    let state = std::cell::RefCell::new(MatchJobs {
+        jobs: Vec::new(),
+        finishing: Vec::new(),
+    });
+    let mut initial = Some(batch);
+    let more = |left: u32| -> Option<Vec<Claimed>> {
+        let mut st = state.borrow_mut();
+        if let Some(b) = initial.take() {
+            st.add(ctx, &b);
+            return Some(b);
+        }
+        st.finish_played(ctx);
+        // A job among other versions waits (claimed already): the match ends for it.
+        if stopping() || next.is_some() {
+            return None;
+        }
+        let room = BATCH_GAMES.min(left as usize);
+        match claim(ctx, name, &seating, room) {
+            Claim::Job(c, more) if same_match(&first, &c) && c.games.len() <= room => {
+                say_claimed(&c);
+                let mut b = Batch::new(*c);
+                for m in more {
+                    b.take_or_release(ctx, m);
+                }
+                st.add(ctx, &b.jobs);
+                Some(b.jobs)
+            }
+            Claim::Job(c, more) => {
+                for m in more {
+                    release(ctx, m.job.id, &m.lease, "not for this batch", None);
+                }
+                *next = Some(c);
+                None
+            }
+            Claim::Wait(_) | Claim::Stop => None,
+        }
+    };
     let hidden = vec![ctx.o.cache.clone()];
     let verbose = ctx.o.verbose;
-    let result = rt.block_on(play_games(
-        &batch,
+    let result = rt.block_on(play_batches(
+        Some(&first),
         folders,
         ctx.o.sandbox,
         hidden,
+        MATCH_GAMES,
+        more,
         |j, g| {
-            let p = &playing[j];
+            let st = state.borrow();
+            let Some((c, p)) = st.jobs.get(j).and_then(Option::as_ref) else {
+                return false;
+            };
             if verbose {
                 eprintln!(
                     "durak worker: job {}: game {} played ({} moves)",
-                    batch[j].job.id, g.game, g.result.moves
+                    c.job.id, g.game, g.result.moves
                 );
             }
             let played = p.played.fetch_add(1, Ordering::SeqCst) + 1;
-            p.run.push(g, played == batch[j].games.len());
+            p.run.push(g, played == c.games.len());
             !p.run.lost.load(Ordering::SeqCst) && !stopping()
         },
     ));
     if let Err(e) = &result {
-        eprintln!("durak worker: job {}: {e}", c.job.id);
+        eprintln!("durak worker: job {}: {e}", first.job.id);
     }
+    let st = state.into_inner();
+    for f in st.finishing {
+        let _ = f.join();
+    }
+    let left: Vec<(Claimed, Playing)> = st.jobs.into_iter().flatten().collect();
     // Every job's threads told at once (they end, or post what is left, while the next batch
     // plays: `finish_playing`).
-    for p in &playing {
+    for (_, p) in &left {
         if stopping() {
             *p.stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         }
         p.run.all_played();
     }
-    batch.into_iter().zip(playing).collect()
+    left
 }
 
 /// Wait for a job's games to be posted, say how it went, release it when not played to its end.

@@ -6,7 +6,7 @@ use crate::http::worker_api::encode_replay;
 pub use crate::http::worker_api::{Claimed, ClaimedBatch, WorkerVersion};
 use crate::ladder::verify::PostedResult;
 use durak_referee::{
-    play_match_with, BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, Sandbox, SeatSpec,
+    BotCommand, GameRecord, MatchConfig, PlannedGame, ReplayLog, Sandbox, SeatSpec,
 };
 use durak_rules::{Seat, Variant};
 use serde::Serialize;
@@ -49,9 +49,38 @@ pub async fn play_games(
     folders: &HashMap<i64, PathBuf>,
     sandbox: Sandbox,
     hidden: Vec<PathBuf>,
+    on_game: impl FnMut(usize, Played) -> bool,
+) -> Result<(), JobError> {
+    let cap: usize = batch.iter().map(|c| c.games.len()).sum();
+    let first = batch.to_vec();
+    let mut more = Some(first);
+    play_batches(
+        batch.first(),
+        folders,
+        sandbox,
+        hidden,
+        cap as u32,
+        |_| more.take(),
+        on_game,
+    )
+    .await
+}
+
+/// [`play_games`] over batches that come as the match goes: `more(left)` is asked for the next
+/// batch when the games planned so far are played (first for the first), with room for `left`
+/// more games of the match's `cap`; `None` ends the match. Jobs are numbered across batches in
+/// the order they came, for `on_game`. `first` gives the match's seating, rules and commands:
+/// every batch must be among its versions (`None`: nothing to play).
+pub async fn play_batches(
+    first: Option<&Claimed>,
+    folders: &HashMap<i64, PathBuf>,
+    sandbox: Sandbox,
+    hidden: Vec<PathBuf>,
+    cap: u32,
+    mut more: impl FnMut(u32) -> Option<Vec<Claimed>>,
     mut on_game: impl FnMut(usize, Played) -> bool,
 ) -> Result<(), JobError> {
-    let Some(c) = batch.first() else {
+    let Some(c) = first else {
         return Ok(());
     };
     let variant: Variant =
@@ -65,25 +94,8 @@ pub async fn play_games(
     let k = job.seats.len();
     let scratch = std::env::temp_dir().join("durak-worker-unused-replays");
     let seating = job.seating(0);
-    // The games in order, job by job, rotation by rotation, all at `seating`.
-    let mut plan: Vec<PlannedGame> = Vec::new();
-    let mut games: Vec<(usize, u32)> = Vec::new();
-    for (j, c) in batch.iter().enumerate() {
-        let Some(at) = c.job.rotation_seated(&seating) else {
-            continue;
-        };
-        let d = c.job.deals.len();
-        for &g in c.games.iter().filter(|&&g| (g as usize) < k * d) {
-            let (r, deal) = c.job.split(g);
-            plan.push(c.job.planned_at(r, deal, at));
-            games.push((j, g));
-        }
-    }
-    if plan.is_empty() {
-        return Ok(());
-    }
     let mut seats = Vec::new();
-    for v in seating {
+    for &v in &seating {
         let ver = c
             .versions
             .iter()
@@ -103,24 +115,73 @@ pub async fn play_games(
             limits: c.limits,
         });
     }
-    let mut m = MatchConfig::new(variant, seats, plan.len() as u32, job.deals[0].seed);
-    m.plan = Some(plan);
+    // The match's games so far: planned and not started, and (job, game) of each planned game
+    // not ended yet, in the plan's order (the games end in that order).
+    struct Plan {
+        planned: std::collections::VecDeque<PlannedGame>,
+        playing: std::collections::VecDeque<(usize, u32)>,
+        jobs: usize,
+        total: u32,
+        stopped: bool,
+    }
+    let plan = std::cell::RefCell::new(Plan {
+        planned: Default::default(),
+        playing: Default::default(),
+        jobs: 0,
+        total: 0,
+        stopped: false,
+    });
+    let games = std::iter::from_fn(|| loop {
+        let mut p = plan.borrow_mut();
+        if let Some(g) = p.planned.pop_front() {
+            return Some(Some(g));
+        }
+        if p.stopped || p.total >= cap || stopping() {
+            return None;
+        }
+        let left = cap - p.total;
+        drop(p);
+        let batch = more(left)?;
+        let mut p = plan.borrow_mut();
+        let before = p.total;
+        for c in &batch {
+            let j = p.jobs;
+            p.jobs += 1;
+            let Some(at) = c.job.rotation_seated(&seating) else {
+                continue;
+            };
+            let d = c.job.deals.len();
+            for &g in c.games.iter().filter(|&&g| (g as usize) < k * d) {
+                if p.total >= cap {
+                    break;
+                }
+                let (r, deal) = c.job.split(g);
+                p.planned.push_back(c.job.planned_at(r, deal, at));
+                p.playing.push_back((j, g));
+                p.total += 1;
+            }
+        }
+        if p.total == before {
+            // A batch with nothing to play at this seating: the match ends.
+            return None;
+        }
+    });
+    let mut m = MatchConfig::new(variant, seats, cap, job.deals[0].seed);
     m.max_moves = c.max_moves;
     // The logs are taken as games end: nothing is written there.
     m.replay_dir = Some(scratch);
     m.replay_prefix = format!("j{}-g", job.id);
     m.hidden = hidden;
     let all: Vec<Seat> = (0..k).collect();
-    let mut stopped = false;
-    let mut next = games.iter();
     let on_end = |rec: &GameRecord, log: &mut Option<ReplayLog>| -> Vec<Seat> {
         // Taken whatever happens: the referee writes nothing in the scratch folder.
         let log = log.take();
+        let mut p = plan.borrow_mut();
         // The games end in the plan's order.
-        let (j, game) = *next.next().expect("one game of the plan");
+        let (j, game) = p.playing.pop_front().expect("one game of the plan");
         // A signal came: what ends now may have been cut short by it, and is not posted.
-        if stopped || stopping() {
-            stopped = true;
+        if p.stopped || stopping() {
+            p.stopped = true;
             return all.clone();
         }
         let Some(log) = log else {
@@ -130,10 +191,9 @@ pub async fn play_games(
             Ok(r) => r,
             Err(e) => {
                 eprintln!(
-                    "durak worker: job {}: a replay could not be compressed: {e}",
-                    batch[j].job.id
+                    "durak worker: job {j} of the match: a replay could not be compressed: {e}"
                 );
-                stopped = true;
+                p.stopped = true;
                 return all.clone();
             }
         };
@@ -147,12 +207,12 @@ pub async fn play_games(
             replay_zst,
         };
         if !on_game(j, played) {
-            stopped = true;
+            p.stopped = true;
             return all.clone();
         }
         Vec::new()
     };
-    play_match_with(&m, on_end, |_| {})
+    durak_referee::play_planned(&m, games, on_end, |_| {})
         .await
         .map_err(|e| JobError::Match {
             job: job.id,
