@@ -131,7 +131,13 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8], sync: bool) -> std::io::Resu
 thread_local! {
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
         const { std::cell::RefCell::new(None) };
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
 }
+
+/// The most a frame may say it holds to be decompressed in one call (into a buffer of that
+/// size, allocated before a byte is read); a larger one is read as a stream, up to its limit.
+const BULK_MAX: u64 = 4 << 20;
 
 /// The zstd level replays are compressed at: level 9 takes a 30 KB game to about 3 KB at a
 /// small cost next to playing it (docs/SCALING.md has the figures).
@@ -213,6 +219,23 @@ pub fn decode_replay_bytes_limited(bytes: Vec<u8>, max: u64) -> std::io::Result<
     if !bytes.starts_with(&ZSTD_MAGIC) {
         return Ok(bytes);
     }
+    // A frame as `compress_replay` writes it (its size in the header, a game's tens of KB): in
+    // one call with this thread's context. A stream decoder per call allocated its context and
+    // a 128 KiB buffer each time, a server's busiest allocation while it checked workers' games.
+    let size = zstd::zstd_safe::get_frame_content_size(&bytes)
+        .ok()
+        .flatten();
+    if let Some(n) = size.filter(|&n| n <= BULK_MAX.min(max)) {
+        return DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = Some(zstd::bulk::Decompressor::new()?);
+            }
+            d.as_mut()
+                .expect("just made")
+                .decompress(&bytes, n as usize)
+        });
+    }
     let mut out = Vec::new();
     zstd::stream::read::Decoder::new(&bytes[..])?
         .take(max + 1)
@@ -257,6 +280,45 @@ mod tests {
     }
 
     /// A compressed replay reads back as the same lines as a plain one, whatever its name.
+    #[test]
+    fn a_limited_decode_reads_frames_with_and_without_their_size_and_refuses_past_the_limit() {
+        let text: Vec<u8> = (0..2000)
+            .flat_map(|i| format!("{{\"type\":\"event\",\"i\":{i}}}\n").into_bytes())
+            .collect();
+        let sized = compress_replay(&text).unwrap();
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&sized).unwrap(),
+            Some(text.len() as u64),
+            "compress_replay writes the size"
+        );
+        let streamed = zstd::stream::encode_all(&text[..], 3).unwrap();
+        let cap = 1 << 20;
+        // Twice on this thread: the context is reused.
+        for _ in 0..2 {
+            assert_eq!(
+                decode_replay_bytes_limited(sized.clone(), cap).unwrap(),
+                text
+            );
+            assert_eq!(
+                decode_replay_bytes_limited(streamed.clone(), cap).unwrap(),
+                text
+            );
+        }
+        assert_eq!(
+            decode_replay_bytes_limited(text.clone(), cap).unwrap(),
+            text
+        );
+        // Cut off, either way: an error, not part of the game.
+        assert!(decode_replay_bytes_limited(sized[..sized.len() / 2].to_vec(), cap).is_err());
+        assert!(decode_replay_bytes_limited(streamed[..streamed.len() / 2].to_vec(), cap).is_err());
+        // More than the limit, said in the header or not.
+        let small = text.len() as u64 / 2;
+        for frame in [sized, streamed] {
+            let e = decode_replay_bytes_limited(frame, small).unwrap_err();
+            assert!(e.to_string().contains("unpacks to more than"), "{e}");
+        }
+    }
+
     #[test]
     fn compressed_and_plain_replays_read_back_the_same_lines() {
         let dir = tempfile::tempdir().unwrap();

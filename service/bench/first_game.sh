@@ -1,13 +1,23 @@
 #!/bin/bash
 # service/bench/first_game.sh: time from upload to first rated game (release build, default config, strict sandbox), and
-# replay bytes per game of the ladder. Usage: service/bench/first_game.sh [DURAK] (default target/release/durak); WORK=/tmp/durak-first-game by default
+# replay bytes per game of the ladder. Usage: service/bench/first_game.sh [DURAK] (default target/release/durak); WORK=/tmp/durak-first-game by default.
+# WORKERS=1: the server plays nothing itself (--no-local-play); two `durak worker` processes (same sandbox) play the ladder.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd); D=${1:-$ROOT/target/release/durak}; W=${WORK:-/tmp/durak-first-game}; rm -rf $W; mkdir -p $W
-$D serve --listen 127.0.0.1:0 --data-dir $W/data 2> $W/serve.log &
+PLAY=""; [ "${WORKERS:-0}" = 1 ] && PLAY="--no-local-play"
+$D serve --listen 127.0.0.1:0 --data-dir $W/data $PLAY 2> $W/serve.log &
 SP=$!
 for i in $(seq 100); do grep -q "organiser token" $W/serve.log && break; sleep 0.1; done
 URL=$(sed -n 's|.*listening on \(http://[0-9.:]*\)/.*|\1|p' $W/serve.log)
 ORG=$(grep -o 'dk_[0-9a-f]*' $W/serve.log | head -1)
+WP=""
+if [ "${WORKERS:-0}" = 1 ]; then
+  for w in a b; do
+    WT=$(curl -s -X POST -H "Authorization: Bearer $ORG" -H 'Content-Type: application/json' -d "{\"label\":\"$w\"}" $URL/api/worker-tokens | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+    $D worker --server $URL --token $WT --cache $W/cache-$w 2> $W/worker-$w.log &
+    WP="$WP $!"
+  done
+fi
 INV=$(curl -s -X POST -H "Authorization: Bearer $ORG" $URL/api/invites | python3 -c 'import json,sys; print(json.load(sys.stdin)["invite"])')
 TOK=$(curl -s -X POST -d "{\"name\":\"ada\",\"invite\":\"$INV\"}" $URL/api/accounts | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 sleep 20   # the house bots' ladder runs a while first
@@ -26,6 +36,7 @@ for n in 1 2 3; do
   echo "py$n: upload acknowledged $((t1-t0)) ms; first rated game (on the leaderboard) $((t2-t0)) ms after the upload began; $(echo "$v" | python3 -c 'import json,sys; v=json.load(sys.stdin); print("checked->entered", v["entered"]-v["submitted"], "ms after submit; first game recorded", v["first_game"]-v["entered"], "ms after entering")')"
 done
 sleep 30
+for p in $WP; do kill -TERM $p; done
 kill -TERM $SP; wait $SP
 python3 - $W/data <<'PY'
 import sqlite3, os, sys

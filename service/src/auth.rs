@@ -342,12 +342,11 @@ pub fn new_worker_token(db: &Db, label: &str) -> Result<(i64, String), DbError> 
 pub fn worker_of(db: &Db, token: &str) -> Result<Option<WorkerToken>, crate::db::DbError> {
     let h = hash(token);
     db.read(|c| {
-        c.query_row(
+        c.prepare_cached(
             "SELECT id, label, created, revoked, last_seen FROM worker_tokens WHERE hash = ?1 \
              AND revoked = 0",
-            [h],
-            row_to_worker,
-        )
+        )?
+        .query_row([h], row_to_worker)
         .optional()
     })
 }
@@ -383,11 +382,14 @@ pub fn revoke_worker_token(db: &Db, id: i64) -> Result<bool, crate::db::DbError>
 
 /// A worker token was used now (at most every few seconds is enough: callers decide).
 pub fn worker_seen(db: &Db, id: i64) -> Result<(), crate::db::DbError> {
+    // Written at most every 10 s (a busy worker makes many requests a second; the lists show
+    // dates), with the statement prepared once.
     db.write_relaxed(|c| {
-        c.execute(
-            "UPDATE worker_tokens SET last_seen = ?1 WHERE id = ?2",
-            params![now_ms(), id],
-        )
+        c.prepare_cached(
+            "UPDATE worker_tokens SET last_seen = ?1 WHERE id = ?2 AND (last_seen IS NULL OR \
+             last_seen < ?1 - 10000)",
+        )?
+        .execute(params![now_ms(), id])
         .map(|_| ())
     })
 }

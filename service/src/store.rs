@@ -103,11 +103,10 @@ pub fn versions(db: &Db, states: &[VersionState]) -> Result<Vec<Version>, DbErro
 
 pub fn version(db: &Db, id: i64) -> Result<Option<Version>, DbError> {
     db.read(|c| {
-        c.query_row(
-            &format!("SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE v.id = ?1"),
-            [id],
-            row_to_version,
-        )
+        c.prepare_cached(&format!(
+            "SELECT {VERSION_COLUMNS} {VERSION_FROM} WHERE v.id = ?1"
+        ))?
+        .query_row([id], row_to_version)
         .optional()
     })
 }

@@ -346,11 +346,10 @@ fn claim_next(
 /// it: a worker's games are still the job's after its lease ended).
 pub fn handed(db: &Db, job: i64, lease: &str, worker: i64) -> Result<bool, DbError> {
     db.read(|c| {
-        c.query_row(
+        c.prepare_cached(
             "SELECT COUNT(*) FROM job_leases WHERE job = ?1 AND lease = ?2 AND worker = ?3",
-            params![job, lease, worker],
-            |r| r.get::<_, i64>(0),
-        )
+        )?
+        .query_row(params![job, lease, worker], |r| r.get::<_, i64>(0))
         .map(|n| n > 0)
     })
 }

@@ -328,9 +328,23 @@ mod tests {
         let claim = &schemas["ClaimAnswer"]["oneOf"];
         assert_eq!(
             claim,
-            &json!([schema_ref("Claimed"), schema_ref("NoJob")]),
+            &json!([schema_ref("ClaimedBatch"), schema_ref("NoJob")]),
             "{}",
             schemas["ClaimAnswer"]
+        );
+        // The first job's fields, and `more` jobs of the same shape (`max_games`).
+        let batch = &schemas["ClaimedBatch"]["allOf"];
+        assert_eq!(
+            batch[0],
+            schema_ref("Claimed"),
+            "{}",
+            schemas["ClaimedBatch"]
+        );
+        assert_eq!(
+            batch[1]["properties"]["more"]["items"],
+            schema_ref("Claimed"),
+            "{}",
+            schemas["ClaimedBatch"]
         );
         assert_eq!(schemas["NoJob"]["properties"]["job"]["type"], "null");
         assert_eq!(schemas["NoJob"]["required"], json!(["job", "retry_ms"]));

@@ -421,7 +421,7 @@ fn insert_one(
 /// Games of a job already recorded.
 pub fn recorded_games(db: &Db, job: i64) -> Result<Vec<u32>, crate::db::DbError> {
     db.read(|c| {
-        let mut s = c.prepare("SELECT game FROM games WHERE job = ?1 ORDER BY game")?;
+        let mut s = c.prepare_cached("SELECT game FROM games WHERE job = ?1 ORDER BY game")?;
         let rows = s.query_map([job], |r| r.get(0))?;
         rows.collect()
     })
