@@ -576,3 +576,48 @@ fn the_data_directory_is_the_servers_alone_and_bots_still_run() {
         assert_eq!(mode(&folder) & 0o077, 0, "{}", folder.display());
     }
 }
+
+#[test]
+fn a_worker_whose_games_cannot_be_posted_stops_within_15_s_of_sigterm() {
+    // A job finished in the middle of a match posts from a thread of its own. With the server
+    // gone, its retries once counted "15 s after a signal" from each retry's own now, and
+    // kept the worker (and a benchmark waiting for it) running for --retry-s.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = Server::start(
+        &tmp.path().join("data"),
+        &[
+            "--no-local-play",
+            "--deals",
+            "2",
+            "--house-bots",
+            "builtin:greedy,builtin:random",
+        ],
+    );
+    let (_, token) = worker_token(&s, "w");
+    let mut w = Worker::start(
+        &s.url,
+        &token,
+        &tmp.path().join("cache"),
+        &["--retry-s", "300"],
+    );
+    wait_for("the worker's first games", 120, || {
+        (s.games() >= 50).then_some(())
+    });
+    s.kill();
+    // Games played since are kept for the server, which does not answer.
+    wait_for("a post that fails", 60, || {
+        w.log().contains("Connection refused").then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let t = Instant::now();
+    w.term();
+    let st = w
+        .exit_within(40)
+        .unwrap_or_else(|| panic!("still running 40 s after SIGTERM:\n{}", w.log()));
+    assert!(st.success(), "{st}:\n{}", w.log());
+    assert!(
+        t.elapsed() < Duration::from_secs(25),
+        "stopped after {:?} (posting goes on for at most 15 s after the signal)",
+        t.elapsed()
+    );
+}

@@ -219,11 +219,13 @@ impl Run {
     }
 }
 
-/// The most games a slot plays in one match: the jobs among the same versions it claims in a
+/// The most games a slot claims at a time: the jobs among the same versions it claims in a
 /// row, played over the same bot processes (each with its own lease, renewed and posted apart).
-/// Half the ladder's run (`ladder::RUN_GAMES`): a new version's first job waits for the
-/// batches being played, so a batch is a few seconds of house bots' games, not more.
-pub const BATCH_GAMES: usize = 100;
+/// The ladder's run (`ladder::RUN_GAMES`): a slot takes a whole run, and two slots play two
+/// runs, each in a match of its own (with half a run each, both played the same run and
+/// started their bots again when it ran out). A new version's first job waits for the batch
+/// being played: under a second of house bots' games, a few seconds of Python bots'.
+pub const BATCH_GAMES: usize = crate::ladder::RUN_GAMES;
 
 /// What a claim gave.
 enum Claim {
@@ -801,12 +803,13 @@ fn post_loop(ctx: &Ctx, run: &Run, id: i64, lease: &str, stopped_at: &Mutex<Opti
         let n = batch.len();
         let body = json!({"lease": lease, "games": batch});
         let path = format!("/api/worker/jobs/{id}/results");
-        // After a signal, posting goes on for at most 15 s.
+        // After a signal, posting goes on for at most 15 s (from the signal: a deadline from
+        // each retry's own now kept a job finished earlier posting for --retry-s).
         let until = || {
             stopped_at
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .or_else(|| stopping().then(Instant::now))
+                .or_else(net::stopped_at)
                 .map(|t| t + Duration::from_secs(15))
         };
         let take = |dropped: bool| {

@@ -58,6 +58,13 @@ pub(super) fn stop() {
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// When the worker was first seen stopping (a signal, or a fatal error), the same instant for
+/// every caller: a deadline counted from it does not move as it is asked again.
+pub(super) fn stopped_at() -> Option<Instant> {
+    static AT: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    stopping().then(|| *AT.get_or_init(Instant::now))
+}
+
 /// A deadline of now once a signal came (retries stop), else none.
 pub(super) fn now_if_stopping() -> Option<Instant> {
     stopping().then(Instant::now)
