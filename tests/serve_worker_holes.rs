@@ -583,16 +583,7 @@ fn a_worker_whose_games_cannot_be_posted_stops_within_15_s_of_sigterm() {
     // gone, its retries once counted "15 s after a signal" from each retry's own now, and
     // kept the worker (and a benchmark waiting for it) running for --retry-s.
     let tmp = tempfile::tempdir().unwrap();
-    let mut s = Server::start(
-        &tmp.path().join("data"),
-        &[
-            "--no-local-play",
-            "--deals",
-            "2",
-            "--house-bots",
-            "builtin:greedy,builtin:random",
-        ],
-    );
+    let mut s = Server::start_for_workers(&tmp.path().join("data"));
     let (_, token) = worker_token(&s, "w");
     let mut w = Worker::start(
         &s.url,

@@ -620,16 +620,7 @@ fn a_worker_plays_the_jobs_among_the_same_versions_in_one_match_over_the_same_bo
     // process per job started two bots every four games, and one per batch, two every 100.
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let s = Server::start(
-        &data,
-        &[
-            "--no-local-play",
-            "--deals",
-            "2",
-            "--house-bots",
-            "builtin:greedy,builtin:random",
-        ],
-    );
+    let s = Server::start_for_workers(&data);
     let (_, token) = worker_token(&s, "a");
     let mut w = Worker::start(&s.url, &token, &tmp.path().join("cache"));
     wait_for("320 games", 240, || (s.games() >= 320).then_some(()));
@@ -653,16 +644,7 @@ fn a_worker_plays_the_jobs_among_the_same_versions_in_one_match_over_the_same_bo
 fn a_claim_with_max_games_hands_out_more_jobs_among_the_same_versions_each_under_its_own_lease() {
     // Issue 23: one round trip for a worker's batch, not one per job.
     let tmp = tempfile::tempdir().unwrap();
-    let s = Server::start(
-        &tmp.path().join("data"),
-        &[
-            "--no-local-play",
-            "--deals",
-            "2",
-            "--house-bots",
-            "builtin:greedy,builtin:random",
-        ],
-    );
+    let s = Server::start_for_workers(&tmp.path().join("data"));
     let (_, token) = worker_token(&s, "a");
     let wc = s.client(Some(&token));
     let claim = |body: Value| {

@@ -53,6 +53,21 @@ pub fn sandbox() -> &'static str {
 }
 
 impl Server {
+    /// A server whose ladder only workers play (`--no-local-play`), between the two house bots
+    /// (`builtin:greedy`, `builtin:random`), 2 deals a job (4 games).
+    pub fn start_for_workers(data: &Path) -> Server {
+        Server::start(
+            data,
+            &[
+                "--no-local-play",
+                "--deals",
+                "2",
+                "--house-bots",
+                "builtin:greedy,builtin:random",
+            ],
+        )
+    }
+
     /// Start `durak serve` on `data` with a small, quick ladder (1 table, 1 check game per
     /// table, unless `extra` gives those flags) and `extra`, on an ephemeral port of 127.0.0.1
     /// unless `extra` gives `--listen`.

@@ -1,10 +1,11 @@
 //! `durak worker --server URL --token T`: a remote worker of a `durak serve` ladder. Each of
-//! its `--concurrency` slots loops: claim a job (`POST /api/worker/claim`), and the jobs among
-//! the same versions open after it (up to [`BATCH_GAMES`] games, claimed with those versions
-//! preferred), fetch the bots it does not have (a version's built folder as tar.gz, checked
+//! its `--concurrency` slots loops: claim a job (`POST /api/worker/claim`) with the jobs among
+//! the same versions that come after it (up to [`BATCH_GAMES`] games in the same answer:
+//! `max_games`), fetch the bots it does not have (a version's built folder as tar.gz, checked
 //! against its SHA-256, unpacked with the safe unpacker into the cache, kept by version id),
 //! play the jobs' games with the referee one at a time in its own sandbox, in one match over
-//! the same bot processes, and post each game's result and replay as soon as
+//! the same bot processes, claiming the next batch among the same versions as one runs out (up
+//! to [`MATCH_GAMES`]), and post each game's result and replay as soon as
 //! it ends (a poster thread, in batches, retried with backoff on network errors: results are
 //! kept until the server acknowledges them) while a renewer thread keeps the lease. A job left
 //! unfinished (the lease lost, a signal) is released. SIGINT or SIGTERM: the games
@@ -302,12 +303,12 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
         }
     };
     let name = format!("{}#{slot}", hostname());
-    // A job claimed that the last batch could not take: the next batch's first.
+    // A job claimed that the last match could not take: the next match's first.
     let mut next: Option<Box<Claimed>> = None;
-    // The last batch's jobs, their posts being finished.
-    let mut finishing: Option<std::thread::JoinHandle<()>> = None;
+    // The last match's jobs, their last posts being finished while the next match plays.
+    let mut finishing: Vec<std::thread::JoinHandle<()>> = Vec::new();
     while !stopping() {
-        let (first, mut more) = match next.take() {
+        let (first, more) = match next.take() {
             Some(c) => (c, Vec::new()),
             None => match claim(&ctx, &name, &[], BATCH_GAMES) {
                 Claim::Job(c, more) => (c, more),
@@ -315,61 +316,34 @@ fn slot_loop(ctx: Arc<Ctx>, slot: usize) {
                     nap(d);
                     continue;
                 }
-                Claim::Stop => return,
+                Claim::Stop => break,
             },
         };
         say_claimed(&first);
         let Some(folders) = prepare(&ctx, &first) else {
+            for m in more {
+                release(
+                    &ctx,
+                    m.job.id,
+                    &m.lease,
+                    "its bots could not be prepared",
+                    None,
+                );
+            }
             continue;
         };
-        // The jobs among the same versions open now, in one match over the same processes.
-        let seating = first.job.seating(0);
+        // The jobs among the same versions that came with it; the match claims the next
+        // batches itself (`play_jobs`).
         let mut batch = Batch::new(*first);
-        for c in std::mem::take(&mut more) {
+        for c in more {
             batch.take_or_release(&ctx, c);
         }
-        // A server that sent fewer than asked for has no more among these versions now (the
-        // job this claim gets is the next batch's first); one that does not know `max_games`
-        // sent one: claim on, one at a time.
-        while batch.games < BATCH_GAMES && !stopping() {
-            match claim(&ctx, &name, &seating, BATCH_GAMES - batch.games) {
-                Claim::Job(c, more) if batch.fits(&c) => {
-                    batch.take_or_release(&ctx, *c);
-                    for c in more {
-                        batch.take_or_release(&ctx, c);
-                    }
-                }
-                Claim::Job(c, more) => {
-                    for m in more {
-                        release(&ctx, m.job.id, &m.lease, "not for this batch", None);
-                    }
-                    next = Some(c);
-                    break;
-                }
-                Claim::Wait(_) => break,
-                Claim::Stop => {
-                    for c in &batch.jobs {
-                        release(&ctx, c.job.id, &c.lease, "the worker stops", None);
-                    }
-                    return;
-                }
-            }
-        }
-        let batch = batch.jobs;
-        let played = play_jobs(&ctx, &rt, batch, &folders, &name, &mut next);
-        // The batch's last posts go on while the next batch is claimed and played (one batch
-        // at a time: the one before is waited for first).
-        if let Some(f) = finishing.take() {
+        let done = play_jobs(&ctx, &rt, batch.jobs, &folders, &name, &mut next);
+        for f in std::mem::replace(&mut finishing, done) {
             let _ = f.join();
         }
-        let c = ctx.clone();
-        finishing = Some(std::thread::spawn(move || {
-            for (job, p) in played {
-                finish_playing(&c, &job, p);
-            }
-        }));
     }
-    if let Some(f) = finishing.take() {
+    for f in finishing {
         let _ = f.join();
     }
     if let Some(c) = next {
@@ -527,13 +501,15 @@ impl MatchJobs {
         }
     }
 
-    /// The jobs whose every game is played: finished (their last posts) in a thread.
-    fn finish_played(&mut self, ctx: &Arc<Ctx>) {
+    /// The jobs whose every game is played (`all`: every job left, the match over) handed to a
+    /// thread that waits for their last posts ([`finish_playing`]).
+    fn finish(&mut self, ctx: &Arc<Ctx>, all: bool) {
         let done: Vec<(Claimed, Playing)> = self
             .jobs
             .iter_mut()
             .filter(|j| {
-                j.as_ref()
+                all || j
+                    .as_ref()
                     .is_some_and(|(c, p)| p.played.load(Ordering::SeqCst) >= c.games.len())
             })
             .filter_map(Option::take)
@@ -553,9 +529,9 @@ impl MatchJobs {
 /// Play a batch of jobs among the same versions in one match (`play_batches`), each posted and
 /// renewed under its own lease, and the batches among the same versions that the slot claims
 /// as each ends (up to [`MATCH_GAMES`]), over the same processes. A claimed job the match
-/// cannot take becomes `next`. Every game is played or given up when this returns; the jobs of
-/// the last batch may still be posting: [`finish_playing`] waits for them, and releases a job
-/// not played to its end.
+/// cannot take becomes `next`. Every game is played or given up when this returns; the jobs'
+/// last posts may still be under way, in the threads returned ([`finish_playing`]: it also
+/// releases a job not played to its end).
 fn play_jobs(
     ctx: &Arc<Ctx>,
     rt: &tokio::runtime::Runtime,
@@ -563,7 +539,7 @@ fn play_jobs(
     folders: &HashMap<i64, PathBuf>,
     name: &str,
     next: &mut Option<Box<Claimed>>,
-) -> Vec<(Claimed, Playing)> {
+) -> Vec<std::thread::JoinHandle<()>> {
     let Some(first) = batch.first().cloned() else {
         return Vec::new();
     };
@@ -579,7 +555,7 @@ fn play_jobs(
             st.add(ctx, &b);
             return Some(b);
         }
-        st.finish_played(ctx);
+        st.finish(ctx, false);
         // A job among other versions waits (claimed already): the match ends for it.
         if stopping() || next.is_some() {
             return None;
@@ -633,20 +609,17 @@ fn play_jobs(
     if let Err(e) = &result {
         eprintln!("durak worker: job {}: {e}", first.job.id);
     }
-    let st = state.into_inner();
-    for f in st.finishing {
-        let _ = f.join();
-    }
-    let left: Vec<(Claimed, Playing)> = st.jobs.into_iter().flatten().collect();
-    // Every job's threads told at once (they end, or post what is left, while the next batch
-    // plays: `finish_playing`).
-    for (_, p) in &left {
+    let mut st = state.into_inner();
+    // Every job's threads told at once (they end, or post what is left, while the next match
+    // plays).
+    for (_, p) in st.jobs.iter().flatten() {
         if stopping() {
             *p.stopped_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         }
         p.run.all_played();
     }
-    left
+    st.finish(ctx, true);
+    st.finishing
 }
 
 /// Wait for a job's games to be posted, say how it went, release it when not played to its end.
